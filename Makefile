@@ -1,0 +1,45 @@
+# Two commands matter: `make demo` and `make test`. Both build the virtual environment themselves.
+SHELL := /bin/bash
+PYTHON ?= $(shell command -v python3.13 || command -v python3.12 || command -v python3.11 || command -v python3)
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
+export PYTHONPATH := lambdas:.
+
+.PHONY: venv node demo test lint typecheck unit integration infrastructure synth bench clean
+
+venv: $(STAMP)
+$(STAMP): requirements.txt requirements-dev.txt lambdas/requirements.txt
+	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Python 3.11+ is required"'
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements-dev.txt
+	touch $(STAMP)
+
+node: node_modules/.installed
+node_modules/.installed: package.json package-lock.json
+	npm ci --no-audit --no-fund
+	touch node_modules/.installed
+
+demo: venv
+	$(PY) -m local.demo
+
+lint: venv
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+typecheck: venv
+	$(VENV)/bin/mypy lambdas stacks local bench tests app.py
+
+test: lint typecheck
+	$(VENV)/bin/pytest -n 2 -q
+
+synth: venv node
+	npx --no-install cdk synth --quiet
+
+bench: venv
+	$(PY) -m bench.run
+
+clean:
+	rm -rf $(VENV) node_modules cdk.out build .pytest_cache .mypy_cache .ruff_cache

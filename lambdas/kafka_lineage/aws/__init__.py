@@ -1,0 +1,1 @@
+"""Thin adapters over boto3, one per service. No decisions in here."""

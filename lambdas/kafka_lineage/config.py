@@ -1,0 +1,283 @@
+"""Runtime settings: the Lambda environment, validated once, shared by both functions and the stack.
+
+The stack builds the same `Settings` from `cdk.json` context at synth time, so a value that would
+fail at run time fails `cdk synth` first. Every error names the setting (environment variable) at fault.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import string
+from collections.abc import Mapping
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+# Glue Schema Registry names (registry and schema): botocore glue SchemaRegistryNameString.
+GLUE_REGISTRY_NAME = re.compile(r"[a-zA-Z0-9-_$#.]{1,255}")
+# DataZone identifiers: botocore datazone DomainId / ProjectId.
+DOMAIN_ID = re.compile(r"dzd[-_][a-zA-Z0-9_-]{1,36}")
+PROJECT_ID = re.compile(r"[a-zA-Z0-9_-]{1,36}")
+KAFKA_CLUSTER_ARN = re.compile(r"arn:aws[a-z-]*:kafka:[a-z0-9-]+:\d{12}:cluster/[^/]+/[^/]+")
+# Glue Data Catalog database / table names as the tableRule may produce them (lower-cased, 1-255).
+GLUE_CATALOG_NAME = re.compile(r"[a-z0-9_][a-z0-9_\-.]{0,254}")
+# SSM: letters, digits, `_ . -` and `/`; at most 15 levels; no level may start with aws/ssm; the full ARN
+# `arn:aws:ssm:<region>:<account>:parameter<name>` at most 1,011 characters.
+SSM_PATH = re.compile(r"(/[a-zA-Z0-9_.\-]+)+")
+SSM_MAX_ARN = 1011
+SSM_MAX_LEVELS = 15
+# The longest ARN prefix we plan for: a 25-character partition-qualified region, a 12-digit account.
+SSM_ARN_PREFIX_BUDGET = len("arn:aws-iso-b:ssm:") + 25 + len(":123456789012:parameter")
+# The deepest name the project itself writes under MAPPING_PATH (see mapping_store): `/lineage/ff-9999`.
+SSM_OWN_SUFFIX_BUDGET = len("/table-mappings/cdk/") + 64
+LAMBDA_ENV_LIMIT = 4096
+
+DEFAULT_ASSET_TYPE_NAME = "KafkaTopicAssetType"
+DEFAULT_JOB_NAMESPACE = "kafka-iceberg-sink"
+
+
+class ConfigError(ValueError):
+    """A setting is missing or malformed. The message names the setting."""
+
+
+def _fullmatch(pattern: re.Pattern[str], value: str, what: str) -> str:
+    if not pattern.fullmatch(value):
+        raise ValueError(f"{what} {value!r} does not match {pattern.pattern}")
+    return value
+
+
+def validate_ssm_path(path: str) -> str:
+    """Check `path` against SSM's documented naming rules, leaving room for the names we put below it."""
+    if not SSM_PATH.fullmatch(path):
+        raise ValueError(
+            f"{path!r} is not a valid SSM path: it must start with '/' and use only a-z A-Z 0-9 _ . - and '/'"
+        )
+    levels = [level for level in path.split("/") if level]
+    for level in levels:
+        if level.lower().startswith(("aws", "ssm")):
+            raise ValueError(f"{path!r}: SSM rejects a name level starting with 'aws' or 'ssm' ({level!r})")
+    if len(levels) + 3 > SSM_MAX_LEVELS:
+        raise ValueError(f"{path!r} is too deep: SSM allows {SSM_MAX_LEVELS} levels and we need 3 below it")
+    if SSM_ARN_PREFIX_BUDGET + len(path) + SSM_OWN_SUFFIX_BUDGET > SSM_MAX_ARN:
+        raise ValueError(
+            f"{path!r} is too long: parameter ARNs below it would pass SSM's {SSM_MAX_ARN}-character limit"
+        )
+    return path
+
+
+class TableRule(BaseModel):
+    """Naming convention: a topic that fully matches `match` feeds Glue table `{database}/{table}`."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    database: str
+    match: str
+    table: str
+
+    @field_validator("database")
+    @classmethod
+    def _database(cls, value: str) -> str:
+        return _fullmatch(GLUE_CATALOG_NAME, value.lower(), "tableRule.database")
+
+    @field_validator("match")
+    @classmethod
+    def _match(cls, value: str) -> str:
+        try:
+            re.compile(value)
+        except re.error as error:
+            raise ValueError(f"tableRule.match is not a valid regular expression: {error}") from error
+        return value
+
+    @model_validator(mode="after")
+    def _template_uses_named_groups(self) -> TableRule:
+        groups = set(re.compile(self.match).groupindex)
+        fields = {name for _, name, _, _ in string.Formatter().parse(self.table) if name is not None}
+        unknown = fields - groups
+        if unknown:
+            raise ValueError(f"tableRule.table uses {sorted(unknown)}, not named groups of tableRule.match")
+        return self
+
+    def table_for(self, topic: str) -> tuple[str, str] | None:
+        """The (database, table) this rule maps `topic` to, or None when it does not match."""
+        found = re.fullmatch(self.match, topic)
+        if found is None:
+            return None
+        groups = {key: value or "" for key, value in found.groupdict().items()}
+        return self.database.lower(), self.table.format(**groups).lower()
+
+
+class Source(BaseModel):
+    """One mirrored registry (a `SOURCES` entry)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    registry_name: str = Field(alias="registryName")
+    cluster_arn: str = Field(alias="clusterArn")
+    namespace: str | None = None
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    table_rule: TableRule | None = Field(default=None, alias="tableRule")
+    job_namespace: str = Field(default=DEFAULT_JOB_NAMESPACE, alias="jobNamespace")
+    cluster_type: str = Field(default="MSK", alias="clusterType")
+
+    @field_validator("registry_name")
+    @classmethod
+    def _registry(cls, value: str) -> str:
+        return _fullmatch(GLUE_REGISTRY_NAME, value, "registryName")
+
+    @field_validator("cluster_arn")
+    @classmethod
+    def _cluster(cls, value: str) -> str:
+        return _fullmatch(KAFKA_CLUSTER_ARN, value, "clusterArn")
+
+    @field_validator("namespace")
+    @classmethod
+    def _namespace(cls, value: str | None) -> str | None:
+        if value is not None and not re.fullmatch(r"kafka://[^/\s]+", value):
+            raise ValueError(f"namespace {value!r} must look like kafka://host:port (OpenLineage naming)")
+        return value
+
+    @field_validator("include", "exclude")
+    @classmethod
+    def _patterns(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for pattern in value:
+            try:
+                re.compile(pattern)
+            except re.error as error:
+                raise ValueError(f"{pattern!r} is not a valid regular expression: {error}") from error
+        return value
+
+    @property
+    def region(self) -> str:
+        return self.cluster_arn.split(":")[3]
+
+    @property
+    def account(self) -> str:
+        return self.cluster_arn.split(":")[4]
+
+    def mirrors(self, schema_name: str) -> bool:
+        """True when `schema_name` passes this source's include / exclude filters."""
+        included = not self.include or any(re.search(p, schema_name) for p in self.include)
+        return included and not any(re.search(p, schema_name) for p in self.exclude)
+
+
+class Tuning(BaseModel):
+    """Optional knobs with safe defaults: concurrency, per-service request rates, the fail-safe."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    # Share of a source's assets an inferred deletion may remove before the fail-safe stops it.
+    mass_delete_share: Annotated[float, Field(gt=0, le=1)] = 0.5
+    # Parallel workers for per-schema work (reads and DataZone writes).
+    max_concurrency: Annotated[int, Field(ge=1, le=64)] = 8
+    # Requests per second, per service; the account's quotas are shared, so stay well under them.
+    datazone_rps: Annotated[float, Field(gt=0, le=1000)] = 10.0
+    glue_rps: Annotated[float, Field(gt=0, le=1000)] = 20.0
+    ssm_write_rps: Annotated[float, Field(gt=0, le=1000)] = 2.0
+    # Stop starting new work this many seconds before the invocation's deadline (checkpointing).
+    deadline_margin_seconds: Annotated[float, Field(ge=0, le=600)] = 60.0
+
+
+class Settings(BaseModel):
+    """Everything both Lambdas need, from their environment."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    domain_id: str
+    project_id: str
+    mapping_path: str
+    sources: tuple[Source, ...]
+    asset_type_name: str = DEFAULT_ASSET_TYPE_NAME
+    tuning: Tuning = Tuning()
+
+    @field_validator("domain_id")
+    @classmethod
+    def _domain(cls, value: str) -> str:
+        return _fullmatch(DOMAIN_ID, value, "domain id")
+
+    @field_validator("project_id")
+    @classmethod
+    def _project(cls, value: str) -> str:
+        return _fullmatch(PROJECT_ID, value, "project id")
+
+    @field_validator("mapping_path")
+    @classmethod
+    def _mapping_path(cls, value: str) -> str:
+        return validate_ssm_path(value.rstrip("/") or value)
+
+    @field_validator("sources")
+    @classmethod
+    def _unique_registries(cls, value: tuple[Source, ...]) -> tuple[Source, ...]:
+        if not value:
+            raise ValueError("at least one source is required")
+        names = [source.registry_name for source in value]
+        duplicates = sorted({name for name in names if names.count(name) > 1})
+        if duplicates:
+            raise ValueError(f"registryName listed more than once: {duplicates}")
+        return value
+
+    def source(self, registry_name: str) -> Source | None:
+        return next((s for s in self.sources if s.registry_name == registry_name), None)
+
+    def to_environment(self) -> dict[str, str]:
+        """The Lambda environment that `from_environment` reads back (used by the stack)."""
+        env = {
+            "DATAZONE_DOMAIN_ID": self.domain_id,
+            "DATAZONE_PROJECT_ID": self.project_id,
+            "MAPPING_PATH": self.mapping_path,
+            "SOURCES": json.dumps(
+                [s.model_dump(by_alias=True, exclude_defaults=True) for s in self.sources],
+                separators=(",", ":"),
+            ),
+            "ASSET_TYPE_NAME": self.asset_type_name,
+        }
+        tuning = self.tuning.model_dump(exclude_defaults=True)
+        if tuning:
+            env["TUNING"] = json.dumps(tuning, separators=(",", ":"))
+        return env
+
+    @classmethod
+    def from_environment(cls, environ: Mapping[str, str]) -> Settings:
+        """Read and validate the settings; raise ConfigError naming the variable at fault."""
+        required = ("DATAZONE_DOMAIN_ID", "DATAZONE_PROJECT_ID", "MAPPING_PATH", "SOURCES")
+        missing = [name for name in required if not environ.get(name)]
+        if missing:
+            raise ConfigError(f"missing required setting(s): {', '.join(missing)}")
+        raw: dict[str, Any] = {
+            "domain_id": environ["DATAZONE_DOMAIN_ID"],
+            "project_id": environ["DATAZONE_PROJECT_ID"],
+            "mapping_path": environ["MAPPING_PATH"],
+            "asset_type_name": environ.get("ASSET_TYPE_NAME") or DEFAULT_ASSET_TYPE_NAME,
+        }
+        for variable, key in (("SOURCES", "sources"), ("TUNING", "tuning")):
+            if environ.get(variable):
+                try:
+                    raw[key] = json.loads(environ[variable])
+                except json.JSONDecodeError as error:
+                    raise ConfigError(f"{variable} is not valid JSON: {error}") from error
+        try:
+            return cls.model_validate(raw)
+        except ValidationError as error:
+            raise ConfigError(_describe(error)) from error
+
+
+_VARIABLES = {
+    "domain_id": "DATAZONE_DOMAIN_ID",
+    "project_id": "DATAZONE_PROJECT_ID",
+    "mapping_path": "MAPPING_PATH",
+    "sources": "SOURCES",
+    "asset_type_name": "ASSET_TYPE_NAME",
+    "tuning": "TUNING",
+}
+
+
+def _describe(error: ValidationError) -> str:
+    """Render pydantic errors as `VARIABLE[path]: message` lines naming the environment variable."""
+    lines = []
+    for item in error.errors():
+        location = list(item["loc"])
+        head = _VARIABLES.get(str(location[0]), str(location[0])) if location else "settings"
+        rest = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in location[1:])
+        lines.append(f"{head}{rest}: {item['msg']}")
+    return "invalid settings: " + "; ".join(lines)
