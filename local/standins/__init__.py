@@ -1,2 +1,219 @@
-"""Strict local stand-ins for the AWS APIs moto lacks (DataZone, Glue schema listings, Kafka brokers),
-served over the real wire protocol in front of moto."""
+"""Strict local stand-ins for AWS, served over the real wire protocols in front of moto.
+
+    with LocalAws() as aws:                     # serves on 127.0.0.1:<free port>, points boto3 at it
+        aws.kafka.set_brokers(cluster_arn, sasl_iam="b-1.x:9098,b-2.x:9098")
+        aws.faults.add(service="datazone", operation="CreateAsset", kind="throttle", times=2)
+        aws.latency_ms = 20
+        ...                                     # code under test calls boto3 as usual
+        assert aws.call_counts()["glue:ListSchemas"] == 1
+
+Every request is validated against botocore's model (maxima, patterns, enums, SSM's naming rules) the way
+AWS does server-side; undocumented behaviour follows `aws.readings` (see readings.py). `python -m
+local.standins` serves the same in a separate process, driven by `remote.RemoteAws`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from types import TracebackType
+from typing import Any
+
+from local.standins.errors import ServiceError
+from local.standins.faults import Call, CallLog, Fault, Faults
+from local.standins.kafka import KafkaBrokers
+from local.standins.readings import Readings
+from local.standins.server import FrontDoor, ServerThread, Standins
+
+__all__ = [
+    "Call",
+    "CallLog",
+    "Fault",
+    "Faults",
+    "KafkaBrokers",
+    "LocalAws",
+    "Readings",
+    "ServiceError",
+    "aws_environment",
+]
+
+# Removed while the stand-ins are active so that nothing reaches real AWS or a developer's profile.
+_CLEARED = (
+    "AWS_SESSION_TOKEN",
+    "AWS_SECURITY_TOKEN",
+    "AWS_PROFILE",
+    "AWS_DEFAULT_PROFILE",
+    "AWS_IGNORE_CONFIGURED_ENDPOINT_URLS",
+    "AWS_USE_FIPS_ENDPOINT",
+    "AWS_USE_DUALSTACK_ENDPOINT",
+)
+
+
+def aws_environment(endpoint_url: str, region: str) -> dict[str, str]:
+    """The environment that points boto3 (AWS_ENDPOINT_URL, botocore >= 1.31) at the stand-ins with fake
+    credentials."""
+    return {
+        "AWS_ENDPOINT_URL": endpoint_url,
+        "AWS_ACCESS_KEY_ID": "testing",
+        "AWS_SECRET_ACCESS_KEY": "testing",
+        "AWS_DEFAULT_REGION": region,
+        "AWS_REGION": region,
+        "AWS_CONFIG_FILE": os.devnull,
+        "AWS_SHARED_CREDENTIALS_FILE": os.devnull,
+    }
+
+
+def reset_cached_clients() -> None:
+    """Cached boto3 clients keep the endpoint they were made with: make the project's adapters build new
+    ones."""
+    import boto3
+
+    boto3.DEFAULT_SESSION = None
+    try:
+        from kafka_lineage.aws.clients import reset_clients
+    except ImportError:  # lambdas/ not on sys.path: nothing cached to reset
+        return
+    reset_clients()
+
+
+class LocalAws:
+    """The stand-ins in this process: `start()` serves them and points boto3 at them; `stop()` undoes both."""
+
+    def __init__(
+        self,
+        readings: Readings | None = None,
+        region: str = "eu-west-1",
+        account: str = "123456789012",
+        host: str = "127.0.0.1",
+        port: int = 0,
+    ) -> None:
+        self.standins = Standins(readings or Readings(), region, account)
+        self._host, self._port = host, port
+        self._server: ServerThread | None = None
+        self._saved_env: dict[str, str | None] | None = None
+
+    # ----------------------------------------------------------------------------------------------- state
+
+    region = property(lambda self: self.standins.region)
+    account = property(lambda self: self.standins.account)
+
+    @property
+    def readings(self) -> Readings:
+        """Mutable: `aws.readings.deleted_schemas_linger = 2` takes effect on the next request."""
+        return self.standins.readings
+
+    def set_readings(self, **changes: Any) -> Readings:
+        return self.standins.set_readings(**changes)
+
+    @property
+    def faults(self) -> Faults:
+        return self.standins.faults
+
+    @property
+    def calls(self) -> CallLog:
+        return self.standins.calls
+
+    def call_counts(self, service: str | None = None, ok: bool | None = None) -> Counter[str]:
+        """Calls per "service:Operation" (e.g. "glue:ListSchemas"), optionally of one service or outcome."""
+        return self.standins.calls.counts(service, ok)
+
+    @property
+    def kafka(self) -> KafkaBrokers:
+        return self.standins.kafka
+
+    @property
+    def datazone(self) -> Any:
+        """The DataZoneBackend (local/standins/datazone.py), or None while that module is missing."""
+        return self.standins.datazone
+
+    @property
+    def latency_ms(self) -> float:
+        return self.standins.latency_ms
+
+    @latency_ms.setter
+    def latency_ms(self, value: float) -> None:
+        self.standins.latency_ms = float(value)
+
+    def reset(self) -> None:
+        """Forget everything: moto's data, stand-in state, faults, calls, latency; readings back to those
+        given."""
+        self.standins.reset()
+        reset_cached_clients()
+
+    # ----------------------------------------------------------------------------------------- lifecycle
+
+    @property
+    def endpoint_url(self) -> str:
+        if self._server is None:
+            raise RuntimeError("LocalAws is not serving; call start() or serve() first")
+        return self._server.url
+
+    def serve(self) -> LocalAws:
+        """Start the HTTP server only (the environment stays as it is)."""
+        if self._server is None:
+            self._server = ServerThread(FrontDoor(self.standins), self._host, self._port)
+            self._server.start()
+        return self
+
+    def shutdown(self) -> None:
+        if self._server is not None:
+            self._server.stop()
+            self._server = None
+
+    def environment(self) -> dict[str, str]:
+        """Environment variables that point a boto3 process (this one or a child) at the stand-ins."""
+        return aws_environment(self.endpoint_url, self.region)
+
+    def activate(self) -> None:
+        """Point this process's boto3 at the stand-ins (environment, cached clients); `deactivate()`
+        restores."""
+        if self._saved_env is not None:
+            return
+        wanted = self.environment()
+        touched = {*wanted, *_CLEARED, *(k for k in os.environ if k.startswith("AWS_ENDPOINT_URL_"))}
+        self._saved_env = {key: os.environ.get(key) for key in touched}
+        for key in touched:
+            os.environ.pop(key, None)
+        os.environ.update(wanted)
+        reset_cached_clients()
+
+    def deactivate(self) -> None:
+        if self._saved_env is None:
+            return
+        for key, value in self._saved_env.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+        self._saved_env = None
+        reset_cached_clients()
+
+    def start(self) -> LocalAws:
+        self.serve()
+        self.activate()
+        return self
+
+    def stop(self) -> None:
+        self.deactivate()
+        self.shutdown()
+
+    def client(self, service: str, **config: Any) -> Any:
+        """A boto3 client for `service` aimed at the stand-ins, whatever the environment says."""
+        import boto3
+
+        return boto3.session.Session().client(
+            service,
+            endpoint_url=self.endpoint_url,
+            region_name=self.region,
+            aws_access_key_id="testing",
+            aws_secret_access_key="testing",
+            **config,
+        )
+
+    def __enter__(self) -> LocalAws:
+        return self.start()
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.stop()

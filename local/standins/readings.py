@@ -1,0 +1,63 @@
+"""Every behaviour of AWS that its documentation leaves open, as one switch each.
+
+Tests flip a switch to prove the code under test is right whichever way AWS really behaves. The defaults
+follow the documentation where it says anything, and the stricter reading where it says nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass
+class Readings:
+    updated_time_moves_on_new_version: bool = True
+    """Glue: does RegisterSchemaVersion move the schema's `UpdatedTime` in ListSchemas? Likely, but
+    undocumented. When False, UpdatedTime moves only on UpdateSchema, so a sync that skips schemas by
+    UpdatedTime misses new versions."""
+
+    deleted_schemas_linger: int = 0
+    """Glue: in how many ListSchemas results a deleted schema still appears, with SchemaStatus DELETING,
+    before it is gone. DeleteSchema and DeleteRegistry are asynchronous and SchemaStatus has a DELETING
+    value, yet ListSchemas' docs say "Schemas in Deleting status will not be included". 0 follows the docs."""
+
+    deleted_versions_linger: int = 1
+    """Glue: in how many ListSchemaVersions results a version removed by DeleteSchemaVersions still appears,
+    with Status DELETING, before it is gone. DeleteSchemaVersions' docs say a later listing shows the deleted
+    versions' status; ListSchemaVersions' docs say versions in Deleted status are left out."""
+
+    ssm_reserved_prefix_every_level: bool = True
+    """SSM: does the "can't be prefixed with aws or ssm" rule apply to every level of a hierarchical name
+    (`/app/awsome/x`) or only to the first? The docs speak of the name's prefix; True is the stricter
+    reading."""
+
+    # DataZone (read by local/standins/datazone.py; its READING_DEFAULTS mirror these defaults).
+    reject_unknown_form_members: bool = True
+    """DataZone: does CreateAsset/CreateAssetRevision reject form content members that the form type's model
+    does not declare? Undocumented; True is the stricter reading."""
+
+    delete_requires_unpublish: bool = True
+    """DataZone: does DeleteAsset refuse (ConflictException) an asset whose listing is still ACTIVE, until it
+    is unpublished? Undocumented; True is the stricter reading."""
+
+    search_lag_calls: int = 0
+    """DataZone: after how many further Search calls does Search see a write (create, revision, delete)?
+    The search index is eventually consistent; by how much is undocumented."""
+
+    lineage_processing_lag_calls: int = 0
+    """DataZone: after how many lineage reads does a posted lineage event turn SUCCESS (and feed lineage
+    nodes)? Processing is asynchronous (REQUESTED, PROCESSING, SUCCESS); its delay is undocumented."""
+
+    normalize_form_content: bool = True
+    """DataZone: does form content come back re-serialized (compact, keys sorted) rather than byte-for-byte
+    as sent? Undocumented; a sync comparing content must not depend on it."""
+
+    client_token_ttl_seconds: int = 86_400
+    """DataZone: how long is a clientToken remembered for idempotency? Undocumented for DataZone."""
+
+    search_text_matches_external_identifier: bool = False
+    """DataZone: does free-text Search match an asset's externalIdentifier? Not documented as indexed."""
+
+    revision_keeps_type_revision: bool = True
+    """DataZone: does CreateAssetRevision without typeRevision keep the asset's type revision (else the
+    latest)? Undocumented."""

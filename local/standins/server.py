@@ -1,0 +1,321 @@
+"""The front door: one local HTTP endpoint for every AWS service the project calls.
+
+Each request is routed by its SigV4 credential scope (service) and the protocol's operation marker, parsed
+and validated against botocore's model, then answered by a stand-in (DataZone; Glue ListSchemas,
+ListSchemaVersions, DeleteSchemaVersions; Kafka GetBootstrapBrokers) or forwarded to moto's own server app
+in this process, which keeps SSM, STS, EventBridge and Glue state. Faults, latency and the call log apply to
+both. `/_local/...` is a small control API for the separate-process mode (see remote.py).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import json
+import logging
+import re
+import threading
+import time
+from collections.abc import Callable, Iterable
+from typing import Any
+from urllib.parse import parse_qs
+
+from werkzeug.http import HTTP_STATUS_CODES
+from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
+from werkzeug.wrappers import Request as WsgiRequest
+
+from local.standins import protocol, ssm_names
+from local.standins.errors import ServiceError
+from local.standins.faults import Call, CallLog, Faults
+from local.standins.glue_registry import GlueSchemaRegistry
+from local.standins.kafka import KafkaBrokers
+from local.standins.readings import Readings
+from local.standins.validation import validate
+
+log = logging.getLogger(__name__)
+
+StartResponse = Callable[..., Any]
+
+
+def new_datazone(readings: Readings) -> Any | None:
+    """The DataZone stand-in (local/standins/datazone.py), or None while that module does not exist."""
+    try:
+        from local.standins.datazone import DataZoneBackend  # type: ignore[import-not-found,unused-ignore]
+    except ModuleNotFoundError as error:
+        if error.name == "local.standins.datazone":
+            return None
+        raise
+    return DataZoneBackend(readings=readings)
+
+
+def reset_moto() -> None:
+    from moto.moto_api._internal.models import moto_api_backend
+
+    moto_api_backend.reset()
+
+
+class Standins:
+    """All state the front door answers from besides moto's: stand-ins, readings, faults, calls, latency."""
+
+    def __init__(self, readings: Readings, region: str, account: str) -> None:
+        self.region = region
+        self.account = account
+        self._initial_readings = dataclasses.replace(readings)
+        self.readings = dataclasses.replace(readings)
+        self.faults = Faults()
+        self.calls = CallLog()
+        self.latency_ms = 0.0
+        self.kafka = KafkaBrokers()
+        self.glue = GlueSchemaRegistry(lambda: self.readings, account, lambda: self.region)
+        self.datazone = new_datazone(self.readings)
+        self.lock = threading.RLock()  # one request at a time touches moto and the stand-ins
+
+    def reset(self) -> None:
+        with self.lock:
+            reset_moto()
+            self.readings = dataclasses.replace(self._initial_readings)
+            self.faults.clear()
+            self.calls.clear()
+            self.latency_ms = 0.0
+            self.kafka.reset()
+            self.glue.reset()
+            self.datazone = new_datazone(self.readings)
+
+    def set_readings(self, **changes: Any) -> Readings:
+        fields = {f.name: f for f in dataclasses.fields(Readings)}
+        for name, value in changes.items():
+            if name not in fields:
+                raise ValueError(f"unknown reading {name!r}; known: {sorted(fields)}")
+            kind = type(getattr(self.readings, name))
+            if type(value) is not kind:
+                raise ValueError(f"reading {name} takes a {kind.__name__}, got {value!r}")
+            setattr(self.readings, name, value)
+        return self.readings
+
+
+class FrontDoor:
+    """The WSGI application."""
+
+    def __init__(self, standins: Standins) -> None:
+        from moto.moto_server.werkzeug_app import DomainDispatcherApplication, create_backend_app
+
+        self.standins = standins
+        self.moto = DomainDispatcherApplication(create_backend_app)
+
+    def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
+        body = WsgiRequest(environ).get_data()
+        path = environ.get("PATH_INFO", "")
+        if path.startswith("/_local/"):
+            response = self._control(environ["REQUEST_METHOD"], path[len("/_local/") :], environ, body)
+        else:
+            response = self._serve(environ, body)
+        headers = [
+            (k, v) for k, v in response.headers if k.lower() not in ("content-length", "transfer-encoding")
+        ]
+        headers.append(("Content-Length", str(len(response.body))))
+        start_response(f"{response.status} {HTTP_STATUS_CODES.get(response.status, '')}".strip(), headers)
+        return [response.body]
+
+    # ------------------------------------------------------------------------------------------ AWS requests
+
+    def _serve(self, environ: dict[str, Any], body: bytes) -> protocol.Response:
+        s = self.standins
+        if s.latency_ms > 0:
+            time.sleep(s.latency_ms / 1000)
+        raw_uri = environ.get("RAW_URI") or environ.get("PATH_INFO", "/")
+        request = protocol.Request(
+            method=environ["REQUEST_METHOD"],
+            path=raw_uri.partition("?")[0],
+            query=parse_qs(environ.get("QUERY_STRING", ""), keep_blank_values=True),
+            headers={k.lower(): v for k, v in WsgiRequest(environ).headers.items()},
+            body=body,
+        )
+        route = protocol.route(request)
+        service = route.service if route else "unsigned"
+        operation = route.operation_name if route else ""
+        with s.lock:
+            fault = s.faults.take(service, operation)
+            if fault is not None and fault.kind != "lost_response":
+                response = protocol.error_response(route, fault.error())
+            else:
+                response = self._answer(route, request, environ) if route else self._forward(environ, body)
+                if fault is not None:  # lost_response: applied above, but the answer never arrives
+                    response = protocol.error_response(route, fault.error())
+        s.calls.record(
+            Call(
+                service,
+                operation,
+                response.status < 400,
+                response.status,
+                _error_code(response) if response.status >= 400 else None,
+                fault.kind if fault else None,
+            )
+        )
+        return response
+
+    def _answer(
+        self, route: protocol.Route, request: protocol.Request, environ: dict[str, Any]
+    ) -> protocol.Response:
+        s = self.standins
+        try:
+            params = protocol.parse(route, request)
+            if route.operation is not None:
+                validate(route.operation.input_shape, params)
+            if route.service == "ssm":
+                ssm_names.check_request(
+                    route.operation_name,
+                    params,
+                    region=route.region,
+                    account=s.account,
+                    readings=s.readings,
+                    current_tier=lambda name: _ssm_tier(s.account, route.region, name),
+                )
+            handler = self._standin(route)
+            if handler is not None:
+                return protocol.result_response(route, handler(params))
+            removed = (
+                s.glue.before(route.operation_name, params, route.region) if route.service == "glue" else []
+            )
+            response = self._forward(environ, request.body)
+            if route.service == "glue" and response.status < 400:
+                s.glue.after(route.operation_name, params, route.region, removed)
+            return response
+        except ServiceError as error:
+            return protocol.error_response(route, error)
+        except Exception as error:
+            log.exception("stand-in failed on %s:%s", route.service, route.operation_name)
+            return protocol.error_response(
+                route, ServiceError("InternalFailure", f"stand-in failed: {error!r}", 500)
+            )
+
+    def _standin(self, route: protocol.Route) -> Callable[[dict[str, Any]], dict[str, Any]] | None:
+        s = self.standins
+        name = route.operation_name
+        if route.service == "datazone":
+            if route.operation is None:
+                raise ServiceError(
+                    "UnknownOperationException", "No DataZone operation matches this request", 404
+                )
+            datazone = s.datazone
+            if datazone is None:
+                raise ServiceError(
+                    "InternalFailure", "The DataZone stand-in (local/standins/datazone.py) is missing", 500
+                )
+            return lambda params: datazone.handle(name, params)
+        if route.service == "glue" and name in GlueSchemaRegistry.OPERATIONS:
+            return lambda params: s.glue.handle(name, params, route.region)
+        if route.service == "kafka" and name == "GetBootstrapBrokers":
+            return lambda params: s.kafka.handle(name, params)
+        return None
+
+    def _forward(self, environ: dict[str, Any], body: bytes) -> protocol.Response:
+        env = dict(environ)
+        env["wsgi.input"] = io.BytesIO(body)
+        env["CONTENT_LENGTH"] = str(len(body))
+        env.pop("HTTP_TRANSFER_ENCODING", None)
+        env["HTTP_X_MOTO_ACCOUNT_ID"] = self.standins.account
+        started: list[Any] = []
+
+        def start_response(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> None:
+            started[:] = [status, headers]
+
+        chunks = self.moto(env, start_response)
+        try:
+            content = b"".join(chunks)
+        finally:
+            close = getattr(chunks, "close", None)
+            if close is not None:
+                close()
+        return protocol.Response(int(started[0].split()[0]), list(started[1]), content)
+
+    # ------------------------------------------------------------------------------------------- control API
+
+    def _control(self, method: str, path: str, environ: dict[str, Any], body: bytes) -> protocol.Response:
+        s = self.standins
+        try:
+            data = json.loads(body) if body.strip() else {}
+            query = {k: v[-1] for k, v in parse_qs(environ.get("QUERY_STRING", "")).items()}
+            result: Any
+            if (method, path) == ("GET", "health"):
+                result = {"ok": True}
+            elif (method, path) == ("POST", "reset"):
+                s.reset()
+                result = {"ok": True}
+            elif path == "latency":
+                if method == "PUT":
+                    s.latency_ms = float(data["ms"])
+                result = {"ms": s.latency_ms}
+            elif path == "faults":
+                if method == "POST":
+                    s.faults.add(**data)
+                elif method == "DELETE":
+                    s.faults.clear()
+                result = [dataclasses.asdict(f) for f in s.faults]
+            elif path == "calls":
+                if method == "DELETE":
+                    s.calls.clear()
+                result = [dataclasses.asdict(c) for c in s.calls]
+            elif (method, path) == ("GET", "call-counts"):
+                ok = {"true": True, "false": False}.get(query.get("ok", ""))
+                result = dict(s.calls.counts(query.get("service"), ok))
+            elif (method, path) == ("POST", "kafka/brokers"):
+                s.kafka.set_brokers(data.pop("cluster_arn"), **data)
+                result = {"ok": True}
+            elif path == "readings":
+                if method == "PATCH":
+                    s.set_readings(**data)
+                result = dataclasses.asdict(s.readings)
+            else:
+                return _json_response(404, {"error": f"no control endpoint {method} /_local/{path}"})
+            return _json_response(200, result)
+        except (ValueError, KeyError, TypeError) as error:
+            return _json_response(400, {"error": f"{type(error).__name__}: {error}"})
+
+
+def _json_response(status: int, payload: Any) -> protocol.Response:
+    return protocol.Response(status, [("Content-Type", "application/json")], json.dumps(payload).encode())
+
+
+def _ssm_tier(account: str, region: str, name: str) -> str | None:
+    from moto.ssm.models import ssm_backends
+
+    versions = ssm_backends[account][region]._parameters.get(name)
+    return versions[-1].tier if versions else None
+
+
+def _error_code(response: protocol.Response) -> str | None:
+    for key, value in response.headers:
+        if key.lower() == "x-amzn-errortype":
+            return value.partition(":")[0]
+    try:
+        payload = json.loads(response.body)
+        if isinstance(payload, dict) and payload.get("__type"):
+            return str(payload["__type"]).rpartition("#")[2]
+    except ValueError:
+        pass
+    match = re.search(rb"<Code>([^<]+)</Code>", response.body)
+    return match.group(1).decode() if match else None
+
+
+class _QuietHandler(WSGIRequestHandler):
+    def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
+        pass
+
+
+class ServerThread:
+    """The front door served on host:port (0 = a free port) by a background thread."""
+
+    def __init__(self, app: FrontDoor, host: str = "127.0.0.1", port: int = 0) -> None:
+        self._server: BaseWSGIServer = make_server(
+            host, port, app, threaded=True, request_handler=_QuietHandler
+        )
+        self.url = f"http://{host}:{self._server.server_port}"
+        self._thread = threading.Thread(target=self._server.serve_forever, name="local-aws", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join(timeout=10)

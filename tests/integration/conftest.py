@@ -1,0 +1,39 @@
+"""Integration tests run against the local stand-ins: one server per test session (per xdist worker), state
+reset before every test, boto3 pointed at it only while a test that asks for `local_aws` runs."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from botocore.retries import bucket, standard
+
+from local.standins import LocalAws
+
+
+@pytest.fixture(scope="session")
+def _local_aws_server() -> Iterator[LocalAws]:
+    aws = LocalAws().serve()
+    yield aws
+    aws.shutdown()
+
+
+@pytest.fixture
+def local_aws(_local_aws_server: LocalAws) -> Iterator[LocalAws]:
+    """The stand-ins, empty, with AWS_ENDPOINT_URL and fake credentials set for this test."""
+    aws = _local_aws_server
+    aws.reset()
+    aws.activate()
+    try:
+        yield aws
+    finally:
+        aws.deactivate()
+
+
+@pytest.fixture
+def fast_retries(monkeypatch: pytest.MonkeyPatch) -> None:
+    """botocore's retries without their waits: no backoff sleep (up to 20 s an attempt) and no adaptive-mode
+    client-side rate limiting, so tests of retry behaviour stay quick. What is retried, and how often, is
+    unchanged."""
+    monkeypatch.setattr(standard.ExponentialBackoff, "delay_amount", lambda self, context: 0.0)
+    monkeypatch.setattr(bucket.TokenBucket, "acquire", lambda self, amount=1, block=True: True)
