@@ -1,0 +1,179 @@
+"""What every format parser produces (`Column`, `ParsedSchema`) and the pieces they share.
+
+Columns come out in definition order, depth first: a record column is followed by its children, whose names
+extend the record's with a dot ("after", "after.id", "after.email", "source", ...). Column names are unique
+within one result.
+
+`data_type` is a readable type, the same vocabulary across formats where the formats agree:
+  - primitives as the format names them ("string", "int", "long", "double", "bytes"; protobuf keeps its own
+    scalar names: "int32", "sint64", "bool", ...);
+  - logical types replace their base type: "date", "timestamp-millis", "decimal(10,2)", "uuid", ...;
+  - "record" for a nested record / struct / message, "enum", "fixed(16)", "array<T>", "map<K,V>",
+    "union<A,B>" for a union that is not just "nullable X";
+  - a Kafka Connect semantic type (Debezium's `connect.name`, e.g. io.debezium.time.MicroTimestamp) follows in
+    parentheses: "long (io.debezium.time.MicroTimestamp)", "record (dbserver1.inventory.customers.Value)".
+    Kafka Connect's own logical types (org.apache.kafka.connect.data.Decimal/Date/Time/Timestamp) are shown as
+    the logical type itself ("decimal(10,2)", "date", ...);
+  - a reference back to a record already open on the current path is not expanded: its column reads
+    "... (recursive: <full name>)" and has no children.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+# Deepest record nesting that is expanded into columns. Real CDC schemas nest 2-4 levels; the cap keeps every
+# walker far from Python's recursion limit whatever a 170,000-character definition contains.
+MAX_DEPTH = 32
+# Upper bound on columns from one definition. Named types referenced many times can expand exponentially; the
+# cap bounds time and memory. (A 2,000-column Debezium table gives ~4,030 columns: before.*, after.*, ...)
+MAX_COLUMNS = 10_000
+# Longest path quoted in a warning, so warnings stay short whatever the input.
+_QUOTE_LIMIT = 120
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column of a topic's schema as DataZone shows it (RelationalTableFormType)."""
+
+    name: str
+    """Dotted path for nested fields, e.g. "after.customer_id"."""
+    data_type: str
+    nullable: bool
+    description: str | None = None
+
+
+@dataclass(frozen=True)
+class ParsedSchema:
+    """Columns of one schema definition.
+
+    `warning` says what went wrong. With no columns, the definition could not be read at all (the caller still
+    creates the asset, without columns). With columns, the result is usable but partial (nesting deeper than
+    MAX_DEPTH, more than MAX_COLUMNS columns, duplicate names left out).
+    """
+
+    columns: tuple[Column, ...]
+    warning: str | None = None
+
+
+def failed(reason: str) -> ParsedSchema:
+    return ParsedSchema(columns=(), warning=reason)
+
+
+def quote(text: str) -> str:
+    """A short, safe rendering of user-controlled text for warnings."""
+    return repr(text if len(text) <= _QUOTE_LIMIT else text[: _QUOTE_LIMIT - 1] + "…")
+
+
+class ColumnSink:
+    """Collects columns with the limits every walker shares, and the warnings about what was left out."""
+
+    def __init__(self) -> None:
+        self._columns: list[Column] = []
+        self._names: set[str] = set()
+        self._too_deep: list[str] = []
+        self._duplicates: list[str] = []
+        self._notes: list[str] = []
+        self.full = False
+
+    def add(self, name: str, data_type: str, nullable: bool, description: str | None = None) -> bool:
+        """Record a column; False when it was left out (duplicate name, or the column cap is reached)."""
+        if self.full:
+            return False
+        if name in self._names:
+            self._duplicates.append(name)
+            return False
+        if len(self._columns) >= MAX_COLUMNS:
+            self.full = True
+            return False
+        self._names.add(name)
+        self._columns.append(Column(name, data_type, nullable, clean_text(description)))
+        return True
+
+    def too_deep(self, path: str) -> None:
+        self._too_deep.append(path)
+
+    def note(self, message: str) -> None:
+        self._notes.append(message)
+
+    def result(self) -> ParsedSchema:
+        warnings = list(self._notes)
+        if self._too_deep:
+            warnings.append(
+                f"nesting deeper than {MAX_DEPTH} levels is not expanded ({len(self._too_deep)} place(s), "
+                f"first at {quote(self._too_deep[0])})"
+            )
+        if self.full:
+            warnings.append(f"more than {MAX_COLUMNS} columns: the rest are left out")
+        if self._duplicates:
+            warnings.append(
+                f"{len(self._duplicates)} duplicate column name(s) left out, "
+                f"first {quote(self._duplicates[0])}"
+            )
+        return ParsedSchema(tuple(self._columns), "; ".join(warnings) if warnings else None)
+
+
+def clean_text(text: object) -> str | None:
+    """A description as one trimmed line, or None when there is none."""
+    if not isinstance(text, str):
+        return None
+    collapsed = " ".join(text.split())
+    return collapsed or None
+
+
+# Kafka Connect schema types (as Debezium's converters record them in `connect.type` or, for the
+# JsonConverter's own schema shape, in `type`) -> the readable names used across formats.
+CONNECT_TYPES: dict[str, str] = {
+    "int8": "byte",
+    "int16": "short",
+    "int32": "int",
+    "int64": "long",
+    "float32": "float",
+    "float": "float",
+    "float64": "double",
+    "double": "double",
+    "boolean": "boolean",
+    "string": "string",
+    "bytes": "bytes",
+    "struct": "record",
+    "array": "array",
+    "map": "map",
+}
+
+CONNECT_DECIMAL = "org.apache.kafka.connect.data.Decimal"
+# Kafka Connect's built-in logical types, shown as the logical type they are.
+_CONNECT_LOGICAL = {
+    "org.apache.kafka.connect.data.Date": "date",
+    "org.apache.kafka.connect.data.Time": "time-millis",
+    "org.apache.kafka.connect.data.Timestamp": "timestamp-millis",
+}
+
+
+def connect_decimal(parameters: object) -> str:
+    """Connect's Decimal carries its scale (and, from Debezium, its precision) as string parameters."""
+    params: Mapping[str, Any] = parameters if isinstance(parameters, Mapping) else {}
+    scale = params.get("scale")
+    precision = params.get("connect.decimal.precision")
+    if precision is not None and scale is not None:
+        return f"decimal({precision},{scale})"
+    if scale is not None:
+        return f"decimal(scale={scale})"
+    return "decimal"
+
+
+def annotate(base: str, connect_name: object, parameters: object = None, logical_shown: bool = False) -> str:
+    """Add a Kafka Connect semantic type name to a readable base type (see the module docstring)."""
+    if not isinstance(connect_name, str) or not connect_name:
+        return base
+    if connect_name == CONNECT_DECIMAL:
+        return base if logical_shown else connect_decimal(parameters)
+    if connect_name in _CONNECT_LOGICAL:
+        return base if logical_shown else _CONNECT_LOGICAL[connect_name]
+    return f"{base} ({connect_name})"
+
+
+def is_container(data_type: str) -> bool:
+    """True for column types that may be followed by child columns."""
+    return data_type == "record" or data_type.startswith(("record (", "array<", "map<"))
