@@ -594,14 +594,23 @@ def _compare(candidate: Any, operator: str, target: Any) -> bool:
     }[operator]
 
 
-def _matches(clause: dict[str, Any], doc: _Doc) -> bool:
-    """A FilterClause (a union of filter | and | or). An attribute DataZone does not index matches nothing."""
+def _check_clause(clause: dict[str, Any]) -> None:
+    """A FilterClause is a union (exactly one of filter, and, or); a filter needs a value or an intValue."""
     keys = [key for key in ("filter", "and", "or") if clause.get(key) is not None]
     if len(keys) != 1:
         raise validation("A filter clause must set exactly one of filter, and, or")
-    if keys[0] == "and":
+    if keys[0] == "filter":
+        _filter_target(clause["filter"])
+    else:
+        for item in clause[keys[0]]:
+            _check_clause(item)
+
+
+def _matches(clause: dict[str, Any], doc: _Doc) -> bool:
+    """Evaluate a checked FilterClause. An attribute DataZone does not index matches nothing."""
+    if clause.get("and") is not None:
         return all(_matches(item, doc) for item in clause["and"])
-    if keys[0] == "or":
+    if clause.get("or") is not None:
         return any(_matches(item, doc) for item in clause["or"])
     spec = clause["filter"]
     target = _filter_target(spec)
@@ -1360,6 +1369,7 @@ class DataZoneBackend:
             with_external_id = bool(_reading(self.readings, "search_text_matches_external_identifier"))
             docs = [doc for doc in docs if _text_matches(doc, text, fields, with_external_id)]
         if params.get("filters"):
+            _check_clause(params["filters"])
             docs = [doc for doc in docs if _matches(params["filters"], doc)]
         docs = sorted(docs, key=lambda doc: (doc.first_created_at, doc.asset_id))
         sort = params.get("sort")
