@@ -1,0 +1,1 @@
+"""The lineage-emission Lambda: Kafka topic -> Glue table lineage posted to Amazon DataZone."""
