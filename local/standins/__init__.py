@@ -37,6 +37,7 @@ __all__ = [
     "aws_environment",
 ]
 
+_FAKE_KEY = "testing"
 # Removed while the stand-ins are active so that nothing reaches real AWS or a developer's profile.
 _CLEARED = (
     "AWS_SESSION_TOKEN",
@@ -54,8 +55,8 @@ def aws_environment(endpoint_url: str, region: str) -> dict[str, str]:
     credentials."""
     return {
         "AWS_ENDPOINT_URL": endpoint_url,
-        "AWS_ACCESS_KEY_ID": "testing",
-        "AWS_SECRET_ACCESS_KEY": "testing",
+        "AWS_ACCESS_KEY_ID": _FAKE_KEY,
+        "AWS_SECRET_ACCESS_KEY": _FAKE_KEY,
         "AWS_DEFAULT_REGION": region,
         "AWS_REGION": region,
         "AWS_CONFIG_FILE": os.devnull,
@@ -68,7 +69,12 @@ def reset_cached_clients() -> None:
     ones."""
     import boto3
 
-    boto3.DEFAULT_SESSION = None
+    # boto3's default session re-reads endpoint and region from the environment for each new client, but
+    # caches credentials: drop it only when those are not the fake ones (keeping it keeps its model cache).
+    session = boto3.DEFAULT_SESSION
+    credentials = session.get_credentials() if session is not None else None
+    if credentials is None or credentials.access_key != _FAKE_KEY:
+        boto3.DEFAULT_SESSION = None
     try:
         from kafka_lineage.aws.clients import reset_clients
     except ImportError:  # lambdas/ not on sys.path: nothing cached to reset
