@@ -58,6 +58,7 @@ MAX_FORM_CONTENT = 300_000  # characters
 MAX_LINEAGE_EVENT = 300_000  # bytes
 MAX_PAGE = 50
 MAX_NODE_REFERENCES = 100
+MAX_SOURCE_IDENTIFIER_LOOKUP = 1800  # GetLineageNode: longer sourceIdentifiers need the node id
 LISTING_NAME_MAX = 64  # GetListing's ListingName is at most 64 characters
 
 DOMAIN_ID = re.compile(r"dzd[-_][a-zA-Z0-9_-]{1,36}")
@@ -294,6 +295,7 @@ class _Domain:
     form_types: dict[str, list[_FormType]] = field(default_factory=dict)
     asset_types: dict[str, list[_AssetType]] = field(default_factory=dict)
     assets: dict[str, _Asset] = field(default_factory=dict)
+    by_external_id: dict[str, str] = field(default_factory=dict)  # live assets only
     listings: dict[str, _Listing] = field(default_factory=dict)
     events: dict[str, _LineageEvent] = field(default_factory=dict)
     tokens: dict[tuple[str, str], _TokenRecord] = field(default_factory=dict)
@@ -489,7 +491,15 @@ class LineageGraph:
                 getattr(run_version, "upstream" if side == "inputs" else "downstream").add(sid)
 
     def find(self, identifier: str) -> _Node | None:
-        return self.by_id.get(identifier) or self.nodes.get(identifier)
+        """By node id or by sourceIdentifier; AWS resolves a sourceIdentifier only up to 1800 characters."""
+        if identifier in self.by_id:
+            return self.by_id[identifier]
+        if len(identifier) > MAX_SOURCE_IDENTIFIER_LOOKUP:
+            raise validation(
+                f"A sourceIdentifier over {MAX_SOURCE_IDENTIFIER_LOOKUP} characters cannot identify a lineage"
+                " node; use the node id"
+            )
+        return self.nodes.get(identifier)
 
 
 # --------------------------------------------------------------------------------------------- search
@@ -718,22 +728,20 @@ class DataZoneBackend:
             for name, (file_name, revision) in MANAGED_FORM_TYPES.items():
                 text = (_MANAGED_DIR / file_name).read_text(encoding="utf-8")
                 model = smithy.parse(text)
-                structure = name.removeprefix(MANAGED_PREFIX)
-                domain.form_types[name] = [
-                    _FormType(
-                        name,
-                        revision,
-                        text,
-                        model,
-                        structure,
-                        model.namespace,
-                        None,
-                        None,
-                        "ENABLED",
-                        self._now(),
-                        managed=True,
-                    )
-                ]
+                managed = _FormType(
+                    name=name,
+                    revision=revision,
+                    smithy_text=text,
+                    model=model,
+                    structure=name.removeprefix(MANAGED_PREFIX),
+                    namespace_label=model.namespace,
+                    owning_project_id=None,
+                    description=None,
+                    status="ENABLED",
+                    created_at=self._now(),
+                    managed=True,
+                )
+                domain.form_types[name] = [managed]
             self._domains[domain_id] = domain
             for project_id in project_ids:
                 self.add_project(domain_id, project_id)
@@ -1098,6 +1106,21 @@ class DataZoneBackend:
         for term in params.get("glossaryTerms") or []:
             raise not_found(f"Glossary term {term} not found")
 
+    def _revision(
+        self, number: str, params: Params, asset_type: _AssetType, forms: list[_Form]
+    ) -> _AssetRevision:
+        """A new asset revision from a CreateAsset or CreateAssetRevision request."""
+        return _AssetRevision(
+            revision=number,
+            name=params["name"],
+            description=params.get("description"),
+            type_revision=asset_type.revision,
+            forms=forms,
+            glossary_terms=params.get("glossaryTerms"),
+            prediction=params.get("predictionConfiguration"),
+            created_at=self._now(),
+        )
+
     def _create_asset(self, domain: _Domain, params: Params) -> Response:
         def produce() -> Response:
             project = self._project(domain, params["owningProjectIdentifier"], not_found)
@@ -1114,22 +1137,15 @@ class DataZoneBackend:
             self._check_glossary_terms(params)
             external_id = params.get("externalIdentifier")
             if external_id:
-                holder = next((a for a in domain.live_assets() if a.external_identifier == external_id), None)
+                holder = domain.by_external_id.get(external_id)
                 if holder is not None:
                     # Undocumented message shape; public code parses the asset id out of it.
-                    raise conflict(f"Conflict with asset {holder.id}")
-            revision = _AssetRevision(
-                "1",
-                params["name"],
-                params.get("description"),
-                asset_type.revision,
-                forms,
-                params.get("glossaryTerms"),
-                params.get("predictionConfiguration"),
-                self._now(),
-            )
+                    raise conflict(f"Conflict with asset {holder}")
+            revision = self._revision("1", params, asset_type, forms)
             asset = _Asset(self._new_id(), external_id, asset_type.name, project, [revision])
             domain.assets[asset.id] = asset
+            if external_id:
+                domain.by_external_id[external_id] = asset.id
             self._index(domain, asset)
             return self._asset_output(domain, asset, revision, with_prediction=True)
 
@@ -1160,16 +1176,7 @@ class DataZoneBackend:
                 raise validation(f"Asset type {asset.type_name} has no revision {type_revision}")
             forms = self._forms(domain, asset_type, params.get("formsInput") or [])
             self._check_glossary_terms(params)
-            revision = _AssetRevision(
-                str(len(asset.revisions) + 1),
-                params["name"],
-                params.get("description"),
-                asset_type.revision,
-                forms,
-                params.get("glossaryTerms"),
-                params.get("predictionConfiguration"),
-                self._now(),
-            )
+            revision = self._revision(str(len(asset.revisions) + 1), params, asset_type, forms)
             asset.revisions.append(revision)
             self._index(domain, asset)
             return self._asset_output(domain, asset, revision, with_prediction=True)
@@ -1187,6 +1194,8 @@ class DataZoneBackend:
             del domain.listings[listing.id]
         asset.deleted = True
         asset.listing_id = None
+        if asset.external_identifier:
+            domain.by_external_id.pop(asset.external_identifier, None)
         domain.search.write(asset.id, None, int(_reading(self.readings, "search_lag_calls")))
         return {}
 

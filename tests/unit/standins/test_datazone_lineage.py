@@ -296,6 +296,17 @@ class TestLineageNodes:
         by_source = node(w, TABLE_ARN)
         assert node(w, by_source["id"]) == by_source
 
+    def test_given_a_source_identifier_over_1800_characters_then_only_the_node_id_finds_it(self):
+        w = world()
+        long_table = "lakehouse/" + "t" * 1800
+        one_run(w, table=long_table)
+        sid = f"{GLUE_NAMESPACE}/{long_table}"
+        error = error_of(w, "GetLineageNode", identifier=sid)
+        assert (error.code, "use the node id" in error.message) == ("ValidationException", True)
+        [upstream_run] = node(w, TOPIC_SID)["downstreamNodes"]
+        [table_ref] = node(w, upstream_run["id"])["downstreamNodes"]
+        assert node(w, table_ref["id"])["sourceIdentifier"] == sid
+
     def test_given_an_unknown_identifier_then_not_found(self):
         w = world()
         one_run(w)
