@@ -56,6 +56,7 @@ def parse(definition: str) -> ParsedSchema:
         return failed("AVRO definition is nested too deeply to read")
     except ValueError as exc:
         return failed(f"AVRO definition is not valid JSON: {exc}")
+    _drop_invalid_decimals(raw)
     named: dict[str, Any] = {}
     try:
         parsed = fastavro.parse_schema(raw, named_schemas=named)
@@ -205,3 +206,20 @@ def _logical(avro_type: dict[str, Any], kind: str) -> str | None:
     if logical == "duration" and avro_type.get("size") != 12:
         return None
     return logical
+
+
+def _drop_invalid_decimals(raw: Any) -> None:
+    """Remove decimal logical types with impossible precision/scale, in place.
+
+    The Avro specification (and the Java library the registry validates with) ignores an invalid logical type;
+    fastavro rejects the whole schema instead. Iterative, so any nesting depth is fine.
+    """
+    pending = [raw]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, list):
+            pending.extend(node)
+        elif isinstance(node, dict):
+            if node.get("logicalType") == "decimal" and _logical(node, str(node.get("type"))) is None:
+                del node["logicalType"]
+            pending.extend(value for value in node.values() if isinstance(value, dict | list))

@@ -1,8 +1,10 @@
 """What every format parser produces (`Column`, `ParsedSchema`) and the pieces they share.
 
 Columns come out in definition order, depth first: a record column is followed by its children, whose names
-extend the record's with a dot ("after", "after.id", "after.email", "source", ...). Column names are unique
-within one result.
+extend the record's with a dot ("after", "after.id", "after.email", "source", ...). Records are columns too,
+of type "record": the reader of the table sees where a block starts, what it is (Debezium's `Value`, `Source`)
+and whether the whole block may be null (`before` is null on inserts), which its children cannot say. Column
+names are unique within one result.
 
 `data_type` is a readable type, the same vocabulary across formats where the formats agree:
   - primitives as the format names them ("string", "int", "long", "double", "bytes"; protobuf keeps its own
@@ -49,9 +51,10 @@ class Column:
 class ParsedSchema:
     """Columns of one schema definition.
 
-    `warning` says what went wrong. With no columns, the definition could not be read at all (the caller still
-    creates the asset, without columns). With columns, the result is usable but partial (nesting deeper than
-    MAX_DEPTH, more than MAX_COLUMNS columns, duplicate names left out).
+    `warning` says what went wrong. With no columns, the definition could not be read at all or declares no
+    fields (the caller still creates the asset, without columns). With columns, the result is usable but
+    partial (nesting deeper than MAX_DEPTH, more than MAX_COLUMNS columns, duplicate names left out).
+    Every result has columns, a warning, or both.
     """
 
     columns: tuple[Column, ...]
@@ -112,6 +115,8 @@ class ColumnSink:
                 f"{len(self._duplicates)} duplicate column name(s) left out, "
                 f"first {quote(self._duplicates[0])}"
             )
+        if not self._columns and not warnings:
+            warnings.append("the schema declares no fields: no columns")
         return ParsedSchema(tuple(self._columns), "; ".join(warnings) if warnings else None)
 
 

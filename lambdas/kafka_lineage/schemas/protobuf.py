@@ -22,6 +22,7 @@ Rules beyond those in `model`:
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -68,6 +69,9 @@ WELL_KNOWN: dict[str, str] = {
 }
 
 _MAX_SYNTAX_ERRORS = 3
+# ANTLR's Python runtime shares its prediction caches between parser instances without locking; parsing is
+# CPU-bound under the GIL anyway, so serialising it costs nothing and keeps callers on threads safe.
+_PARSE_LOCK = threading.Lock()
 
 
 class _Errors(ErrorListener):
@@ -94,7 +98,8 @@ def _listen(errors: _Errors) -> Any:
 def parse(definition: str) -> ParsedSchema:
     errors = _Errors()
     try:
-        proto = Parser(setup_lexer=_listen(errors), setup_parser=_listen(errors)).parse(definition)
+        with _PARSE_LOCK:
+            proto = Parser(setup_lexer=_listen(errors), setup_parser=_listen(errors)).parse(definition)
     except RecursionError:
         return failed("PROTOBUF definition is nested too deeply to read")
     except (
