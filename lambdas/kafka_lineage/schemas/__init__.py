@@ -1,7 +1,8 @@
 """Schema definitions (Glue Schema Registry: AVRO, JSON, PROTOBUF) -> columns; the rows a CDC topic carries.
 
 `parse_definition(data_format, definition)` never raises on bad input: a definition it cannot read gives a
-`ParsedSchema` with no columns and a `warning` (the caller still creates the asset). Column naming and type
+`ParsedSchema` with no columns and a `warning` (the caller still creates the asset); a partial result (nesting
+deeper than MAX_DEPTH, more than MAX_COLUMNS columns) has columns and a warning. Column naming and type
 rendering are described in `model`; per-format rules in `avro`, `json_schema` and `protobuf`.
 
 `row_fields(columns)` maps the fields of one CDC row to the columns that carry them, for lineage:

@@ -3,7 +3,8 @@
 fastavro validates the definition and resolves named types to full names (`parse_schema`, with the named types
 collected in `named_schemas`); this module walks the parsed schema. Rules beyond those in `model`:
   - the root must be a record (or a nullable union of one record); its fields are the top-level columns;
-  - ["null", X] is X, nullable; other unions are "union<a,b>" and are not expanded;
+  - ["null", X] is X, nullable; other unions are "union<a,b>" (named branches by full name) and are not
+    expanded;
   - records inside arrays and map values are expanded like nested records ("lines" array<record>, then
     "lines.sku"), since that is what a reader of the table wants to see;
   - a named type referenced again (Debezium's `Value` in both `before` and `after`) is expanded at each use;
@@ -30,6 +31,7 @@ from kafka_lineage.schemas.model import (
 PRIMITIVES = frozenset({"null", "boolean", "int", "long", "float", "double", "bytes", "string"})
 _COMPLEX = frozenset({"record", "error", "enum", "fixed", "array", "map"})
 _KEYWORDS = PRIMITIVES | _COMPLEX
+_NAMED = frozenset({"record", "error", "enum", "fixed"})
 
 # logicalType -> the base types it may annotate (Avro 1.12 specification).
 _LOGICAL_BASES: dict[str, frozenset[str]] = {
@@ -139,6 +141,17 @@ class _Walker:
             return avro_type
         return avro_type
 
+    def _branch_name(self, avro_type: Any, depth: int) -> str:
+        """A union branch: named types by their full name, so "union<shop.Card,shop.Transfer>" says which."""
+        resolved = self._resolve(avro_type)
+        if (
+            isinstance(resolved, dict)
+            and resolved.get("type") in _NAMED
+            and isinstance(resolved.get("name"), str)
+        ):
+            return str(resolved["name"])
+        return self._type_name(resolved, depth)
+
     def _type_name(self, avro_type: Any, depth: int) -> str:
         if depth > MAX_DEPTH:
             return "…"
@@ -149,7 +162,7 @@ class _Walker:
             branches = [branch for branch in avro_type if branch != "null"]
             if len(branches) == 1:
                 return self._type_name(branches[0], depth + 1)
-            return "union<" + ",".join(self._type_name(branch, depth + 1) for branch in branches) + ">"
+            return "union<" + ",".join(self._branch_name(branch, depth + 1) for branch in branches) + ">"
         if not isinstance(avro_type, dict):
             return type(avro_type).__name__
         kind = avro_type.get("type")

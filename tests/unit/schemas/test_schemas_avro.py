@@ -359,6 +359,16 @@ def test_debezium_point_is_a_record_with_its_coordinates():
         (["null", "string", "int"], "union<string,int>", True),
         (["string", "int"], "union<string,int>", False),
         (["null", {"type": "long", "logicalType": "timestamp-micros"}], "timestamp-micros", True),
+        (
+            [
+                "null",
+                {"type": "record", "name": "Card", "fields": [{"name": "pan", "type": "string"}]},
+                {"type": "record", "name": "Transfer", "namespace": "bank", "fields": []},
+                {"type": "enum", "name": "Cash", "symbols": ["EUR"]},
+            ],
+            "union<test.Card,bank.Transfer,test.Cash>",
+            True,
+        ),
     ],
 )
 def test_unions(union, expected_type, expected_nullable):
