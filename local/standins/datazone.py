@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import base64
 import copy
+import functools
 import hashlib
 import json
 import random
@@ -122,10 +123,10 @@ def _as_datetime(value: Any, member: str) -> datetime:
     raise validation(f"{member}: {value!r} is not a timestamp")
 
 
+@functools.lru_cache(maxsize=65_536)
 def _node_id(source_identifier: str) -> str:
-    """Lineage node ids are stable: derived from the node's sourceIdentifier (DataZone's look alike)."""
-    digest = hashlib.sha256(source_identifier.encode("utf-8")).digest()
-    return base64.b32encode(digest).decode("ascii").lower()[:14]
+    """Stable lineage node ids, derived from the sourceIdentifier (14 characters, like DataZone's)."""
+    return hashlib.sha256(source_identifier.encode("utf-8")).hexdigest()[:14]
 
 
 def _compact(value: dict[str, Any]) -> dict[str, Any]:
@@ -301,6 +302,8 @@ class _Domain:
     tokens: dict[tuple[str, str], _TokenRecord] = field(default_factory=dict)
     search: _SearchIndex = field(default_factory=_SearchIndex)
     lineage_reads: int = 0
+    lineage_version: int = 0  # moves whenever the processed, live events change
+    graph_cache: tuple[int, LineageGraph] | None = None
 
     def live_assets(self) -> Iterator[_Asset]:
         return (asset for asset in self.assets.values() if not asset.deleted)
@@ -1470,6 +1473,7 @@ class DataZoneBackend:
         for event in domain.events.values():
             if event.status == "REQUESTED" and event.due <= domain.lineage_reads:
                 event.status = "SUCCESS"
+                domain.lineage_version += 1
         domain.lineage_reads += 1
 
     def _post_lineage_event(self, domain: _Domain, params: Params) -> Response:
@@ -1556,10 +1560,17 @@ class DataZoneBackend:
     def _delete_lineage_event(self, domain: _Domain, params: Params) -> Response:
         record = self._live_event(domain, params["identifier"])
         record.deleted = True
+        domain.lineage_version += 1
         return {"id": record.id, "domainId": domain.id, "processingStatus": record.status}
 
     def _graph(self, domain: _Domain, as_of: datetime | None = None) -> LineageGraph:
-        return LineageGraph((e for e in domain.live_events() if e.status == "SUCCESS"), as_of)
+        """The graph of processed, live events; the present one is cached until those events change."""
+        if as_of is None and domain.graph_cache and domain.graph_cache[0] == domain.lineage_version:
+            return domain.graph_cache[1]
+        graph = LineageGraph((e for e in domain.live_events() if e.status == "SUCCESS"), as_of)
+        if as_of is None:
+            domain.graph_cache = (domain.lineage_version, graph)
+        return graph
 
     def _get_lineage_node(self, domain: _Domain, params: Params) -> Response:
         self._lineage_read(domain)
