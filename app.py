@@ -1,0 +1,29 @@
+#!/usr/bin/env python3
+"""CDK entry point (`make synth`, `npx cdk deploy`): see docs/deploy.md."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+# The stack validates its settings with the Lambdas' own model (lambdas/kafka_lineage/config.py).
+sys.path.insert(0, str(Path(__file__).resolve().parent / "lambdas"))
+
+import aws_cdk as cdk
+
+from kafka_lineage.config import ConfigError
+from stacks.app import build_app
+
+
+def main() -> None:
+    app = cdk.App()
+    try:
+        build_app(app)
+    except ConfigError as error:
+        # One readable line instead of a traceback: the message names the cdk.json key at fault.
+        sys.exit(f"kafka-lineage: {error}")
+    app.synth()
+
+
+if __name__ == "__main__":
+    main()

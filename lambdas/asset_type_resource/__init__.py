@@ -1,0 +1,1 @@
+"""The CloudFormation custom resource that creates the KafkaTopicAssetType DataZone asset type."""

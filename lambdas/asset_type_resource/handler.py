@@ -1,0 +1,54 @@
+"""CloudFormation custom resource (CDK Provider framework onEvent): the KafkaTopicAssetType asset type.
+
+Resource properties: DomainId, ProjectId, Spec (smithy/KafkaTopicAssetType.json as a JSON string),
+FormRevisions ({form type name: revision}, from the stack's AWS::DataZone::FormType resources) and
+RemovalPolicy ("retain" or "destroy"). Returns the revision as the `Revision` attribute.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from asset_type_resource.provision import delete_asset_type, provision_asset_type
+from kafka_lineage.aws.clients import client
+from kafka_lineage.observability import logger
+
+
+def physical_id(domain_id: str, name: str) -> str:
+    """Stable across updates that keep domain and name; a new one makes CloudFormation delete the old."""
+    return f"{domain_id}:{name}"
+
+
+@logger.inject_lambda_context
+def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    request = event["RequestType"]
+    props = event["ResourceProperties"]
+    domain_id, project_id = props["DomainId"], props["ProjectId"]
+    spec = json.loads(props["Spec"])
+    name = spec["name"]
+    this_id = physical_id(domain_id, name)
+    datazone = client("datazone")
+
+    if request in ("Create", "Update"):
+        revision = provision_asset_type(
+            datazone, domain_id, project_id, spec, props.get("FormRevisions") or {}
+        )
+        logger.info("asset type ready", extra={"assetType": name, "revision": revision, "request": request})
+        return {"PhysicalResourceId": this_id, "Data": {"Revision": revision, "Name": name}}
+
+    if request == "Delete":
+        # Only delete what this resource made: a failed Create reports some other physical id.
+        policy = props.get("RemovalPolicy", "retain")
+        if policy == "destroy" and event.get("PhysicalResourceId") == this_id:
+            deleted = delete_asset_type(datazone, domain_id, name)
+            logger.info(
+                "asset type deleted" if deleted else "asset type already gone", extra={"assetType": name}
+            )
+        else:
+            logger.info("asset type retained", extra={"assetType": name, "removalPolicy": policy})
+        return {"PhysicalResourceId": event.get("PhysicalResourceId", this_id)}
+
+    raise ValueError(f"unexpected RequestType {request!r}")

@@ -1,0 +1,173 @@
+"""Create DataZone form types and the asset type, idempotently. Used by the custom resource and the demo.
+
+Form types and asset types are immutable in DataZone: a changed definition is a new revision. These
+functions read what exists first, so an unchanged definition costs no write and answers the revision in
+place, and a changed one creates exactly one new revision. The caller passes a boto3 DataZone client
+(any object with its methods and `exceptions`), which keeps this module free of boto3 itself.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+MANAGED_FORM_PREFIX = "amazon.datazone."
+# botocore datazone shapes: FormName (asset type form names, no dots), TypeName, FormsInputMap max.
+_FORM_NAME = re.compile(r"(?![0-9_])\w+|_\w*[a-zA-Z0-9]\w*")
+_MAX_FORMS = 10
+_TYPE_NAME_MAX = 256
+_DESCRIPTION_MAX = 2048
+
+
+class AssetTypeError(Exception):
+    """The asset type cannot be provisioned as specified; the message says why."""
+
+
+def provision_asset_type(
+    datazone_client: Any,
+    domain_id: str,
+    project_id: str,
+    spec: Mapping[str, Any],
+    form_revisions: Mapping[str, str],
+) -> str:
+    """Make the asset type described by `spec` exist with exactly these forms; return its revision.
+
+    `spec` is smithy/KafkaTopicAssetType.json: `{"name", "description", "forms": {FormName: {"typeName",
+    "required"}}}`. Custom form types are pinned at `form_revisions[typeName]`; DataZone-managed ones
+    (`amazon.datazone.*`) at the revision GetFormType reports.
+    """
+    name, description, wanted = _desired(datazone_client, domain_id, spec, form_revisions)
+    existing = _get_or_none(datazone_client.get_asset_type, domainIdentifier=domain_id, identifier=name)
+    if existing is not None:
+        owner = existing.get("owningProjectId")
+        if owner != project_id:
+            raise AssetTypeError(
+                f"asset type {name} already exists in domain {domain_id}, owned by project {owner}, not "
+                f"{project_id}: choose another assetTypeName or deploy with that project"
+            )
+        if (
+            _forms_of(existing) == _forms_of_input(wanted)
+            and (existing.get("description") or "") == description
+        ):
+            return str(existing["revision"])
+    created = datazone_client.create_asset_type(
+        domainIdentifier=domain_id,
+        name=name,
+        description=description,
+        formsInput=wanted,
+        owningProjectIdentifier=project_id,
+    )
+    return str(created["revision"])
+
+
+def delete_asset_type(datazone_client: Any, domain_id: str, name: str) -> bool:
+    """Delete the asset type; False when it was already gone. Fails while assets of the type exist."""
+    try:
+        datazone_client.delete_asset_type(domainIdentifier=domain_id, identifier=name)
+    except datazone_client.exceptions.ResourceNotFoundException:
+        return False
+    except datazone_client.exceptions.ConflictException as error:
+        raise AssetTypeError(
+            f"asset type {name} is still used by assets, so it cannot be deleted; delete them first (or keep "
+            f"the default assetTypeRemovalPolicy 'retain'): {error}"
+        ) from error
+    return True
+
+
+def create_form_types(
+    datazone_client: Any, domain_id: str, project_id: str, smithy_dir: Path | str
+) -> dict[str, str]:
+    """Make one form type per `<Name>.smithy` file exist with that model; return name -> revision.
+
+    The stack does this with AWS::DataZone::FormType; this is for environments without CloudFormation
+    (the local demo).
+    """
+    revisions: dict[str, str] = {}
+    paths = sorted(Path(smithy_dir).glob("*.smithy"))
+    if not paths:
+        raise AssetTypeError(f"no form types (*.smithy) in {smithy_dir}")
+    for path in paths:
+        name, model = path.stem, path.read_text(encoding="utf-8")
+        existing = _get_or_none(
+            datazone_client.get_form_type, domainIdentifier=domain_id, formTypeIdentifier=name
+        )
+        if existing is not None and (existing.get("model") or {}).get("smithy") == model:
+            revisions[name] = str(existing["revision"])
+            continue
+        created = datazone_client.create_form_type(
+            domainIdentifier=domain_id,
+            name=name,
+            model={"smithy": model},
+            owningProjectIdentifier=project_id,
+            status="ENABLED",
+        )
+        revisions[name] = str(created["revision"])
+    return revisions
+
+
+def _desired(
+    datazone_client: Any, domain_id: str, spec: Mapping[str, Any], form_revisions: Mapping[str, str]
+) -> tuple[str, str, dict[str, dict[str, Any]]]:
+    """Validate the spec and resolve every form's revision: (name, description, formsInput)."""
+    name = spec.get("name")
+    forms = spec.get("forms")
+    if not isinstance(name, str) or not 1 <= len(name) <= _TYPE_NAME_MAX:
+        raise AssetTypeError(f"the asset type needs a name of 1-{_TYPE_NAME_MAX} characters, got {name!r}")
+    if name.startswith(MANAGED_FORM_PREFIX):
+        raise AssetTypeError(f"asset type names starting with {MANAGED_FORM_PREFIX} are DataZone's own")
+    if not isinstance(forms, Mapping) or not 1 <= len(forms) <= _MAX_FORMS:
+        raise AssetTypeError(f"asset type {name} needs 1-{_MAX_FORMS} forms")
+    description = spec.get("description") or ""
+    if not isinstance(description, str) or len(description) > _DESCRIPTION_MAX:
+        raise AssetTypeError(
+            f"asset type {name}: the description must be a string of at most {_DESCRIPTION_MAX}"
+        )
+    managed: dict[str, str] = {}
+    wanted: dict[str, dict[str, Any]] = {}
+    for form_name, form in forms.items():
+        if not _FORM_NAME.fullmatch(form_name):
+            raise AssetTypeError(
+                f"form name {form_name!r} is not a DataZone FormName (letters, digits, _; no dots)"
+            )
+        type_name = form.get("typeName") if isinstance(form, Mapping) else None
+        if not isinstance(type_name, str):
+            raise AssetTypeError(f"form {form_name} needs a typeName")
+        required = form.get("required", False)
+        if not isinstance(required, bool):
+            raise AssetTypeError(f"form {form_name}: required must be true or false, got {required!r}")
+        if type_name.startswith(MANAGED_FORM_PREFIX):
+            if type_name not in managed:
+                found = datazone_client.get_form_type(
+                    domainIdentifier=domain_id, formTypeIdentifier=type_name
+                )
+                managed[type_name] = str(found["revision"])
+            revision = managed[type_name]
+        elif type_name in form_revisions:
+            revision = str(form_revisions[type_name])
+        else:
+            raise AssetTypeError(f"form {form_name}: no revision given for custom form type {type_name}")
+        wanted[form_name] = {"typeIdentifier": type_name, "typeRevision": revision, "required": required}
+    return name, description, wanted
+
+
+def _forms_of(asset_type: Mapping[str, Any]) -> dict[str, tuple[str, str, bool]]:
+    return {
+        form_name: (str(entry["typeName"]), str(entry["typeRevision"]), bool(entry.get("required")))
+        for form_name, entry in (asset_type.get("formsOutput") or {}).items()
+    }
+
+
+def _forms_of_input(forms_input: Mapping[str, Mapping[str, Any]]) -> dict[str, tuple[str, str, bool]]:
+    return {
+        form_name: (str(entry["typeIdentifier"]), str(entry["typeRevision"]), bool(entry["required"]))
+        for form_name, entry in forms_input.items()
+    }
+
+
+def _get_or_none(operation: Any, **params: Any) -> dict[str, Any] | None:
+    try:
+        return dict(operation(**params))
+    except operation.__self__.exceptions.ResourceNotFoundException:
+        return None

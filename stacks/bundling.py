@@ -1,0 +1,186 @@
+"""The Lambda code and dependency assets, built without Docker.
+
+CDK's PythonFunction bundles in Docker, which these machines (and many CI runners) lack. Instead pip
+downloads the wheels of `lambdas/requirements.txt` for the Lambda platform (`--platform`, binary wheels
+only, so nothing is compiled on the build machine) into a layer, through CDK's local-bundling hook. The
+result is cached under `build/layer-<hash>/`, keyed by the requirements file, the runtime and the
+architecture, so repeated synths (and the tests) neither download nor copy it again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import cast
+
+import aws_cdk as cdk
+import jsii
+from aws_cdk import aws_lambda as lambda_
+from constructs import Construct
+
+ROOT = Path(__file__).resolve().parent.parent
+LAMBDAS_DIR = ROOT / "lambdas"
+REQUIREMENTS = LAMBDAS_DIR / "requirements.txt"
+BUILD_DIR = ROOT / "build"
+
+# One runtime and architecture for every function: the newest Python Lambda runs, on Graviton (arm64),
+# which costs less per GB-second than x86_64. The layer's wheels are chosen to match.
+RUNTIME = lambda_.Runtime.PYTHON_3_14
+ARCHITECTURE = lambda_.Architecture.ARM_64
+_PIP_PLATFORMS = {
+    "arm64": ("manylinux_2_28_aarch64", "manylinux2014_aarch64"),
+    "x86_64": ("manylinux_2_28_x86_64", "manylinux2014_x86_64"),
+}
+
+# What the function code asset leaves out of lambdas/: tests, caches and the dependency list.
+CODE_EXCLUDES = [
+    "**/__pycache__",
+    "**/*.pyc",
+    "**/.pytest_cache",
+    "**/.mypy_cache",
+    "**/.ruff_cache",
+    "**/tests",
+    "requirements.txt",
+]
+
+
+def python_version(runtime: lambda_.Runtime = RUNTIME) -> str:
+    """'3.14' for python3.14."""
+    return runtime.name.removeprefix("python")
+
+
+def layer_fingerprint(
+    requirements: Path = REQUIREMENTS,
+    runtime: lambda_.Runtime = RUNTIME,
+    architecture: str = ARCHITECTURE.name,
+) -> str:
+    """What the layer's content depends on: the pinned requirements, the Python version and the platform."""
+    digest = hashlib.sha256()
+    digest.update(requirements.read_bytes())
+    digest.update(f"\0{python_version(runtime)}\0{architecture}".encode())
+    return digest.hexdigest()
+
+
+def pip_command(target: Path, requirements: Path, runtime: lambda_.Runtime, architecture: str) -> list[str]:
+    platforms = [arg for platform in _PIP_PLATFORMS[architecture] for arg in ("--platform", platform)]
+    return [
+        sys.executable,
+        "-m",
+        "pip",
+        "install",
+        "--quiet",
+        "--disable-pip-version-check",
+        "--no-compile",
+        *platforms,
+        "--implementation",
+        "cp",
+        "--python-version",
+        python_version(runtime),
+        "--only-binary=:all:",
+        "--target",
+        str(target),
+        "--requirement",
+        str(requirements),
+    ]
+
+
+def build_layer_cache(
+    cache_root: Path = BUILD_DIR,
+    requirements: Path = REQUIREMENTS,
+    runtime: lambda_.Runtime = RUNTIME,
+    architecture: str = ARCHITECTURE.name,
+) -> Path:
+    """The layer content (a `python/` tree) for these requirements, built once and then reused."""
+    fingerprint = layer_fingerprint(requirements, runtime, architecture)
+    cache = cache_root / f"layer-{fingerprint[:16]}"
+    if (cache / "python").is_dir():
+        return cache
+    cache_root.mkdir(parents=True, exist_ok=True)
+    # Build next to the cache and rename: an interrupted build never leaves a half-filled cache behind.
+    building = Path(tempfile.mkdtemp(prefix=f"{cache.name}-", dir=cache_root))
+    try:
+        command = pip_command(building / "python", requirements, runtime, architecture)
+        completed = subprocess.run(command, capture_output=True, text=True, check=False)
+        if completed.returncode != 0:
+            raise RuntimeError(
+                f"pip could not fetch Lambda wheels for {requirements} (python{python_version(runtime)}, "
+                f"{architecture}); is the package index reachable?\n{' '.join(command)}\n{completed.stderr}"
+            )
+        # Console scripts are useless in a layer and point at this machine's interpreter.
+        shutil.rmtree(building / "python" / "bin", ignore_errors=True)
+        try:
+            building.rename(cache)
+        except OSError:
+            if not (cache / "python").is_dir():  # not a concurrent build that won the race
+                raise
+    finally:
+        shutil.rmtree(building, ignore_errors=True)
+    return cache
+
+
+def _link_or_copy(source: str, destination: str) -> None:
+    # Hard links make staging the ~70 MB layer instant when cdk.out and build/ share a file system.
+    try:
+        os.link(source, destination)
+    except OSError:
+        shutil.copy2(source, destination)
+
+
+@jsii.implements(cdk.ILocalBundling)
+class PipLayerBundling:
+    """CDK local bundling: fill the asset directory from the pip-built cache."""
+
+    def __init__(
+        self, cache_root: Path, requirements: Path, runtime: lambda_.Runtime, architecture: str
+    ) -> None:
+        self._cache_root = cache_root
+        self._requirements = requirements
+        self._runtime = runtime
+        self._architecture = architecture
+
+    def try_bundle(self, output_dir: str, options: cdk.BundlingOptions) -> bool:
+        del options  # the jsii interface passes them; pip needs none of them
+        cache = build_layer_cache(self._cache_root, self._requirements, self._runtime, self._architecture)
+        shutil.copytree(cache / "python", Path(output_dir) / "python", copy_function=_link_or_copy)
+        return True
+
+
+def dependencies_layer(
+    scope: Construct,
+    construct_id: str,
+    *,
+    cache_root: Path = BUILD_DIR,
+    requirements: Path = REQUIREMENTS,
+) -> lambda_.LayerVersion:
+    """The functions' third-party dependencies as one layer."""
+    architecture = ARCHITECTURE.name
+    code = lambda_.Code.from_asset(
+        str(LAMBDAS_DIR),
+        # A custom hash computed before bundling lets CDK skip bundling when cdk.out already holds the asset.
+        asset_hash_type=cdk.AssetHashType.CUSTOM,
+        asset_hash=layer_fingerprint(requirements, RUNTIME, architecture),
+        bundling=cdk.BundlingOptions(
+            # Never used: local bundling always succeeds or raises. CDK requires an image all the same.
+            image=cdk.DockerImage.from_registry(f"public.ecr.aws/sam/build-{RUNTIME.name}"),
+            # jsii's Python typing declares keyword options, but the kernel passes one positional struct.
+            local=cast(cdk.ILocalBundling, PipLayerBundling(cache_root, requirements, RUNTIME, architecture)),
+        ),
+    )
+    return lambda_.LayerVersion(
+        scope,
+        construct_id,
+        code=code,
+        compatible_runtimes=[RUNTIME],
+        compatible_architectures=[ARCHITECTURE],
+        description=f"kafka-lineage dependencies (lambdas/requirements.txt), {RUNTIME.name} {architecture}",
+    )
+
+
+def function_code() -> lambda_.Code:
+    """The functions' own code: lambdas/ without tests, caches or the requirements list."""
+    return lambda_.Code.from_asset(str(LAMBDAS_DIR), exclude=CODE_EXCLUDES)

@@ -1,0 +1,414 @@
+"""Deployment settings: the `kafkaLineage` object in cdk.json context, validated when the app synthesizes.
+
+The runtime part (domain, project, mapping path, sources, tuning) becomes the same `Settings` the Lambdas
+read from their environment (lambdas/kafka_lineage/config.py), so a value that would fail at run time
+fails `cdk synth` first. The rest (schedules, alarms, trail, table mappings, ...) only shapes the stack.
+Every error names the context key at fault, e.g. `kafkaLineage.sources[0].clusterArn`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from kafka_lineage.config import (
+    DEFAULT_ASSET_TYPE_NAME,
+    GLUE_CATALOG_NAME,
+    GLUE_REGISTRY_NAME,
+    LAMBDA_ENV_LIMIT,
+    SSM_ARN_PREFIX_BUDGET,
+    SSM_MAX_ARN,
+    SSM_MAX_LEVELS,
+    SSM_PATH,
+    ConfigError,
+    Settings,
+    Tuning,
+)
+
+CONTEXT_KEY = "kafkaLineage"
+PLACEHOLDER_MARK = "PLACEHOLDER"
+
+# CloudWatch Logs accepts only these retention periods (PutRetentionPolicy).
+LOG_RETENTION_DAYS = (1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192)
+# EventBridge schedule expressions: rate(value unit) or a six-field cron(...).
+_RATE = re.compile(r"rate\(([1-9]\d*) (minute|minutes|hour|hours|day|days)\)")
+_CRON = re.compile(r"cron\((\S+ ){5}\S+\)")
+_EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
+_SNS_ARN = re.compile(r"arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}")
+# Where the stack writes the explicit table mappings of cdk.json (contract §2).
+CDK_TABLE_MAPPINGS = "table-mappings/cdk"
+# Leaf names: a 16-hex-digit hash (unique, and never starts with "aws"/"ssm") plus a readable part.
+_READABLE_CHARS = 40
+_UNSAFE_SSM_CHARS = re.compile(r"[^a-zA-Z0-9_.\-]")
+
+
+def _schedule(value: str | None, key: str) -> str | None:
+    if value is None:
+        return None
+    value = value.strip()
+    if not (_RATE.fullmatch(value) or _CRON.fullmatch(value)):
+        raise ValueError(
+            f"{key} {value!r} is not an EventBridge schedule: use rate(N unit) or a 6-field cron(...)"
+        )
+    if (match := _RATE.fullmatch(value)) and (match.group(1) == "1") == match.group(2).endswith("s"):
+        raise ValueError(
+            f"{key} {value!r}: EventBridge wants rate(1 hour) but rate(2 hours) (singular for 1)"
+        )
+    return value
+
+
+class Schedules(BaseModel):
+    """EventBridge schedules; `null` turns one off."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    # Hourly full sync, a daily deep verification, and lineage a while after each sync.
+    sync: str | None = "cron(0 * * * ? *)"
+    verify: str | None = "cron(40 3 * * ? *)"
+    lineage: str | None = "cron(20 * * * ? *)"
+
+    @field_validator("sync", "verify", "lineage")
+    @classmethod
+    def _valid(cls, value: str | None) -> str | None:
+        return _schedule(value, "schedule")
+
+
+class TableMapping(BaseModel):
+    """An explicit topic -> Glue table mapping, written to SSM by the stack."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    topic: str
+    database: str
+    table: str
+    registry_name: str | None = Field(default=None, alias="registryName")
+
+    @field_validator("topic")
+    @classmethod
+    def _topic(cls, value: str) -> str:
+        if not GLUE_REGISTRY_NAME.fullmatch(value):
+            raise ValueError(f"topic {value!r} is not a Glue schema name ({GLUE_REGISTRY_NAME.pattern})")
+        return value
+
+    @field_validator("registry_name")
+    @classmethod
+    def _registry(cls, value: str | None) -> str | None:
+        if value is not None and not GLUE_REGISTRY_NAME.fullmatch(value):
+            raise ValueError(
+                f"registryName {value!r} is not a Glue registry name ({GLUE_REGISTRY_NAME.pattern})"
+            )
+        return value
+
+    @field_validator("database", "table")
+    @classmethod
+    def _glue_name(cls, value: str) -> str:
+        # Glue Data Catalog names are lower case; store them as Glue reports them.
+        lowered = value.lower()
+        if not GLUE_CATALOG_NAME.fullmatch(lowered):
+            raise ValueError(f"{value!r} is not a Glue Data Catalog name ({GLUE_CATALOG_NAME.pattern})")
+        return lowered
+
+    def parameter_value(self) -> str:
+        body: dict[str, str] = {"topic": self.topic, "database": self.database, "table": self.table}
+        if self.registry_name is not None:
+            body["registryName"] = self.registry_name
+        return json.dumps(body, separators=(",", ":"), sort_keys=True)
+
+
+class DeploymentContext(BaseModel):
+    """The `kafkaLineage` context object as written in cdk.json (camelCase keys)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    stack_name: str = Field(default="KafkaLineage", alias="stackName", pattern=r"[A-Za-z][A-Za-z0-9-]{0,127}")
+    # Runtime settings: validated by kafka_lineage.config.Settings (see build_settings).
+    domain_id: str = Field(alias="domainId")
+    project_id: str = Field(alias="projectId")
+    mapping_path: str = Field(default="/kafka-lineage", alias="mappingPath")
+    sources: list[Any]
+    asset_type_name: str = Field(default=DEFAULT_ASSET_TYPE_NAME, alias="assetTypeName")
+    tuning: dict[str, Any] = Field(default_factory=dict)
+    # Stack-only settings.
+    table_mappings: tuple[TableMapping, ...] = Field(default=(), alias="tableMappings")
+    extra_databases: tuple[str, ...] = Field(default=(), alias="extraDatabases")
+    schedules: Schedules = Schedules()
+    reserve_concurrency: bool = Field(default=True, alias="reserveConcurrency")
+    alarm_email: str | None = Field(default=None, alias="alarmEmail")
+    alarm_topic_arn: str | None = Field(default=None, alias="alarmTopicArn")
+    create_cloud_trail: bool = Field(default=False, alias="createCloudTrail")
+    cloud_trail_retention_days: Annotated[int, Field(ge=1, le=3650)] = Field(
+        default=90, alias="cloudTrailRetentionDays"
+    )
+    asset_type_removal_policy: Literal["retain", "destroy"] = Field(
+        default="retain", alias="assetTypeRemovalPolicy"
+    )
+    log_retention_days: int = Field(default=30, alias="logRetentionDays")
+    schema_sync_memory_mb: Annotated[int, Field(ge=128, le=10240)] = Field(
+        default=1024, alias="schemaSyncMemoryMb"
+    )
+    lineage_memory_mb: Annotated[int, Field(ge=128, le=10240)] = Field(default=512, alias="lineageMemoryMb")
+    schema_sync_timeout_seconds: Annotated[int, Field(ge=60, le=900)] = Field(
+        default=900, alias="schemaSyncTimeoutSeconds"
+    )
+    lineage_timeout_seconds: Annotated[int, Field(ge=60, le=900)] = Field(
+        default=600, alias="lineageTimeoutSeconds"
+    )
+
+    @field_validator("extra_databases")
+    @classmethod
+    def _databases(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        lowered = tuple(name.lower() for name in value)
+        for name in lowered:
+            if not GLUE_CATALOG_NAME.fullmatch(name):
+                raise ValueError(
+                    f"{name!r} is not a Glue Data Catalog database name ({GLUE_CATALOG_NAME.pattern})"
+                )
+        return lowered
+
+    @field_validator("alarm_email")
+    @classmethod
+    def _email(cls, value: str | None) -> str | None:
+        if value is not None and not _EMAIL.fullmatch(value):
+            raise ValueError(f"{value!r} is not an e-mail address")
+        return value
+
+    @field_validator("alarm_topic_arn")
+    @classmethod
+    def _topic_arn(cls, value: str | None) -> str | None:
+        if value is not None and not _SNS_ARN.fullmatch(value):
+            raise ValueError(f"{value!r} is not an SNS topic ARN")
+        return value
+
+    @field_validator("log_retention_days")
+    @classmethod
+    def _retention(cls, value: int) -> int:
+        if value not in LOG_RETENTION_DAYS:
+            raise ValueError(
+                f"{value} is not a CloudWatch Logs retention period; use one of {LOG_RETENTION_DAYS}"
+            )
+        return value
+
+
+@dataclass(frozen=True)
+class TableMappingParameter:
+    name: str
+    value: str
+    mapping: TableMapping
+
+
+@dataclass(frozen=True)
+class StackConfig:
+    """Everything the stack needs: validated runtime settings plus stack-only settings."""
+
+    settings: Settings
+    deployment: DeploymentContext
+    table_mapping_parameters: tuple[TableMappingParameter, ...]
+
+    @property
+    def databases(self) -> tuple[str, ...]:
+        """Glue databases the lineage function may read: from table rules, mappings and extraDatabases."""
+        names = {s.table_rule.database for s in self.settings.sources if s.table_rule is not None}
+        names.update(m.database for m in self.deployment.table_mappings)
+        names.update(self.deployment.extra_databases)
+        return tuple(sorted(names))
+
+    @property
+    def registry_names(self) -> tuple[str, ...]:
+        return tuple(source.registry_name for source in self.settings.sources)
+
+    @property
+    def cluster_arns(self) -> tuple[str, ...]:
+        return tuple(sorted({source.cluster_arn for source in self.settings.sources}))
+
+    @property
+    def placeholders(self) -> list[str]:
+        """Context keys that still hold the shipped placeholder values (deploying them would fail)."""
+        found = [
+            f"{CONTEXT_KEY}.{key}"
+            for key, value in (("domainId", self.settings.domain_id), ("projectId", self.settings.project_id))
+            if PLACEHOLDER_MARK.lower() in value.lower()
+        ]
+        found += [
+            f"{CONTEXT_KEY}.sources[{index}].clusterArn"
+            for index, source in enumerate(self.settings.sources)
+            if PLACEHOLDER_MARK.lower() in source.cluster_arn.lower()
+        ]
+        return found
+
+
+def load_config(raw: Any, extra_environment: Mapping[str, str] | None = None) -> StackConfig:
+    """Validate the `kafkaLineage` context value (a dict, or a JSON string from `cdk -c`).
+
+    `extra_environment` is what the stack adds to the functions' environment besides the settings; it
+    counts towards Lambda's 4 KB limit.
+    """
+    if raw is None:
+        raise ConfigError(f"cdk.json context {CONTEXT_KEY} is missing: see docs/deploy.md for its keys")
+    if isinstance(raw, str):
+        try:
+            raw = json.loads(raw)
+        except json.JSONDecodeError as error:
+            raise ConfigError(f"cdk.json context {CONTEXT_KEY} is not valid JSON: {error}") from error
+    if not isinstance(raw, Mapping):
+        raise ConfigError(f"cdk.json context {CONTEXT_KEY} must be an object, not {type(raw).__name__}")
+    # Keys starting with "_" are comments (JSON has none).
+    values = {key: value for key, value in raw.items() if not str(key).startswith("_")}
+    try:
+        deployment = DeploymentContext.model_validate(values)
+    except ValidationError as error:
+        raise ConfigError(_describe(error, prefix=CONTEXT_KEY)) from error
+    settings = build_settings(deployment)
+    _check_cross_references(settings, deployment)
+    check_environment_size({**settings.to_environment(), **(extra_environment or {})})
+    parameters = tuple(
+        TableMappingParameter(table_mapping_parameter_name(settings.mapping_path, m), m.parameter_value(), m)
+        for m in deployment.table_mappings
+    )
+    return StackConfig(settings=settings, deployment=deployment, table_mapping_parameters=parameters)
+
+
+def build_settings(deployment: DeploymentContext) -> Settings:
+    """The Lambdas' runtime Settings from the context, with errors naming context keys."""
+    tuning: dict[str, Any] = {}
+    for key, value in deployment.tuning.items():
+        field = _snake(key)
+        if field not in Tuning.model_fields:
+            known = ", ".join(_camel(name) for name in Tuning.model_fields)
+            raise ConfigError(
+                f"cdk.json context {CONTEXT_KEY}.tuning.{key}: unknown setting (known: {known})"
+            )
+        tuning[field] = value
+    raw = {
+        "domain_id": deployment.domain_id,
+        "project_id": deployment.project_id,
+        "mapping_path": deployment.mapping_path,
+        "sources": deployment.sources,
+        "asset_type_name": deployment.asset_type_name,
+        "tuning": tuning,
+    }
+    try:
+        return Settings.model_validate(raw)
+    except ValidationError as error:
+        raise ConfigError(_describe(error, prefix=CONTEXT_KEY)) from error
+
+
+def _check_cross_references(settings: Settings, deployment: DeploymentContext) -> None:
+    registries = {source.registry_name for source in settings.sources}
+    seen: set[tuple[str | None, str]] = set()
+    for index, mapping in enumerate(deployment.table_mappings):
+        key = f"cdk.json context {CONTEXT_KEY}.tableMappings[{index}]"
+        if mapping.registry_name is not None and mapping.registry_name not in registries:
+            raise ConfigError(
+                f"{key}.registryName: {mapping.registry_name!r} is not the registryName of any source"
+            )
+        if (mapping.registry_name, mapping.topic) in seen:
+            raise ConfigError(f"{key}: topic {mapping.topic!r} is mapped more than once")
+        seen.add((mapping.registry_name, mapping.topic))
+    margin = settings.tuning.deadline_margin_seconds
+    for field, timeout in (
+        ("schemaSyncTimeoutSeconds", deployment.schema_sync_timeout_seconds),
+        ("lineageTimeoutSeconds", deployment.lineage_timeout_seconds),
+    ):
+        # The handlers stop starting work `deadlineMarginSeconds` before the deadline: leave time to work.
+        if timeout < margin + 30:
+            raise ConfigError(
+                f"cdk.json context {CONTEXT_KEY}.{field}: {timeout}s leaves no working time with "
+                f"tuning.deadlineMarginSeconds={margin:g}; raise it to at least {margin + 30:g}"
+            )
+
+
+def environment_size(environment: Mapping[str, str]) -> int:
+    """Bytes Lambda counts towards its 4 KB environment limit (keys and values)."""
+    return sum(len(key.encode()) + len(value.encode()) for key, value in environment.items())
+
+
+def check_environment_size(environment: Mapping[str, str]) -> None:
+    size = environment_size(environment)
+    if size > LAMBDA_ENV_LIMIT:
+        biggest = max(environment, key=lambda name: len(environment[name].encode()))
+        raise ConfigError(
+            f"the functions' environment would be {size} bytes, over Lambda's {LAMBDA_ENV_LIMIT}-byte limit "
+            f"(largest: {biggest}, {len(environment[biggest].encode())} bytes, from cdk.json context "
+            f"{CONTEXT_KEY}.{_CONTEXT_OF_VARIABLE.get(biggest, biggest)}): shorten include/exclude patterns "
+            "or split the sources over two deployments"
+        )
+
+
+_CONTEXT_OF_VARIABLE = {
+    "SOURCES": "sources",
+    "TUNING": "tuning",
+    "MAPPING_PATH": "mappingPath",
+    "DATAZONE_DOMAIN_ID": "domainId",
+    "DATAZONE_PROJECT_ID": "projectId",
+    "ASSET_TYPE_NAME": "assetTypeName",
+}
+
+
+def table_mapping_parameter_name(mapping_path: str, mapping: TableMapping) -> str:
+    """A valid, unique SSM name for an explicit mapping, for any topic and registry name Glue accepts.
+
+    Topic names may hold `$` and `#` (invalid in SSM names) and run to 255 characters, so the leaf is a
+    hash of (registry, topic) followed by a sanitised, truncated copy of the topic for readability.
+    """
+    identity = f"{mapping.registry_name or ''}\x00{mapping.topic}".encode()
+    digest = hashlib.sha256(identity).hexdigest()[:16]
+    readable = _UNSAFE_SSM_CHARS.sub("_", mapping.topic)[:_READABLE_CHARS]
+    name = f"{mapping_path.rstrip('/')}/{CDK_TABLE_MAPPINGS}/{digest}-{readable}"
+    check_ssm_parameter_name(name)
+    return name
+
+
+def check_ssm_parameter_name(name: str) -> None:
+    """SSM's documented rules for a full parameter name (the mapping path itself was checked already)."""
+    levels = [level for level in name.split("/") if level]
+    problems = []
+    if not SSM_PATH.fullmatch(name):
+        problems.append("characters outside a-z A-Z 0-9 _ . - /")
+    if len(levels) > SSM_MAX_LEVELS:
+        problems.append(f"more than {SSM_MAX_LEVELS} levels")
+    if any(level.lower().startswith(("aws", "ssm")) for level in levels):
+        problems.append("a level starting with aws or ssm")
+    if SSM_ARN_PREFIX_BUDGET + len(name) > SSM_MAX_ARN:
+        problems.append(f"an ARN over {SSM_MAX_ARN} characters")
+    if problems:
+        raise ConfigError(f"SSM parameter name {name!r} is invalid: {', '.join(problems)}")
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part.title() for part in rest)
+
+
+_SETTINGS_KEYS = {
+    "domain_id": "domainId",
+    "project_id": "projectId",
+    "mapping_path": "mappingPath",
+    "asset_type_name": "assetTypeName",
+}
+
+
+def _describe(error: ValidationError, prefix: str) -> str:
+    """pydantic errors as `cdk.json context kafkaLineage.key[0].sub: message` lines."""
+    lines = []
+    for item in error.errors():
+        location = [str(part) if not isinstance(part, int) else part for part in item["loc"]]
+        path = prefix
+        for position, part in enumerate(location):
+            if isinstance(part, int):
+                path += f"[{part}]"
+            elif position == 0:
+                path += f".{_SETTINGS_KEYS.get(part, part)}"
+            else:
+                path += f".{_camel(part) if location[0] == 'tuning' else part}"
+        lines.append(f"cdk.json context {path}: {item['msg']}")
+    return "; ".join(lines)

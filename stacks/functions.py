@@ -1,0 +1,115 @@
+"""One of the two lineage functions: its role, log group, asynchronous-invocation settings and error alarm."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import aws_cdk as cdk
+from aws_cdk import aws_cloudwatch as cloudwatch
+from aws_cdk import aws_datazone as datazone
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_lambda as lambda_
+from aws_cdk import aws_lambda_destinations as destinations
+from aws_cdk import aws_logs as logs
+from aws_cdk import aws_sqs as sqs
+from constructs import Construct
+
+from stacks.bundling import ARCHITECTURE, RUNTIME, function_code
+from stacks.datazone_types import ignore_membership_identity_lint
+
+# Asynchronous invocations (every trigger here is asynchronous): Lambda retries a failed run twice, and
+# gives up on events older than six hours; then the event goes to the on-failure queue.
+ASYNC_RETRY_ATTEMPTS = 2
+ASYNC_MAX_EVENT_AGE = cdk.Duration.hours(6)
+
+
+class LineageFunction(Construct):
+    """A Python function on the shared code asset and dependency layer, least-privilege role included."""
+
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        handler: str,
+        description: str,
+        environment: Mapping[str, str],
+        layer: lambda_.ILayerVersion,
+        memory_mb: int,
+        timeout_seconds: int,
+        reserved_concurrency: int | None,
+        failure_queue: sqs.IQueue,
+        log_retention: logs.RetentionDays,
+        domain_id: str,
+        project_id: str,
+    ) -> None:
+        super().__init__(scope, construct_id)
+        self.log_group = logs.LogGroup(self, "Logs", retention=log_retention)
+        self.role = iam.Role(
+            self,
+            "Role",
+            assumed_by=iam.ServicePrincipal("lambda.amazonaws.com"),
+            description=f"kafka-lineage {construct_id}: {description}",
+        )
+        # Only this function's log group (no AWSLambdaBasicExecutionRole with its logs:* on every group).
+        self.log_group.grant_write(self.role)
+        self.function = lambda_.Function(
+            self,
+            "Function",
+            runtime=RUNTIME,
+            architecture=ARCHITECTURE,
+            handler=handler,
+            code=function_code(),
+            layers=[layer],
+            role=self.role,
+            description=description,
+            environment=dict(environment),
+            memory_size=memory_mb,
+            timeout=cdk.Duration.seconds(timeout_seconds),
+            reserved_concurrent_executions=reserved_concurrency,
+            tracing=lambda_.Tracing.ACTIVE,
+            log_group=self.log_group,
+            logging_format=lambda_.LoggingFormat.JSON,
+            application_log_level_v2=lambda_.ApplicationLogLevel.INFO,
+            system_log_level_v2=lambda_.SystemLogLevel.WARN,
+            retry_attempts=ASYNC_RETRY_ATTEMPTS,
+            max_event_age=ASYNC_MAX_EVENT_AGE,
+            on_failure=destinations.SqsDestination(failure_queue),
+        )
+        # DataZone authorises writes by project membership as well as by IAM.
+        self.membership = datazone.CfnProjectMembership(
+            self,
+            "ProjectMembership",
+            designation="PROJECT_CONTRIBUTOR",
+            domain_identifier=domain_id,
+            project_identifier=project_id,
+            member=datazone.CfnProjectMembership.MemberProperty(user_identifier=self.role.role_arn),
+        )
+        ignore_membership_identity_lint(self.membership)
+        self.errors_alarm = cloudwatch.Alarm(
+            self,
+            "ErrorsAlarm",
+            alarm_description=f"{construct_id} failed (after finishing every item it could): see its logs",
+            metric=self.function.metric_errors(period=cdk.Duration.minutes(5), statistic="Sum"),
+            threshold=1,
+            evaluation_periods=1,
+            comparison_operator=cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+            treat_missing_data=cloudwatch.TreatMissingData.NOT_BREACHING,
+        )
+
+    def allow(
+        self,
+        sid: str,
+        actions: list[str],
+        resources: list[str],
+        conditions: Mapping[str, Mapping[str, object]] | None = None,
+    ) -> None:
+        """Add one explicitly scoped statement to the role."""
+        self.role.add_to_policy(
+            iam.PolicyStatement(
+                sid=sid,
+                actions=actions,
+                resources=resources,
+                conditions={key: dict(value) for key, value in conditions.items()} if conditions else None,
+            )
+        )

@@ -1,0 +1,408 @@
+"""The lineage stack: DataZone types, both functions, their triggers, mappings, alarms, an optional trail."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import aws_cdk as cdk
+from aws_cdk import aws_events as events
+from aws_cdk import aws_events_targets as targets
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_lambda as lambda_
+from aws_cdk import aws_logs as logs
+from aws_cdk import aws_sqs as sqs
+from aws_cdk import aws_ssm as ssm
+from constructs import Construct, IConstruct
+
+from stacks.bundling import dependencies_layer
+from stacks.config import StackConfig
+from stacks.datazone_types import DataZoneTypes
+from stacks.functions import LineageFunction
+from stacks.monitoring import Monitoring
+from stacks.trail import ManagementEventsTrail
+from stacks.triggers import ASSET_CHANGED_SOURCE, asset_changed_pattern, glue_registry_change_pattern
+
+# Added to the settings' environment; counts towards Lambda's 4 KB limit (checked by load_config).
+# Results can be large (a dry run lists its plan): keep them out of X-Ray segments, which cap at 64 KB.
+EXTRA_ENVIRONMENT = {"POWERTOOLS_TRACER_CAPTURE_RESPONSE": "false"}
+SCHEMA_SYNC_HANDLER = "schema_sync.handler.handler"
+LINEAGE_HANDLER = "lineage_emission.handler.handler"
+# Reserved concurrency when `reserveConcurrency` is on: one schema-sync at a time (overlapping full
+# syncs only repeat work; correctness never depends on it), and a small bound on lineage fan-out.
+SCHEMA_SYNC_CONCURRENCY = 1
+LINEAGE_CONCURRENCY = 2
+# EventBridge's own delivery retries to Lambda (separate from Lambda's asynchronous retries).
+TARGET_RETRY_ATTEMPTS = 4
+TARGET_MAX_EVENT_AGE = cdk.Duration.hours(2)
+
+# nag's rendering of the pseudo parameters in Fn::Join ARNs (the exact `appliesTo` strings).
+_PARTITION, _REGION, _ACCOUNT = "<AWS::Partition>", "<AWS::Region>", "<AWS::AccountId>"
+
+_RETENTION = {
+    1: logs.RetentionDays.ONE_DAY,
+    3: logs.RetentionDays.THREE_DAYS,
+    5: logs.RetentionDays.FIVE_DAYS,
+    7: logs.RetentionDays.ONE_WEEK,
+    14: logs.RetentionDays.TWO_WEEKS,
+    30: logs.RetentionDays.ONE_MONTH,
+    60: logs.RetentionDays.TWO_MONTHS,
+    90: logs.RetentionDays.THREE_MONTHS,
+    120: logs.RetentionDays.FOUR_MONTHS,
+    150: logs.RetentionDays.FIVE_MONTHS,
+    180: logs.RetentionDays.SIX_MONTHS,
+    365: logs.RetentionDays.ONE_YEAR,
+    400: logs.RetentionDays.THIRTEEN_MONTHS,
+    545: logs.RetentionDays.EIGHTEEN_MONTHS,
+    731: logs.RetentionDays.TWO_YEARS,
+    1096: logs.RetentionDays.THREE_YEARS,
+    1827: logs.RetentionDays.FIVE_YEARS,
+    2192: logs.RetentionDays.SIX_YEARS,
+}
+
+
+def _arn(service: str, resource: str) -> str:
+    """An ARN in this stack's partition, region and account, as nag renders it."""
+    return f"arn:{_PARTITION}:{service}:{_REGION}:{_ACCOUNT}:{resource}"
+
+
+class KafkaLineageStack(cdk.Stack):
+    def __init__(self, scope: Construct, construct_id: str, *, config: StackConfig, **kwargs: Any) -> None:
+        super().__init__(
+            scope,
+            construct_id,
+            description="kafka-lineage: Glue Schema Registry schemas as DataZone assets; Kafka->Glue lineage",
+            **kwargs,
+        )
+        self.config = config
+        settings, deployment = config.settings, config.deployment
+        for key in config.placeholders:
+            cdk.Annotations.of(self).add_warning_v2(
+                "kafka-lineage:placeholder",
+                f"cdk.json context {key} is a placeholder: set it before `cdk deploy` (docs/deploy.md)",
+            )
+        retention = _RETENTION[deployment.log_retention_days]
+        environment = {**settings.to_environment(), **EXTRA_ENVIRONMENT}
+
+        self.layer = dependencies_layer(self, "Dependencies")
+        self.failure_queue = sqs.Queue(
+            self,
+            "FailureQueue",
+            encryption=sqs.QueueEncryption.SQS_MANAGED,
+            enforce_ssl=True,
+            retention_period=cdk.Duration.days(14),
+        )
+
+        self.types = DataZoneTypes(
+            self,
+            "DataZoneTypes",
+            domain_id=settings.domain_id,
+            project_id=settings.project_id,
+            layer=self.layer,
+            removal_policy=deployment.asset_type_removal_policy,
+            log_retention=retention,
+        )
+
+        common: dict[str, Any] = {
+            "environment": environment,
+            "layer": self.layer,
+            "failure_queue": self.failure_queue,
+            "log_retention": retention,
+            "domain_id": settings.domain_id,
+            "project_id": settings.project_id,
+        }
+        reserve = deployment.reserve_concurrency
+        self.schema_sync = LineageFunction(
+            self,
+            "SchemaSync",
+            handler=SCHEMA_SYNC_HANDLER,
+            description="Mirrors Glue Schema Registry schemas into DataZone assets (KafkaTopicAssetType)",
+            memory_mb=deployment.schema_sync_memory_mb,
+            timeout_seconds=deployment.schema_sync_timeout_seconds,
+            reserved_concurrency=SCHEMA_SYNC_CONCURRENCY if reserve else None,
+            **common,
+        )
+        self.lineage = LineageFunction(
+            self,
+            "LineageEmission",
+            handler=LINEAGE_HANDLER,
+            description="Posts OpenLineage runs (Kafka topic -> Glue table) to DataZone",
+            memory_mb=deployment.lineage_memory_mb,
+            timeout_seconds=deployment.lineage_timeout_seconds,
+            reserved_concurrency=LINEAGE_CONCURRENCY if reserve else None,
+            **common,
+        )
+        self._grant_schema_sync()
+        self._grant_lineage()
+        self._triggers()
+        self._table_mappings()
+
+        self.monitoring = Monitoring(
+            self,
+            "Monitoring",
+            failure_queue=self.failure_queue,
+            alarm_email=deployment.alarm_email,
+            alarm_topic_arn=deployment.alarm_topic_arn,
+        )
+        self.monitoring.notify(self.schema_sync.errors_alarm, self.lineage.errors_alarm)
+
+        self.trail: ManagementEventsTrail | None = None
+        if deployment.create_cloud_trail:
+            self.trail = ManagementEventsTrail(
+                self, "CloudTrail", retention_days=deployment.cloud_trail_retention_days
+            )
+
+        cdk.CfnOutput(self, "SchemaSyncFunctionName", value=self.schema_sync.function.function_name)
+        cdk.CfnOutput(self, "LineageFunctionName", value=self.lineage.function.function_name)
+        cdk.CfnOutput(self, "FailureQueueUrl", value=self.failure_queue.queue_url)
+        cdk.CfnOutput(self, "AssetTypeName", value=self.types.asset_type_name)
+        cdk.CfnOutput(self, "AssetTypeRevision", value=self.types.asset_type_revision)
+        self._suppress_nag_findings()
+
+    # --- IAM ------------------------------------------------------------------------------------------
+    def _domain_arn(self) -> str:
+        return self.format_arn(
+            service="datazone", resource="domain", resource_name=self.config.settings.domain_id
+        )
+
+    def _registry_arns(self) -> list[str]:
+        arns: list[str] = []
+        for name in self.config.registry_names:
+            arns.append(self.format_arn(service="glue", resource="registry", resource_name=name))
+            arns.append(self.format_arn(service="glue", resource="schema", resource_name=f"{name}/*"))
+        return arns
+
+    def _parameter_arn(self, suffix: str = "") -> str:
+        path = self.config.settings.mapping_path.lstrip("/") + suffix
+        return self.format_arn(
+            service="ssm",
+            resource="parameter",
+            resource_name=path,
+            arn_format=cdk.ArnFormat.SLASH_RESOURCE_NAME,
+        )
+
+    def _grant_schema_sync(self) -> None:
+        fn = self.schema_sync
+        fn.allow(
+            "DataZoneAssets",
+            [
+                "datazone:GetAssetType",
+                "datazone:CreateAsset",
+                "datazone:CreateAssetRevision",
+                "datazone:GetAsset",
+                "datazone:DeleteAsset",
+                "datazone:Search",
+                "datazone:CreateListingChangeSet",
+                "datazone:GetListing",
+            ],
+            [self._domain_arn()],
+        )
+        fn.allow(
+            "GlueSchemaRegistryRead",
+            [
+                "glue:GetRegistry",
+                "glue:ListSchemas",
+                "glue:ListSchemaVersions",
+                "glue:GetSchema",
+                "glue:GetSchemaVersion",
+            ],
+            self._registry_arns(),
+        )
+        self._grant_kafka(fn)
+        self._grant_mappings(fn, write_under="assets")
+        fn.allow(
+            "PutAssetChangedEvents",
+            ["events:PutEvents"],
+            [self.format_arn(service="events", resource="event-bus", resource_name="default")],
+            {"StringEquals": {"events:source": [ASSET_CHANGED_SOURCE]}},
+        )
+
+    def _grant_lineage(self) -> None:
+        fn = self.lineage
+        fn.allow(
+            "DataZoneLineage",
+            [
+                "datazone:PostLineageEvent",
+                "datazone:DeleteLineageEvent",
+                "datazone:ListLineageEvents",
+                "datazone:GetLineageEvent",
+                "datazone:GetAsset",
+                "datazone:Search",
+            ],
+            [self._domain_arn()],
+        )
+        fn.allow(
+            "GlueSchemaRegistryRead",
+            ["glue:GetSchema", "glue:GetSchemaVersion", "glue:ListSchemaVersions"],
+            self._registry_arns(),
+        )
+        databases = self.config.databases
+        if databases:
+            catalog_arns = [self.format_arn(service="glue", resource="catalog")]
+            for database in databases:
+                catalog_arns.append(
+                    self.format_arn(service="glue", resource="database", resource_name=database)
+                )
+                catalog_arns.append(
+                    self.format_arn(service="glue", resource="table", resource_name=f"{database}/*")
+                )
+            fn.allow("GlueCatalogRead", ["glue:GetDatabase", "glue:GetTable", "glue:GetTables"], catalog_arns)
+        self._grant_kafka(fn)
+        self._grant_mappings(fn, write_under="lineage")
+
+    def _grant_kafka(self, fn: LineageFunction) -> None:
+        # The default OpenLineage namespace comes from the cluster's bootstrap brokers.
+        fn.allow(
+            "MskClusterRead",
+            ["kafka:GetBootstrapBrokers", "kafka:DescribeClusterV2"],
+            list(self.config.cluster_arns),
+        )
+
+    def _grant_mappings(self, fn: LineageFunction, write_under: str) -> None:
+        """Read the whole MAPPING_PATH tree; write only the function's own part of it (contract §5)."""
+        fn.allow(
+            "MappingsRead",
+            ["ssm:GetParametersByPath", "ssm:GetParameter", "ssm:GetParameters"],
+            [self._parameter_arn(), self._parameter_arn("/*")],
+        )
+        fn.allow(
+            "MappingsWrite",
+            ["ssm:PutParameter", "ssm:DeleteParameter", "ssm:DeleteParameters"],
+            [self._parameter_arn(f"/{write_under}/*")],
+        )
+
+    # --- triggers -------------------------------------------------------------------------------------
+    def _target(self, fn: LineageFunction, payload: dict[str, Any] | None = None) -> targets.LambdaFunction:
+        return targets.LambdaFunction(
+            fn.function,
+            event=events.RuleTargetInput.from_object(payload) if payload is not None else None,
+            retry_attempts=TARGET_RETRY_ATTEMPTS,
+            max_event_age=TARGET_MAX_EVENT_AGE,
+            dead_letter_queue=self.failure_queue,
+        )
+
+    def _triggers(self) -> None:
+        schedules = self.config.deployment.schedules
+        rules: list[events.Rule] = []
+        # The scheduled rule's own "Scheduled Event" is the full-sync payload (contract §3).
+        for rule_id, expression, fn, payload, what in (
+            ("SyncSchedule", schedules.sync, self.schema_sync, None, "full schema sync"),
+            (
+                "VerifySchedule",
+                schedules.verify,
+                self.schema_sync,
+                {"verify": True},
+                "deep verification sync",
+            ),
+            ("LineageSchedule", schedules.lineage, self.lineage, None, "lineage for every changed topic"),
+        ):
+            if expression is None:
+                continue
+            rules.append(
+                events.Rule(
+                    self,
+                    rule_id,
+                    description=f"kafka-lineage: {what}",
+                    schedule=events.Schedule.expression(expression),
+                    targets=[self._target(fn, payload)],
+                )
+            )
+        self.glue_rule = events.Rule(
+            self,
+            "GlueSchemaRegistryChanges",
+            description="kafka-lineage: Glue Schema Registry changes (via CloudTrail) to schema-sync",
+            event_pattern=self._pattern(glue_registry_change_pattern(self.config.registry_names)),
+            targets=[self._target(self.schema_sync)],
+        )
+        self.asset_changed_rule = events.Rule(
+            self,
+            "TopicAssetChanged",
+            description="kafka-lineage: schema-sync's Topic Asset Changed events to lineage emission",
+            event_pattern=self._pattern(asset_changed_pattern()),
+            targets=[self._target(self.lineage)],
+        )
+        rules += [self.glue_rule, self.asset_changed_rule]
+        # Nothing should run before the asset type exists and the roles are project members.
+        for rule in rules:
+            rule.node.add_dependency(self.types.asset_type)
+            rule.node.add_dependency(self.schema_sync.membership, self.lineage.membership)
+        self.rules = rules
+
+    @staticmethod
+    def _pattern(pattern: dict[str, Any]) -> events.EventPattern:
+        return events.EventPattern(
+            source=pattern.get("source"),
+            detail_type=pattern.get("detail-type"),
+            detail=pattern.get("detail"),
+        )
+
+    # --- explicit table mappings ----------------------------------------------------------------------
+    def _table_mappings(self) -> None:
+        for parameter in self.config.table_mapping_parameters:
+            leaf = parameter.name.rsplit("/", 1)[1]
+            ssm.StringParameter(
+                self,
+                f"TableMapping-{leaf.split('-', 1)[0]}",
+                parameter_name=parameter.name,
+                string_value=parameter.value,
+                tier=ssm.ParameterTier.STANDARD,
+                description="kafka-lineage table mapping from cdk.json (an operator mapping elsewhere wins)",
+            )
+
+    # --- cdk-nag: each acknowledgment on one resource, for one exact finding, with its reason ------------
+    def _suppress_nag_findings(self) -> None:
+        mapping_path = self.config.settings.mapping_path
+        for fn, own in ((self.schema_sync, "assets"), (self.lineage, "lineage")):
+            policy = _default_policy(fn.role)
+            _acknowledge(
+                policy,
+                "AwsSolutions-IAM5[Resource::*]",
+                "X-Ray PutTraceSegments/PutTelemetryRecords support no resource-level permissions",
+            )
+            wildcards = [
+                _arn("ssm", f"parameter{mapping_path}/*"),
+                _arn("ssm", f"parameter{mapping_path}/{own}/*"),
+            ]
+            wildcards += [_arn("glue", f"schema/{name}/*") for name in self.config.registry_names]
+            if fn is self.lineage:
+                wildcards += [_arn("glue", f"table/{db}/*") for db in self.config.databases]
+            for resource in wildcards:
+                _acknowledge(
+                    policy,
+                    f"AwsSolutions-IAM5[Resource::{resource}]",
+                    "Scoped to the configured registries' schemas, the named Glue databases' tables or the "
+                    "MAPPING_PATH subtree, whose members appear at run time and cannot be listed here",
+                )
+        on_event = self.types.provider.on_event_handler
+        assert isinstance(on_event, lambda_.Function)
+        handler_id = self.get_logical_id(_cfn(on_event))
+        _acknowledge(
+            _default_policy(self.types.provider_role),
+            f"AwsSolutions-IAM5[Resource::<{handler_id}.Arn>:*]",
+            "CDK's provider framework may invoke any version of its own onEvent handler, and nothing else",
+        )
+        _acknowledge(
+            _cfn(self.failure_queue),
+            "AwsSolutions-SQS3",
+            "This queue is the dead end itself: the functions' on-failure destination and the rules' DLQ",
+        )
+        if self.trail is not None:
+            _acknowledge(
+                _cfn(self.trail.access_logs),
+                "AwsSolutions-S1",
+                "The server-access-log bucket of the trail bucket: logging it as well would recurse",
+            )
+
+
+def _cfn(construct: IConstruct) -> cdk.CfnResource:
+    resource = construct.node.default_child
+    assert isinstance(resource, cdk.CfnResource)
+    return resource
+
+
+def _default_policy(role: iam.Role) -> cdk.CfnResource:
+    return _cfn(role.node.find_child("DefaultPolicy"))
+
+
+def _acknowledge(resource: cdk.CfnResource, finding: str, reason: str) -> None:
+    """Acknowledge one cdk-nag finding on one resource (never on a stack or a subtree)."""
+    cdk.Validations.of(resource).acknowledge(cdk.Acknowledgment(id=finding, reason=reason))

@@ -1,0 +1,62 @@
+"""EventBridge: what invokes the functions (schedules, Glue Schema Registry changes, asset changes).
+
+The event patterns are plain data built here, so the tests can run them through an event-pattern engine
+(moto's) against CloudTrail fixtures, exactly as the stack deploys them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+# Contract §3: the Glue Schema Registry calls schema-sync reacts to.
+GLUE_EVENT_NAMES = (
+    "CreateSchema",
+    "UpdateSchema",
+    "RegisterSchemaVersion",
+    "DeleteSchema",
+    "DeleteSchemaVersions",
+    "DeleteRegistry",
+)
+ASSET_CHANGED_SOURCE = "kafka-lineage.schema-sync"
+ASSET_CHANGED_DETAIL_TYPE = "Topic Asset Changed"
+
+
+def glue_registry_change_pattern(registry_names: Sequence[str]) -> dict[str, Any]:
+    """Matches successful Glue Schema Registry changes in the given registries, as CloudTrail reports them.
+
+    A call names its registry in different places: by name or ARN in the request (`schemaId`, or
+    `registryId` for CreateSchema and DeleteRegistry) and, for some calls, in the response. No single field
+    is present in all six: RegisterSchemaVersion's response has no registry name at all, so a pattern on
+    `responseElements.registryName` never matches a version bump. Hence an `$or` over every place.
+    Registry names cannot contain `/` or `*`, so `schema/<registry>/*` and `registry/<registry>` are exact.
+    """
+    names = sorted(set(registry_names))
+    if not names:
+        raise ValueError("at least one registry name is required")
+    schema_arns = [{"wildcard": f"arn:aws*:glue:*:*:schema/{name}/*"} for name in names]
+    registry_arns = [{"wildcard": f"arn:aws*:glue:*:*:registry/{name}"} for name in names]
+    return {
+        "source": ["aws.glue"],
+        "detail-type": ["AWS API Call via CloudTrail"],
+        "detail": {
+            "eventSource": ["glue.amazonaws.com"],
+            "eventName": list(GLUE_EVENT_NAMES),
+            # A failed call (AccessDenied, validation) changed nothing.
+            "errorCode": [{"exists": False}],
+            "$or": [
+                {"requestParameters": {"schemaId": {"registryName": names}}},
+                {"requestParameters": {"schemaId": {"schemaArn": schema_arns}}},
+                {"requestParameters": {"registryId": {"registryName": names}}},
+                {"requestParameters": {"registryId": {"registryArn": registry_arns}}},
+                # CreateSchema without registryId lands in "default-registry": only its response says so.
+                {"responseElements": {"registryName": names}},
+                {"responseElements": {"schemaArn": schema_arns}},
+            ],
+        },
+    }
+
+
+def asset_changed_pattern() -> dict[str, Any]:
+    """schema-sync's "Topic Asset Changed" events (contract §3)."""
+    return {"source": [ASSET_CHANGED_SOURCE], "detail-type": [ASSET_CHANGED_DETAIL_TYPE]}
