@@ -16,7 +16,7 @@ from botocore.credentials import Credentials
 
 from local.standins import LocalAws
 
-NO_CLIENT_CHECKS = Config(parameter_validation=False, retries={"mode": "standard", "max_attempts": 1})
+NO_CLIENT_CHECKS = Config(parameter_validation=False, retries={"mode": "standard", "total_max_attempts": 1})
 
 
 @dataclass

@@ -1,5 +1,5 @@
-"""Glue ListSchemas / ListSchemaVersions / DeleteSchemaVersions on moto's registry data, per the API reference,
-with AWS's undocumented behaviours as Readings."""
+"""Glue ListSchemas / ListSchemaVersions / DeleteSchemaVersions on moto's registry data, per the API
+reference, with AWS's undocumented behaviours as Readings."""
 
 from __future__ import annotations
 

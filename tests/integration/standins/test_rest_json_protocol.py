@@ -113,7 +113,7 @@ def test_a_stand_in_answer_with_undeclared_members_fails_loudly(
     local_aws: LocalAws, fake_datazone: FakeDataZone
 ) -> None:
     fake_datazone.answers["DeleteAsset"] = {"surprise": 1}
-    datazone = boto3.client("datazone", config=Config(retries={"mode": "standard", "max_attempts": 1}))
+    datazone = boto3.client("datazone", config=Config(retries={"mode": "standard", "total_max_attempts": 1}))
 
     with pytest.raises(ClientError) as excinfo:
         datazone.delete_asset(domainIdentifier=DOMAIN, identifier="asset1")

@@ -124,7 +124,7 @@ def test_advanced_values_are_limited_to_8_kb(ssm: Any) -> None:
 
 def test_every_call_that_names_a_parameter_is_checked(ssm: Any) -> None:
     bad = "/kafka-lineage/bad name"
-    calls = [
+    calls: list[tuple[Any, dict[str, Any]]] = [
         (ssm.get_parameter, {"Name": bad}),
         (ssm.get_parameters, {"Names": ["/ok", bad]}),
         (ssm.delete_parameter, {"Name": bad}),
