@@ -1,0 +1,84 @@
+"""The harness's own logic: options, follow-up invocations after a checkpoint, the Lambda-like context."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from bench import run
+from bench.invoke import LambdaContext
+
+
+def answer(wall: float, peak: float, **result: Any) -> dict[str, Any]:
+    return {"wall_seconds": wall, "setup_seconds": 0.5, "peak_rss_mb": peak, "result": result, "error": None}
+
+
+def test_a_checkpointed_run_is_continued_and_its_invocations_added_up() -> None:
+    # Given a sync that checkpoints twice, then finishes
+    answers = iter(
+        [
+            answer(800.0, 150.0, created=400, incomplete=True, remaining=600),
+            answer(810.0, 170.0, created=450, incomplete=True, remaining=150),
+            answer(200.0, 140.0, created=150),
+        ]
+    )
+    told: list[str] = []
+
+    done = run.until_done(lambda: next(answers), max_invocations=5, log=told.append)
+
+    # Then three invocations ran; time adds up, memory is the largest one's, the result is the last one's
+    assert done.invocations == 3
+    assert done.wall_seconds == pytest.approx(1810.0)
+    assert done.peak_rss_mb == 170.0
+    assert done.setup_seconds == 0.5
+    assert done.result == {"created": 150}
+    assert len(told) == 2
+
+
+def test_continuation_stops_at_the_invocation_limit_and_at_an_error() -> None:
+    forever = run.until_done(lambda: answer(1.0, 1.0, incomplete=True, remaining=1), max_invocations=3)
+    assert forever.invocations == 3
+    assert forever.result["incomplete"] is True
+
+    broken = {"wall_seconds": 1.0, "peak_rss_mb": 1.0, "result": {}, "error": "KeyError: 'x'"}
+    failed = run.until_done(lambda: broken, max_invocations=3)
+    assert failed.invocations == 1
+    assert failed.result == {"error": "KeyError: 'x'"}
+
+
+def test_options_default_to_a_quick_run_and_accept_the_full_one() -> None:
+    quick = run.parse_args([])
+    full = run.parse_args(["--schemas", "10000", "--latency-ms", "50", "--fast-tuning", "off"])
+
+    assert quick.schemas * quick.latency_ms <= 200 * 20
+    assert quick.fast_tuning == run.FAST_TUNING
+    assert quick.tuning == {}
+    assert (full.schemas, full.latency_ms, full.fast_tuning) == (10000, 50.0, None)
+    assert run.parse_args(["--tuning", '{"datazone_rps": 50}']).tuning == {"datazone_rps": 50}
+    with pytest.raises(SystemExit):
+        run.parse_args(["--schemas", "0"])
+
+
+def test_long_result_lists_are_cut_for_the_report() -> None:
+    result: dict[str, Any] = {
+        "failed": [{"schemaArn": str(i)} for i in range(8)],
+        "created": 3,
+        "planned": [1],
+    }
+
+    slim = run._slim(result)
+
+    assert slim["failed"][:5] == result["failed"][:5]
+    assert slim["failed"][5] == "... 3 more"
+    assert slim["created"] == 3
+    assert "planned" not in slim
+
+
+def test_the_lambda_context_counts_down_from_its_deadline() -> None:
+    context = LambdaContext(deadline_seconds=900.0, started=0.0)
+
+    # monotonic() is far past 0 here: the deadline has passed
+    assert context.get_remaining_time_in_millis() == 0
+    fresh = LambdaContext(deadline_seconds=900.0)
+    assert 899_000 < fresh.get_remaining_time_in_millis() <= 900_000
