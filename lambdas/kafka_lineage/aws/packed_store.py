@@ -50,8 +50,9 @@ A store is single-threaded: ``load()`` and ``save()`` must not run concurrently,
 from one thread at a time (callers collect changes from their workers and save once). Overlapping calls
 raise ``RuntimeError`` instead of corrupting the in-memory picture. SSM has no conditional writes, so the
 store also assumes one writer per prefix (each Lambda owns its prefix and runs with reserved concurrency);
-when a PutParameter answers a version other than the one expected, another writer interfered and a warning
-is logged. After a failed ``save()`` call ``load()`` again before saving.
+when a PutParameter answers a version other than the one expected, a warning is logged (another writer
+interfered, or botocore retried a put whose response was lost, which is harmless). After a failed
+``save()``, call ``load()`` again before saving.
 """
 
 from __future__ import annotations
@@ -451,7 +452,8 @@ class PackedStore:
         got = response.get("Version") if isinstance(response, Mapping) else None
         if expected is not None and got is not None and got != expected:
             logger.warning(
-                "SSM parameter changed by another writer since it was read; its change may be lost",
+                "SSM parameter version jumped: another writer changed it (its change may be lost) "
+                "or a retried request was applied twice",
                 extra={"parameter": name, "expectedVersion": expected, "version": got},
             )
         self._meta[name] = _Meta(version=got, modified=time.time())
