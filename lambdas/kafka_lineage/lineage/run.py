@@ -139,7 +139,9 @@ def emit_lineage(
     if scope.dry_run:
         result.planned = plan.describe()
         result.emitted = sum(1 for a in result.planned if a["action"] == "emit")
-        return result  # no metrics: planned counts must not feed the alarms
+        # Planned counts must not feed the alarms: a dry run only counts itself.
+        metrics.add_metric(name="LineageDryRuns", unit=MetricUnit.Count, value=1)
+        return result
 
     applier = Applier(
         world.events,
