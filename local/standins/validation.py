@@ -60,9 +60,11 @@ def java_pattern(pattern: str) -> regex.Pattern[str] | None:
     translated = _JAVA_POSIX_RE.sub(lambda m: f"[{_JAVA_POSIX[m[1]]}]", translated)
     translated = _JAVA_HEX.sub(lambda m: f"\\U{int(m[1], 16):08x}", translated)
     translated = translated.replace(r"\p{all}", r"[\s\S]")
+    # DOTALL: Glue's SchemaDefinitionString pattern `.*\S.*` must admit multi-line definitions (every .proto
+    # file is one, and Glue registers them), so `.` cannot stop at a line break.
     for flags in (regex.V1, regex.V0):
         try:
-            return regex.compile(translated, flags)
+            return regex.compile(translated, flags | regex.DOTALL)
         except regex.error:
             continue
     log.warning("model pattern not checked (cannot translate): %s", pattern)

@@ -22,7 +22,7 @@ RETRY_CONFIG = Config(
 @cache
 def client(service: str) -> Any:
     """One shared client per service (boto3 clients are thread-safe; sessions are not)."""
-    return boto3.session.Session().client(service, config=RETRY_CONFIG)  # type: ignore[call-overload]
+    return boto3.session.Session().client(service, config=RETRY_CONFIG)
 
 
 def reset_clients() -> None:

@@ -1,0 +1,185 @@
+"""Glue Schema Registry reader: listings (paginated), schema details, versions and definitions."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from kafka_lineage.aws.clients import RateLimiter
+
+LIST_PAGE_SIZE = 100  # ListSchemas / ListSchemaVersions maximum page size
+
+
+class RegistryNotFound(Exception):
+    """The registry does not exist (never a reason to delete anything)."""
+
+
+class SchemaNotFound(Exception):
+    """The schema does not exist (any more)."""
+
+
+@dataclass(frozen=True)
+class ListedSchema:
+    """One row of ListSchemas."""
+
+    registry_name: str
+    schema_name: str
+    schema_arn: str
+    status: str  # AVAILABLE | PENDING | DELETING
+    created_time: str
+    updated_time: str
+
+
+@dataclass(frozen=True)
+class SchemaVersion:
+    number: int
+    version_id: str
+    status: str
+    created_time: str
+
+
+@dataclass(frozen=True)
+class SchemaDetails:
+    """GetSchema's answer and the version history (the definition is read separately, only when needed)."""
+
+    schema_arn: str
+    registry_name: str
+    registry_arn: str
+    schema_name: str
+    data_format: str
+    compatibility: str
+    description: str
+    status: str
+    created_time: str
+    updated_time: str
+    versions: tuple[SchemaVersion, ...]
+    latest: SchemaVersion | None  # the latest AVAILABLE version
+
+
+def _text(value: Any) -> str:
+    """Glue returns times as strings in its model; normalise datetimes too (moto, other SDK paths)."""
+    if isinstance(value, datetime):
+        return value.isoformat()
+    return "" if value is None else str(value)
+
+
+def _is(error: ClientError, *codes: str) -> bool:
+    return error.response.get("Error", {}).get("Code") in codes
+
+
+class RegistryReader:
+    def __init__(self, glue: Any, limiter: RateLimiter | None = None) -> None:
+        self.glue = glue
+        self.limiter = limiter
+
+    def _call(self, operation: str, **kwargs: Any) -> dict[str, Any]:
+        if self.limiter is not None:
+            self.limiter.acquire()
+        result: dict[str, Any] = getattr(self.glue, operation)(**kwargs)
+        return result
+
+    def list_schemas(self, registry_name: str) -> list[ListedSchema]:
+        schemas: list[ListedSchema] = []
+        request: dict[str, Any] = {
+            "RegistryId": {"RegistryName": registry_name},
+            "MaxResults": LIST_PAGE_SIZE,
+        }
+        while True:
+            try:
+                page = self._call("list_schemas", **request)
+            except ClientError as error:
+                if _is(error, "EntityNotFoundException"):
+                    raise RegistryNotFound(registry_name) from error
+                raise
+            for row in page.get("Schemas", []):
+                schemas.append(
+                    ListedSchema(
+                        registry_name=row.get("RegistryName", registry_name),
+                        schema_name=row["SchemaName"],
+                        schema_arn=row["SchemaArn"],
+                        status=row.get("SchemaStatus", "AVAILABLE"),
+                        created_time=_text(row.get("CreatedTime")),
+                        updated_time=_text(row.get("UpdatedTime")),
+                    )
+                )
+            token = page.get("NextToken")
+            if not token:
+                return schemas
+            request["NextToken"] = token
+
+    def list_versions(self, schema_arn: str) -> list[SchemaVersion]:
+        versions: list[SchemaVersion] = []
+        request: dict[str, Any] = {"SchemaId": {"SchemaArn": schema_arn}, "MaxResults": LIST_PAGE_SIZE}
+        while True:
+            try:
+                page = self._call("list_schema_versions", **request)
+            except ClientError as error:
+                if _is(error, "EntityNotFoundException"):
+                    raise SchemaNotFound(schema_arn) from error
+                raise
+            for row in page.get("Schemas", []):
+                versions.append(
+                    SchemaVersion(
+                        number=int(row["VersionNumber"]),
+                        version_id=row.get("SchemaVersionId", ""),
+                        status=row.get("Status", "AVAILABLE"),
+                        created_time=_text(row.get("CreatedTime")),
+                    )
+                )
+            token = page.get("NextToken")
+            if not token:
+                return sorted(versions, key=lambda version: version.number)
+            request["NextToken"] = token
+
+    def snapshot(self, registry_name: str, schema_name: str) -> SchemaDetails:
+        """GetSchema + ListSchemaVersions: everything but the definition (two calls and their pages)."""
+        try:
+            schema = self._call(
+                "get_schema", SchemaId={"RegistryName": registry_name, "SchemaName": schema_name}
+            )
+        except ClientError as error:
+            if _is(error, "EntityNotFoundException"):
+                raise SchemaNotFound(f"{registry_name}/{schema_name}") from error
+            raise
+        schema_arn = schema["SchemaArn"]
+        versions = tuple(self.list_versions(schema_arn))
+        available = [version for version in versions if version.status == "AVAILABLE"]
+        return SchemaDetails(
+            schema_arn=schema_arn,
+            registry_name=schema["RegistryName"],
+            registry_arn=schema.get("RegistryArn", ""),
+            schema_name=schema["SchemaName"],
+            data_format=schema.get("DataFormat", ""),
+            compatibility=schema.get("Compatibility", ""),
+            description=schema.get("Description", "") or "",
+            status=schema.get("SchemaStatus", "AVAILABLE"),
+            created_time=_text(schema.get("CreatedTime")),
+            updated_time=_text(schema.get("UpdatedTime")),
+            versions=versions,
+            latest=available[-1] if available else None,
+        )
+
+    def definition(self, schema_arn: str, version_number: int) -> str:
+        try:
+            answer = self._call(
+                "get_schema_version",
+                SchemaId={"SchemaArn": schema_arn},
+                SchemaVersionNumber={"VersionNumber": version_number},
+            )
+        except ClientError as error:
+            if _is(error, "EntityNotFoundException"):
+                raise SchemaNotFound(schema_arn) from error
+            raise
+        return str(answer.get("SchemaDefinition") or "")
+
+    def registry_exists(self, registry_name: str) -> bool:
+        try:
+            self._call("get_registry", RegistryId={"RegistryName": registry_name})
+        except ClientError as error:
+            if _is(error, "EntityNotFoundException"):
+                return False
+            raise
+        return True

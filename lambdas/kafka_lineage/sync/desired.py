@@ -1,0 +1,192 @@
+"""Registry state -> the asset content DataZone should hold for a schema (pure).
+
+Forms are matched to the asset type by *type name* (the contract's names); their *form names* and pinned
+revisions come from DataZone's GetAssetType, so nothing here restates smithy/KafkaTopicAssetType.json.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from kafka_lineage.aws.catalog import AssetContent, AssetType, FormInput
+from kafka_lineage.aws.registry import SchemaDetails
+from kafka_lineage.config import Source
+from kafka_lineage.schemas import ParsedSchema
+
+SCHEMA_FORM_TYPE = "KafkaSchemaFormType"
+MSK_FORM_TYPE = "MskSourceReferenceFormType"
+COMMON_FORM_TYPE = "amazon.datazone.AssetCommonDetailsFormType"
+TABLE_FORM_TYPE = "amazon.datazone.RelationalTableFormType"
+
+FORM_CONTENT_LIMIT = 300_000  # characters per form's content (CreateAsset)
+NAME_LIMIT = 256
+DESCRIPTION_LIMIT = 2048
+# Keep the newest versions when a schema has very many: the history must fit the form's content limit.
+HISTORY_LIMIT = 1000
+# Bump when the content this module builds changes shape: every asset is then revised by the next inspection.
+CONTENT_VERSION = 1
+
+
+class AssetTypeMismatch(ValueError):
+    """The asset type in DataZone lacks a form this code must fill."""
+
+
+@dataclass(frozen=True)
+class Desired:
+    content: AssetContent
+    content_hash: str
+    latest_version: int
+    schema_version_id: str
+    source_fingerprint: str
+    warning: str | None
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def digest(*parts: Any) -> str:
+    return hashlib.sha256(_json(parts).encode()).hexdigest()
+
+
+def source_fingerprint(details: SchemaDetails, namespace: str, asset_type_revision: str) -> str:
+    """What GetSchema + ListSchemaVersions say, minus UpdatedTime: equal fingerprints, equal content.
+
+    A `verify` run compares it with the mapping to skip reading the definition of an unchanged schema.
+    """
+    versions = [(v.number, v.version_id, v.status, v.created_time) for v in details.versions]
+    return digest(
+        details.schema_arn,
+        details.data_format,
+        details.compatibility,
+        details.description,
+        details.status,
+        versions,
+        namespace,
+        asset_type_revision,
+        CONTENT_VERSION,
+    )
+
+
+def topic_source_identifier(namespace: str, topic: str) -> str:
+    """The lineage node id of a topic: the OpenLineage dataset `{namespace}/{name}`."""
+    return f"{namespace}/{topic}"
+
+
+def asset_name(topic: str) -> str:
+    return topic if len(topic) <= NAME_LIMIT else topic[: NAME_LIMIT - 1] + "…"
+
+
+def _form_names(asset_type: AssetType) -> dict[str, str]:
+    by_type = {spec.type_name: name for name, spec in asset_type.forms.items()}
+    missing = [t for t in (SCHEMA_FORM_TYPE, MSK_FORM_TYPE, COMMON_FORM_TYPE) if t not in by_type]
+    if missing:
+        raise AssetTypeMismatch(f"asset type {asset_type.name} has no form of type(s) {missing}")
+    return by_type
+
+
+def _table_form(topic: str, parsed: ParsedSchema) -> tuple[dict[str, Any], str | None]:
+    columns = [
+        {"columnName": column.name, "dataType": column.data_type}
+        | ({"description": column.description} if column.description else {})
+        for column in parsed.columns
+    ]
+    form = {"tableName": topic, "columns": columns}
+    if len(_json(form)) <= FORM_CONTENT_LIMIT:
+        return form, None
+    # Degrade deliberately: keep as many leading columns as fit, and say so in the schema form.
+    kept = len(columns)
+    while kept > 0 and len(_json({"tableName": topic, "columns": columns[:kept]})) > FORM_CONTENT_LIMIT:
+        kept = kept * 9 // 10
+    note = f"only the first {kept} of {len(columns)} fields are listed as columns (form size limit)"
+    return {"tableName": topic, "columns": columns[:kept]}, note
+
+
+def desired_asset(
+    source: Source,
+    details: SchemaDetails,
+    parsed: ParsedSchema,
+    definition: str,
+    namespace: str,
+    asset_type: AssetType,
+) -> Desired:
+    """The complete asset content for one schema, and the hash that tells whether DataZone must change."""
+    form_names = _form_names(asset_type)
+    topic = details.schema_name
+    latest = details.latest
+    history = [
+        {
+            "version_number": v.number,
+            "registered_at": v.created_time,
+            "status": v.status,
+            "schema_version_id": v.version_id,
+        }
+        for v in details.versions[-HISTORY_LIMIT:]
+    ]
+    table_form, table_note = _table_form(topic, parsed)
+    warning = "; ".join(note for note in (parsed.warning, table_note) if note) or None
+    schema_form: dict[str, Any] = {
+        "kafka_topic": topic,
+        "schema_version": str(latest.number if latest else 0),
+        "schema_arn": details.schema_arn,
+        "registry_arn": details.registry_arn,
+        "registry_name": details.registry_name,
+        "compatibility_mode": details.compatibility,
+        "data_format": details.data_format,
+        "schema_status": details.status,
+        "latest_version_registered_at": latest.created_time if latest else "",
+        "version_count": len(details.versions),
+        "schema_versions": history,
+        "definition_sha256": hashlib.sha256(definition.encode()).hexdigest(),
+        "field_count": len(parsed.columns),
+    }
+    if warning:
+        schema_form["parse_warning"] = warning[:2000]
+    forms = [
+        FormInput(form_names[SCHEMA_FORM_TYPE], _json(schema_form)),
+        FormInput(
+            form_names[MSK_FORM_TYPE],
+            _json(
+                {
+                    "cluster_arn": source.cluster_arn,
+                    "cluster_type": source.cluster_type,
+                    "lineage_namespace": namespace,
+                }
+            ),
+        ),
+        FormInput(
+            form_names[COMMON_FORM_TYPE],
+            _json({"sourceIdentifier": topic_source_identifier(namespace, topic)}),
+        ),
+    ]
+    if TABLE_FORM_TYPE in form_names:
+        forms.append(FormInput(form_names[TABLE_FORM_TYPE], _json(table_form)))
+    cluster_name = source.cluster_arn.split("/")[-2]
+    description = (
+        f"Kafka topic {topic} on MSK cluster {cluster_name}; "
+        f"{details.data_format} schema v{latest.number if latest else 0} in Glue registry "
+        f"{details.registry_name}."
+    )
+    if details.description:
+        description += f" {details.description}"
+    content = AssetContent(
+        name=asset_name(topic), description=description[:DESCRIPTION_LIMIT], forms=tuple(forms)
+    )
+    content_hash = digest(
+        asset_type.name,
+        asset_type.revision,
+        content.name,
+        content.description,
+        [(f.form_name, f.content) for f in content.forms],
+    )
+    return Desired(
+        content=content,
+        content_hash=content_hash,
+        latest_version=latest.number if latest else 0,
+        schema_version_id=latest.version_id if latest else "",
+        source_fingerprint=source_fingerprint(details, namespace, asset_type.revision),
+        warning=warning,
+    )

@@ -1,0 +1,177 @@
+"""schema-sync invocation events -> a `SyncRequest` (contract §3). Unknown shapes are rejected by name.
+
+CloudTrail-via-EventBridge shapes follow AWS's "AWS API Call via CloudTrail" envelope; the Glue members
+(`requestParameters.schemaId`, `registryId`, …) follow the Glue API's request members in camelCase, as
+CloudTrail records them (see tests/events/README.md for where each fixture's shape comes from).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from aws_lambda_powertools.utilities.parser.models import EventBridgeModel
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+SCHEMA_ARN = re.compile(
+    r"arn:aws[a-z-]*:glue:(?P<region>[a-z0-9-]+):(?P<account>\d{12}):schema/"
+    r"(?P<registry>[a-zA-Z0-9-_$#.]{1,255})/(?P<schema>[a-zA-Z0-9-_$#.]{1,255})"
+)
+REGISTRY_ARN = re.compile(
+    r"arn:aws[a-z-]*:glue:[a-z0-9-]+:\d{12}:registry/(?P<registry>[a-zA-Z0-9-_$#.]{1,255})"
+)
+DEFAULT_REGISTRY = "default-registry"  # Glue's registry when a SchemaId names none
+GLUE_EVENTS = {
+    "CreateSchema",
+    "UpdateSchema",
+    "RegisterSchemaVersion",
+    "DeleteSchema",
+    "DeleteSchemaVersions",
+    "DeleteRegistry",
+}
+DELETION_EVENTS = {"DeleteSchema", "DeleteSchemaVersions", "DeleteRegistry"}
+
+
+class InvalidRequest(ValueError):
+    """The invocation event has a shape schema-sync does not accept; the message says what was unexpected."""
+
+
+@dataclass(frozen=True)
+class SchemaRef:
+    registry_name: str
+    schema_name: str
+
+
+@dataclass(frozen=True)
+class SyncRequest:
+    """What one run must do. `scope` full: every source; registries: whole registries; schemas: those only."""
+
+    scope: Literal["full", "registries", "schemas"] = "full"
+    schemas: tuple[SchemaRef, ...] = ()
+    registries: tuple[str, ...] = ()
+    # Deletions an event confirms: the fail-safe does not apply to them.
+    confirmed_deleted_schemas: frozenset[SchemaRef] = frozenset()
+    confirmed_deleted_registries: frozenset[str] = frozenset()
+    verify: bool = False
+    dry_run: bool = False
+    allow_mass_delete: bool = False
+    trigger: str = "manual"
+    notes: tuple[str, ...] = field(default=())
+
+
+class _Flags(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    verify: bool = False
+    dry_run: bool = Field(default=False, alias="dryRun")
+    allow_mass_delete: bool = Field(default=False, alias="allowMassDelete")
+
+
+class _ManualRequest(_Flags):
+    schema_arns: list[str] | None = Field(default=None, alias="schemaArns", min_length=1)
+
+
+def parse_schema_arn(arn: str) -> SchemaRef:
+    found = SCHEMA_ARN.fullmatch(arn)
+    if found is None:
+        raise InvalidRequest(
+            f"schemaArns: {arn!r} is not a Glue schema ARN (arn:aws:glue:R:A:schema/REG/NAME)"
+        )
+    return SchemaRef(found["registry"], found["schema"])
+
+
+def _registry_of(identifier: dict[str, Any] | None) -> str | None:
+    if not isinstance(identifier, dict):
+        return None
+    if identifier.get("registryName"):
+        return str(identifier["registryName"])
+    arn = identifier.get("registryArn")
+    found = REGISTRY_ARN.fullmatch(arn) if isinstance(arn, str) else None
+    return found["registry"] if found else None
+
+
+def _schema_of(schema_id: dict[str, Any] | None) -> SchemaRef | None:
+    if not isinstance(schema_id, dict):
+        return None
+    arn = schema_id.get("schemaArn")
+    if isinstance(arn, str):
+        found = SCHEMA_ARN.fullmatch(arn)
+        return SchemaRef(found["registry"], found["schema"]) if found else None
+    name = schema_id.get("schemaName")
+    if isinstance(name, str) and name:
+        return SchemaRef(str(schema_id.get("registryName") or DEFAULT_REGISTRY), name)
+    return None
+
+
+def _from_cloudtrail(detail: dict[str, Any]) -> SyncRequest:
+    name = detail.get("eventName")
+    if name not in GLUE_EVENTS:
+        raise InvalidRequest(f"detail.eventName {name!r} is not one of {sorted(GLUE_EVENTS)}")
+    params = detail.get("requestParameters") or {}
+    failed_call = bool(detail.get("errorCode"))
+    trigger = f"cloudtrail:{name}"
+    if name == "DeleteRegistry":
+        registry = _registry_of(params.get("registryId"))
+        if registry is None:
+            return SyncRequest(scope="full", trigger=trigger, notes=("registry not named: full sync",))
+        gone: frozenset[str] = frozenset() if failed_call else frozenset({registry})
+        return SyncRequest(
+            scope="registries",
+            registries=(registry,),
+            confirmed_deleted_registries=gone,
+            trigger=trigger,
+        )
+    if name == "CreateSchema":
+        registry = _registry_of(params.get("registryId")) or DEFAULT_REGISTRY
+        schema_name = params.get("schemaName")
+        ref = SchemaRef(registry, schema_name) if isinstance(schema_name, str) and schema_name else None
+    else:
+        ref = _schema_of(params.get("schemaId"))
+    if ref is None:
+        registry = _registry_of(params.get("schemaId")) or _registry_of(params.get("registryId"))
+        if registry is None:
+            return SyncRequest(scope="full", trigger=trigger, notes=("schema not named: full sync",))
+        return SyncRequest(scope="registries", registries=(registry,), trigger=trigger)
+    # DeleteSchemaVersions may leave the schema in place: the sync re-reads it and deletes the asset only when
+    # the schema is really gone, so the event "confirms" nothing more than that.
+    confirmed: frozenset[SchemaRef] = (
+        frozenset({ref}) if name in DELETION_EVENTS and not failed_call else frozenset()
+    )
+    return SyncRequest(scope="schemas", schemas=(ref,), confirmed_deleted_schemas=confirmed, trigger=trigger)
+
+
+def parse_sync_event(event: Any) -> SyncRequest:
+    """Turn any accepted invocation payload into a SyncRequest; raise InvalidRequest otherwise."""
+    if not isinstance(event, dict):
+        raise InvalidRequest(f"expected a JSON object, got {type(event).__name__}")
+    if "detail-type" in event or "source" in event:
+        try:
+            envelope = EventBridgeModel.model_validate(event)
+        except ValidationError as error:
+            first = error.errors()[0]
+            where = ".".join(str(part) for part in first["loc"])
+            raise InvalidRequest(f"malformed EventBridge event: {where}: {first['msg']}") from error
+        if envelope.detail_type == "Scheduled Event":
+            return SyncRequest(scope="full", trigger="schedule")
+        if envelope.source == "aws.glue" and envelope.detail_type == "AWS API Call via CloudTrail":
+            return _from_cloudtrail(event.get("detail") or {})
+        raise InvalidRequest(
+            f"unexpected EventBridge event: source {envelope.source!r}, detail-type {envelope.detail_type!r}"
+        )
+    try:
+        manual = _ManualRequest.model_validate(event)
+    except ValidationError as error:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in item['loc']) or 'event'}: {item['msg']}" for item in error.errors()
+        )
+        raise InvalidRequest(f"unexpected invocation payload: {problems}") from error
+    refs = tuple(dict.fromkeys(parse_schema_arn(arn) for arn in manual.schema_arns or ()))
+    return SyncRequest(
+        scope="schemas" if refs else "full",
+        schemas=refs,
+        trigger="manual",
+        verify=manual.verify,
+        dry_run=manual.dry_run,
+        allow_mass_delete=manual.allow_mass_delete,
+    )

@@ -1,0 +1,69 @@
+"""schema-sync Lambda: parse the event and the environment, run one sync, return its result (contract §3)."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from kafka_lineage.aws.bus import TopicEvents
+from kafka_lineage.aws.catalog import Catalog
+from kafka_lineage.aws.clients import RateLimiter, client
+from kafka_lineage.aws.continuation import continue_asynchronously
+from kafka_lineage.aws.kafka import cluster_namespace
+from kafka_lineage.aws.registry import RegistryReader
+from kafka_lineage.config import Settings, Source
+from kafka_lineage.mapping import AssetMapping
+from kafka_lineage.observability import logger, metrics, tracer
+from kafka_lineage.sync.requests import parse_sync_event
+from kafka_lineage.sync.run import SchemaSync, SyncAdapters
+
+
+class SyncFailed(RuntimeError):
+    """Raised after every item was tried, when any failed: Lambda retries, the DLQ and alarms see it."""
+
+
+def build_adapters(settings: Settings) -> SyncAdapters:
+    tuning = settings.tuning
+
+    def namespace_of(source: Source) -> str:
+        return source.namespace or cluster_namespace(client("kafka"), source.cluster_arn)
+
+    return SyncAdapters(
+        registry=RegistryReader(client("glue"), RateLimiter(tuning.glue_rps)),
+        catalog=Catalog(
+            client("datazone"), settings.domain_id, settings.project_id, RateLimiter(tuning.datazone_rps)
+        ),
+        mapping=AssetMapping(client("ssm"), settings.mapping_path, RateLimiter(tuning.ssm_write_rps)),
+        events=TopicEvents(client("events")),
+        namespace_of=namespace_of,
+    )
+
+
+@logger.inject_lambda_context(clear_state=True)
+@metrics.log_metrics
+@tracer.capture_lambda_handler
+def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    settings = Settings.from_environment(os.environ)
+    request = parse_sync_event(event)
+    logger.info("schema-sync starting", extra={"trigger": request.trigger, "scope": request.scope})
+
+    def remaining_seconds() -> float:
+        return float(context.get_remaining_time_in_millis()) / 1000
+
+    outcome = SchemaSync(settings, build_adapters(settings), remaining_seconds).run(request)
+    result = outcome.to_dict()
+    if outcome.incomplete and outcome.progressed:
+        # Checkpointed: the mapping holds every finished chunk, so the follow-up redoes none of them.
+        try:
+            continue_asynchronously(client("lambda"), context.invoked_function_arn, event)
+            result["continued"] = True
+        except Exception as error:  # the next scheduled run continues instead; say so
+            logger.error("follow-up invocation failed", extra={"error": str(error)})
+            result["continued"] = False
+    logger.info("schema-sync finished", extra={"result": {k: v for k, v in result.items() if k != "planned"}})
+    if result["failed"]:
+        raise SyncFailed(json.dumps(result, separators=(",", ":")))
+    return result

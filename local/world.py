@@ -1,0 +1,131 @@
+"""A local CDC world on the stand-ins: a DataZone domain with our types, a Glue registry, an MSK cluster.
+
+The demo, the integration tests and the benchmarks build the same world through real boto3 calls, so what
+they exercise is what a deployed stack would meet (the form types and asset type come from `smithy/`, created
+by the same code as the stack's custom resource).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import boto3
+from botocore.exceptions import ClientError
+
+from asset_type_resource.provision import create_form_types, provision_asset_type
+from local import debezium
+
+REPO = Path(__file__).resolve().parent.parent
+SMITHY = REPO / "smithy"
+REGION = "eu-west-1"
+ACCOUNT = "123456789012"
+DOMAIN_ID = "dzd_local1234"
+PROJECT_ID = "prj1234local"
+CLUSTER_ARN = f"arn:aws:kafka:{REGION}:{ACCOUNT}:cluster/cdc/0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0-2"
+BROKERS_IAM = ",".join(f"b-{n}.cdc.abc123.c2.kafka.eu-west-1.amazonaws.com:9098" for n in (1, 2))
+NAMESPACE = "kafka://b-1.cdc.abc123.c2.kafka.eu-west-1.amazonaws.com:9098"
+MAPPING_PATH = "/kafka-lineage"
+
+
+@dataclass(frozen=True)
+class SchemaSpec:
+    name: str
+    data_format: str  # AVRO | JSON | PROTOBUF
+    definition: str
+    compatibility: str = "BACKWARD"
+
+
+# The demo's registry: the Debezium tutorial's inventory tables in all three formats Glue supports, and the
+# connector's heartbeat topic.
+FORMATS = {
+    "customers": "AVRO",
+    "addresses": "AVRO",
+    "orders": "JSON",
+    "products": "JSON",
+    "products_on_hand": "PROTOBUF",
+    "geom": "PROTOBUF",
+}
+
+
+def inventory() -> list[SchemaSpec]:
+    specs = [
+        SchemaSpec(debezium.topic_for(table), data_format, debezium.table_envelope(table, data_format))
+        for table, data_format in FORMATS.items()
+    ]
+    specs.append(SchemaSpec(debezium.HEARTBEAT_TOPIC, "AVRO", debezium.heartbeat("AVRO")))
+    return specs
+
+
+def inventory_v2(table: str) -> SchemaSpec:
+    """The next version of a tutorial table's schema (a compatible evolution: one nullable column added)."""
+    return SchemaSpec(debezium.topic_for(table), FORMATS[table], debezium.table_v2(table, FORMATS[table]))
+
+
+def source_config(registry: str = "cdc", **extra: Any) -> dict[str, Any]:
+    """A SOURCES entry (contract §2) for the local cluster."""
+    return {"registryName": registry, "clusterArn": CLUSTER_ARN, **extra}
+
+
+def environment(sources: Iterable[dict[str, Any]], tuning: dict[str, Any] | None = None) -> dict[str, str]:
+    env = {
+        "DATAZONE_DOMAIN_ID": DOMAIN_ID,
+        "DATAZONE_PROJECT_ID": PROJECT_ID,
+        "MAPPING_PATH": MAPPING_PATH,
+        "SOURCES": json.dumps(list(sources)),
+    }
+    if tuning:
+        env["TUNING"] = json.dumps(tuning)
+    return env
+
+
+def bootstrap_catalog(datazone_backend: Any) -> str:
+    """Seed the domain and project, then create our form types and asset type; returns its revision."""
+    datazone_backend.add_domain(DOMAIN_ID, project_ids=[PROJECT_ID])
+    datazone = boto3.client("datazone", region_name=REGION)
+    revisions = create_form_types(datazone, DOMAIN_ID, PROJECT_ID, SMITHY)
+    spec = json.loads((SMITHY / "KafkaTopicAssetType.json").read_text())
+    return provision_asset_type(datazone, DOMAIN_ID, PROJECT_ID, spec, revisions)
+
+
+def create_registry(registry: str) -> None:
+    glue = boto3.client("glue", region_name=REGION)
+    try:
+        glue.create_registry(RegistryName=registry)
+    except ClientError as error:
+        if error.response["Error"]["Code"] != "AlreadyExistsException":
+            raise
+
+
+def register(registry: str, spec: SchemaSpec) -> int:
+    """Create the schema, or register a new version of it; returns the version number."""
+    glue = boto3.client("glue", region_name=REGION)
+    try:
+        answer = glue.create_schema(
+            RegistryId={"RegistryName": registry},
+            SchemaName=spec.name,
+            DataFormat=spec.data_format,
+            Compatibility=spec.compatibility,
+            SchemaDefinition=spec.definition,
+        )
+        return int(answer.get("LatestSchemaVersion", 1))
+    except ClientError as error:
+        if error.response["Error"]["Code"] != "AlreadyExistsException":
+            raise
+    answer = glue.register_schema_version(
+        SchemaId={"RegistryName": registry, "SchemaName": spec.name}, SchemaDefinition=spec.definition
+    )
+    return int(answer["VersionNumber"])
+
+
+def delete_schema(registry: str, name: str) -> None:
+    boto3.client("glue", region_name=REGION).delete_schema(
+        SchemaId={"RegistryName": registry, "SchemaName": name}
+    )
+
+
+def schema_arn(registry: str, name: str) -> str:
+    return f"arn:aws:glue:{REGION}:{ACCOUNT}:schema/{registry}/{name}"

@@ -1,0 +1,122 @@
+"""The schema-sync handler against the local stand-ins: a CDC world, a Lambda context, an event catcher."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import boto3
+import pytest
+
+from local import world
+
+AVRO_VALUE = json.dumps(
+    {
+        "type": "record",
+        "name": "Value",
+        "fields": [
+            {"name": "id", "type": "int"},
+            {"name": "name", "type": ["null", "string"], "default": None},
+        ],
+    }
+)
+
+
+@dataclass
+class FakeContext:
+    """What Powertools reads from the Lambda context, with a controllable deadline."""
+
+    function_name: str = "schema-sync"
+    memory_limit_in_mb: int = 512
+    invoked_function_arn: str = "arn:aws:lambda:eu-west-1:123456789012:function:schema-sync"
+    aws_request_id: str = "00000000-0000-4000-8000-000000000000"
+    remaining_ms: int = 900_000
+
+    def get_remaining_time_in_millis(self) -> int:
+        return self.remaining_ms
+
+
+class EventCatcher:
+    """An EventBridge rule on the default bus that sends "Topic Asset Changed" events to an SQS queue."""
+
+    def __init__(self) -> None:
+        self.sqs = boto3.client("sqs", region_name=world.REGION)
+        events = boto3.client("events", region_name=world.REGION)
+        self.queue_url = self.sqs.create_queue(QueueName="topic-asset-changed")["QueueUrl"]
+        queue_arn = self.sqs.get_queue_attributes(QueueUrl=self.queue_url, AttributeNames=["QueueArn"])[
+            "Attributes"
+        ]["QueueArn"]
+        events.put_rule(
+            Name="catch-topic-asset-changed",
+            EventPattern=json.dumps(
+                {"source": ["kafka-lineage.schema-sync"], "detail-type": ["Topic Asset Changed"]}
+            ),
+        )
+        events.put_targets(Rule="catch-topic-asset-changed", Targets=[{"Id": "q", "Arn": queue_arn}])
+
+    def drain(self) -> list[dict[str, Any]]:
+        details: list[dict[str, Any]] = []
+        while True:
+            answer = self.sqs.receive_message(QueueUrl=self.queue_url, MaxNumberOfMessages=10)
+            messages = answer.get("Messages", [])
+            if not messages:
+                return details
+            for message in messages:
+                details.append(json.loads(message["Body"])["detail"])
+                self.sqs.delete_message(QueueUrl=self.queue_url, ReceiptHandle=message["ReceiptHandle"])
+
+
+@dataclass
+class CdcWorld:
+    aws: Any
+    events: EventCatcher
+    monkeypatch: pytest.MonkeyPatch
+
+    def configure(self, *sources: dict[str, Any], tuning: dict[str, Any] | None = None) -> None:
+        # Request rates far above the production defaults: the stand-ins have no quotas to protect.
+        tuning = {"datazone_rps": 500, "glue_rps": 500, "ssm_write_rps": 500, **(tuning or {})}
+        for key, value in world.environment(sources or [world.source_config()], tuning).items():
+            self.monkeypatch.setenv(key, value)
+
+    def sync(self, event: dict[str, Any] | None = None, context: FakeContext | None = None) -> dict[str, Any]:
+        from schema_sync.handler import handler
+
+        result: dict[str, Any] = handler(event or {}, context or FakeContext())
+        return result
+
+    def assets(self) -> list[Any]:
+        return list(self.aws.datazone.assets(world.DOMAIN_ID))
+
+    def register(
+        self, name: str, definition: str = AVRO_VALUE, data_format: str = "AVRO", registry: str = "cdc"
+    ) -> int:
+        world.create_registry(registry)
+        return world.register(registry, world.SchemaSpec(name, data_format, definition))
+
+    def inventory(self, registry: str = "cdc") -> list[str]:
+        world.create_registry(registry)
+        names = []
+        for spec in world.inventory():
+            world.register(registry, spec)
+            names.append(spec.name)
+        return names
+
+    def calls(self) -> dict[str, int]:
+        return dict(self.aws.call_counts())
+
+    def reset_calls(self) -> None:
+        self.aws.calls.clear()
+
+
+@pytest.fixture
+def cdc(local_aws: Any, monkeypatch: pytest.MonkeyPatch, fast_retries: None) -> CdcWorld:
+    world.bootstrap_catalog(local_aws.datazone)
+    local_aws.kafka.set_brokers(world.CLUSTER_ARN, sasl_iam=world.BROKERS_IAM)
+    created = CdcWorld(local_aws, EventCatcher(), monkeypatch)
+    created.configure()
+    return created
+
+
+SyncRunner = Callable[..., dict[str, Any]]

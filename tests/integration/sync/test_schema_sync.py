@@ -1,0 +1,391 @@
+"""schema-sync end to end on the stand-ins: real boto3 clients, strict DataZone, moto-backed Glue and SSM."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from local import world
+from tests.fixtures import load_event
+from tests.integration.sync.conftest import AVRO_VALUE, CdcWorld, FakeContext
+
+WRITE_OPERATIONS = {
+    "datazone:CreateAsset",
+    "datazone:CreateAssetRevision",
+    "datazone:DeleteAsset",
+    "datazone:CreateListingChangeSet",
+    "ssm:PutParameter",
+    "ssm:DeleteParameter",
+    "events:PutEvents",
+}
+PER_SCHEMA_READS = {
+    "glue:GetSchema",
+    "glue:GetSchemaVersion",
+    "glue:ListSchemaVersions",
+    "datazone:GetAsset",
+    "datazone:Search",
+}
+
+
+def v2(definition: str = AVRO_VALUE) -> str:
+    schema = json.loads(definition)
+    schema["fields"].append({"name": "email", "type": ["null", "string"], "default": None})
+    return json.dumps(schema)
+
+
+def by_external_id(cdc: CdcWorld) -> dict[str, Any]:
+    assets = cdc.assets()
+    ids = [asset.external_identifier for asset in assets]
+    assert len(ids) == len(set(ids)), f"duplicate assets: {ids}"
+    return {asset.external_identifier: asset for asset in assets}
+
+
+def schema_form(asset: Any) -> dict[str, Any]:
+    form: dict[str, Any] = asset.forms["KafkaSchemaFormType"]
+    return form
+
+
+def test_first_sync_creates_one_published_asset_per_schema_with_columns_and_source_identifier(
+    cdc: CdcWorld,
+) -> None:
+    # Given the Debezium inventory topics in three formats
+    names = cdc.inventory()
+
+    # When the schedule runs the sync
+    result = cdc.sync()
+
+    # Then every schema has exactly one asset carrying the contract's forms, and events announce them
+    assert result["created"] == len(names)
+    assert result["failed"] == []
+    assets = by_external_id(cdc)
+    assert set(assets) == {world.schema_arn("cdc", name) for name in names}
+    customers = assets[world.schema_arn("cdc", "dbserver1.inventory.customers")]
+    assert schema_form(customers)["kafka_topic"] == "dbserver1.inventory.customers"
+    assert schema_form(customers)["schema_version"] == "1"
+    assert customers.forms["MskSourceReferenceFormType"]["cluster_arn"] == world.CLUSTER_ARN
+    assert customers.forms["AssetCommonDetailsForm"]["sourceIdentifier"] == (
+        f"{world.NAMESPACE}/dbserver1.inventory.customers"
+    )
+    columns = {c["columnName"] for c in customers.forms["RelationalTableForm"]["columns"]}
+    assert {"after.id", "after.email", "op"} <= columns
+    listed = {
+        listing.asset_id
+        for listing in cdc.aws.datazone.listings(world.DOMAIN_ID)
+        if listing.status == "ACTIVE"
+    }
+    assert {asset.id for asset in assets.values()} <= listed
+    events = cdc.events.drain()
+    assert sorted(e["topic"] for e in events) == sorted(names)
+    assert {e["change"] for e in events} == {"created"}
+
+
+def test_no_change_rerun_writes_nothing_and_reads_nothing_per_schema(cdc: CdcWorld) -> None:
+    # Given a synced registry
+    cdc.inventory()
+    cdc.sync()
+    cdc.reset_calls()
+
+    # When the sync runs again with nothing changed
+    result = cdc.sync()
+
+    # Then it read only listings, the mapping and the asset type, and wrote nothing
+    calls = cdc.calls()
+    assert result["created"] == result["updated"] == result["deleted"] == 0
+    assert not WRITE_OPERATIONS & set(calls), calls
+    assert not PER_SCHEMA_READS & set(calls), calls
+    assert set(calls) <= {"glue:ListSchemas", "ssm:GetParametersByPath", "datazone:GetAssetType"}
+
+
+def test_a_new_version_revises_the_asset_and_refreshes_its_listing(cdc: CdcWorld) -> None:
+    cdc.register("orders")
+    cdc.sync()
+    cdc.events.drain()
+
+    cdc.register("orders", v2())
+    result = cdc.sync()
+
+    assert result["updated"] == 1
+    asset = by_external_id(cdc)[world.schema_arn("cdc", "orders")]
+    assert schema_form(asset)["schema_version"] == "2"
+    assert [v["version_number"] for v in schema_form(asset)["schema_versions"]] == [1, 2]
+    assert [e["change"] for e in cdc.events.drain()] == ["revised"]
+
+
+def test_a_deleted_schema_removes_its_asset(cdc: CdcWorld) -> None:
+    for name in ("a", "b", "c"):
+        cdc.register(name)
+    cdc.sync()
+    cdc.events.drain()
+
+    world.delete_schema("cdc", "a")
+    result = cdc.sync()
+
+    assert result["deleted"] == 1
+    assert set(by_external_id(cdc)) == {world.schema_arn("cdc", "b"), world.schema_arn("cdc", "c")}
+    assert [(e["topic"], e["change"]) for e in cdc.events.drain()] == [("a", "deleted")]
+
+
+def test_fail_safe_holds_back_mass_deletion_until_overridden(cdc: CdcWorld) -> None:
+    # Given three mirrored schemas of which two vanish without any event
+    for name in ("a", "b", "c"):
+        cdc.register(name)
+    cdc.sync()
+    world.delete_schema("cdc", "a")
+    world.delete_schema("cdc", "b")
+
+    # When the sync runs, then nothing is deleted and the run raises with the held deletions
+    with pytest.raises(Exception, match="fail-safe") as raised:
+        cdc.sync()
+    summary = json.loads(str(raised.value))
+    assert len(summary["failed"]) == 2
+    assert len(cdc.assets()) == 3
+
+    # When the operator allows it, then the deletions happen
+    result = cdc.sync({"allowMassDelete": True})
+    assert result["deleted"] == 2
+    assert len(cdc.assets()) == 1
+
+
+def test_event_confirmed_deletion_of_a_registrys_last_schema_is_applied(cdc: CdcWorld) -> None:
+    cdc.register("only")
+    cdc.sync()
+    world.delete_schema("cdc", "only")
+    event = load_event("glue_delete_schema")
+    event["detail"]["requestParameters"]["schemaId"] = {"schemaArn": world.schema_arn("cdc", "only")}
+
+    result = cdc.sync(event)
+
+    assert result["deleted"] == 1
+    assert cdc.assets() == []
+
+
+def test_verify_catches_a_version_the_listing_did_not_show(cdc: CdcWorld) -> None:
+    # Given the pessimistic reading: a new version does not move ListSchemas' UpdatedTime
+    cdc.aws.readings.updated_time_moves_on_new_version = False
+    cdc.register("orders")
+    cdc.sync()
+    cdc.register("orders", v2())
+
+    # When the hourly sync runs, then it cannot see the version; when verify runs, it does
+    assert cdc.sync()["updated"] == 0
+    assert cdc.sync({"verify": True})["updated"] == 1
+    assert schema_form(by_external_id(cdc)[world.schema_arn("cdc", "orders")])["schema_version"] == "2"
+
+
+def test_dry_run_plans_without_writing(cdc: CdcWorld) -> None:
+    cdc.inventory()
+    cdc.reset_calls()
+
+    result = cdc.sync({"dryRun": True})
+
+    assert result["dryRun"] is True
+    assert result["created"] == len(result["planned"]) > 0
+    assert {p["action"] for p in result["planned"]} == {"create"}
+    assert not WRITE_OPERATIONS & set(cdc.calls())
+    assert cdc.assets() == []
+
+
+def test_cloudtrail_event_syncs_only_the_schema_it_names(cdc: CdcWorld) -> None:
+    cdc.register("dbserver1.inventory.customers")
+    cdc.register("other")
+    event = load_event("glue_register_schema_version")
+
+    result = cdc.sync(event)
+
+    assert result["created"] == 1
+    assert set(by_external_id(cdc)) == {world.schema_arn("cdc", "dbserver1.inventory.customers")}
+
+
+@pytest.mark.parametrize(
+    "operation",
+    ["CreateAsset", "CreateListingChangeSet", "CreateAssetRevision", "PutParameter", "PutEvents"],
+)
+def test_a_lost_response_beyond_the_sdk_retries_then_a_rerun_converges(cdc: CdcWorld, operation: str) -> None:
+    # Given a schema that needs a revision (so CreateAssetRevision is exercised too)
+    cdc.register("orders")
+    if operation == "CreateAssetRevision":
+        cdc.sync()
+        cdc.register("orders", v2())
+    service = {"PutParameter": "ssm", "PutEvents": "events"}.get(operation, "datazone")
+    cdc.aws.faults.add(service=service, operation=operation, kind="lost_response", times=20)
+
+    # When the write happened but every answer was lost, the run fails (or warns) without corrupting anything
+    try:
+        outcome = json.dumps(cdc.sync())
+    except Exception as error:  # the run raises after finishing, with its summary
+        outcome = str(error)
+    assert '"failed"' in outcome
+    cdc.aws.faults.clear()
+
+    # Then a rerun converges to exactly one asset per schema at the latest version
+    cdc.sync()
+    assets = by_external_id(cdc)
+    assert list(assets) == [world.schema_arn("cdc", "orders")]
+    expected = "2" if operation == "CreateAssetRevision" else "1"
+    assert schema_form(assets[world.schema_arn("cdc", "orders")])["schema_version"] == expected
+    assert cdc.sync()["created"] == 0
+
+
+def test_throttling_is_retried_before_anything_counts_as_failed(cdc: CdcWorld) -> None:
+    cdc.register("orders")
+    cdc.aws.faults.add(service="datazone", operation="CreateAsset", kind="throttle", times=2)
+    cdc.aws.faults.add(service="glue", operation="ListSchemas", kind="throttle", times=2)
+
+    result = cdc.sync()
+
+    assert result["created"] == 1
+    assert result["failed"] == []
+
+
+def test_two_overlapping_runs_leave_exactly_one_asset_per_schema(cdc: CdcWorld) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    names = [f"topic-{i}" for i in range(12)]
+    for name in names:
+        cdc.register(name)
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        results = list(pool.map(lambda _: cdc.sync(), range(2)))
+
+    assert sum(r["created"] + r["adopted"] for r in results) >= len(names)
+    assert set(by_external_id(cdc)) == {world.schema_arn("cdc", n) for n in names}
+    cdc.sync()
+    assert set(by_external_id(cdc)) == {world.schema_arn("cdc", n) for n in names}
+
+
+def test_an_asset_the_mapping_does_not_know_is_adopted_not_duplicated(cdc: CdcWorld) -> None:
+    import boto3
+
+    # Given an asset for the schema made outside this sync (an earlier install, or a lost mapping)
+    cdc.register("orders")
+    cdc.sync({"dryRun": True})
+    datazone = boto3.client("datazone", region_name=world.REGION)
+    asset_type = datazone.get_asset_type(domainIdentifier=world.DOMAIN_ID, identifier="KafkaTopicAssetType")
+    forms = {
+        "KafkaSchemaFormType": {
+            "kafka_topic": "orders",
+            "schema_version": "0",
+            "schema_arn": world.schema_arn("cdc", "orders"),
+            "registry_arn": "x",
+            "registry_name": "cdc",
+            "data_format": "AVRO",
+        },
+        "MskSourceReferenceFormType": {"cluster_arn": world.CLUSTER_ARN, "cluster_type": "MSK"},
+        "AssetCommonDetailsForm": {"sourceIdentifier": "stale"},
+    }
+    datazone.create_asset(
+        domainIdentifier=world.DOMAIN_ID,
+        owningProjectIdentifier=world.PROJECT_ID,
+        name="orders (old)",
+        typeIdentifier="KafkaTopicAssetType",
+        typeRevision=asset_type["revision"],
+        externalIdentifier=world.schema_arn("cdc", "orders"),
+        formsInput=[{"formName": name, "content": json.dumps(content)} for name, content in forms.items()],
+    )
+
+    # When the sync runs, then it adopts that asset and brings it up to date
+    result = cdc.sync()
+
+    assert result["adopted"] == 1
+    asset = by_external_id(cdc)[world.schema_arn("cdc", "orders")]
+    assert schema_form(asset)["schema_version"] == "1"
+    assert asset.forms["AssetCommonDetailsForm"]["sourceIdentifier"] == f"{world.NAMESPACE}/orders"
+    assert cdc.sync()["adopted"] == 0
+
+
+def test_verify_removes_an_orphan_left_by_a_crash_before_the_mapping_write(cdc: CdcWorld) -> None:
+    # Given a crash between CreateAsset and the mapping write (SSM writes fail), then the schema's deletion
+    cdc.register("orders")
+    cdc.register("keep")
+    cdc.aws.faults.add(service="ssm", operation="PutParameter", kind="server_error", times=100)
+    with pytest.raises(Exception, match="mapping not saved"):
+        cdc.sync()
+    cdc.aws.faults.clear()
+    world.delete_schema("cdc", "orders")
+    cdc.sync()  # adopts "keep"; "orders" has no mapping, so a plain run cannot see its asset
+    assert world.schema_arn("cdc", "orders") in by_external_id(cdc)
+
+    # When verify runs, then the orphan is removed
+    result = cdc.sync({"verify": True})
+
+    assert result["deleted"] == 1
+    assert set(by_external_id(cdc)) == {world.schema_arn("cdc", "keep")}
+
+
+@pytest.mark.parametrize(
+    ("registry", "name"),
+    [
+        ("cdc.prod-$1", "__debezium-heartbeat.dbserver1"),
+        ("cdc", "orders#v2_legacy"),
+        ("cdc", "a" * 255),
+        ("r" * 255, "$#.-_"),
+    ],
+)
+def test_weird_names_sync_and_resync_cleanly(cdc: CdcWorld, registry: str, name: str) -> None:
+    cdc.configure(world.source_config(registry))
+    cdc.register(name, registry=registry)
+
+    first = cdc.sync()
+    second = cdc.sync()
+
+    assert first["created"] == 1
+    assert second["created"] == second["updated"] == 0
+    asset = by_external_id(cdc)[world.schema_arn(registry, name)]
+    assert len(asset.name) <= 256
+
+
+def test_an_unparseable_definition_still_gets_its_asset_with_a_warning(cdc: CdcWorld) -> None:
+    # JSON Schema is not validated by Glue as strictly as Avro: a definition our parser cannot read
+    cdc.register(
+        "weird",
+        definition='{"type": "object", "properties": {"a": {"$ref": "#/nowhere"}}}',
+        data_format="JSON",
+    )
+
+    result = cdc.sync()
+
+    assert result["created"] == 1
+
+
+def test_one_bad_schema_never_stops_the_others(cdc: CdcWorld) -> None:
+    # Given one worker, and a GetSchema that fails for every attempt of the first schema read
+    cdc.configure(world.source_config(), tuning={"max_concurrency": 1})
+    cdc.register("first")
+    cdc.register("second")
+    # (retries={"max_attempts": 8} means one call and eight retries: nine attempts)
+    cdc.aws.faults.add(service="glue", operation="GetSchema", kind="server_error", times=9)
+
+    # When the sync runs, then the other schema is mirrored and the run raises naming the failure
+    with pytest.raises(Exception, match="failed") as raised:
+        cdc.sync()
+
+    summary = json.loads(str(raised.value))
+    assert summary["created"] == 1
+    assert len(summary["failed"]) == 1
+    assert cdc.sync()["created"] == 1
+
+
+def test_near_the_deadline_the_sync_stops_and_the_next_run_finishes_without_redoing_work(
+    cdc: CdcWorld,
+) -> None:
+    for i in range(60):
+        cdc.register(f"t{i}")
+    cdc.configure(world.source_config(), tuning={"deadline_margin_seconds": 30})
+
+    class Clock(FakeContext):
+        calls = 0
+
+        def get_remaining_time_in_millis(self) -> int:
+            Clock.calls += 1
+            return 900_000 if Clock.calls == 1 else 10_000
+
+    first = cdc.sync(context=Clock())
+    assert cdc.calls().get("lambda:Invoke") == 1  # the follow-up invocation was requested
+    second = cdc.sync()  # what that follow-up runs: the same event
+
+    assert first["incomplete"] is True
+    assert first["created"] == 50
+    assert second["created"] == 10
+    assert len(cdc.assets()) == 60

@@ -1,0 +1,78 @@
+"""Settings: valid environments parse; every malformed setting fails fast, naming the variable."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from kafka_lineage.config import ConfigError, Settings, TableRule, validate_ssm_path
+from tests.fixtures import CLUSTER_ARN, environment
+
+
+def test_given_a_valid_environment_when_parsed_then_sources_and_defaults_are_set() -> None:
+    settings = Settings.from_environment(environment())
+
+    assert settings.asset_type_name == "KafkaTopicAssetType"
+    assert settings.sources[0].registry_name == "cdc"
+    assert settings.sources[0].region == "eu-west-1"
+    assert settings.tuning.mass_delete_share == 0.5
+
+
+def test_given_settings_when_written_to_an_environment_then_they_read_back_equal() -> None:
+    settings = Settings.from_environment(environment(TUNING='{"max_concurrency": 4}'))
+
+    assert Settings.from_environment(settings.to_environment()) == settings
+
+
+@pytest.mark.parametrize(
+    ("override", "named"),
+    [
+        ({"DATAZONE_DOMAIN_ID": ""}, "DATAZONE_DOMAIN_ID"),
+        ({"DATAZONE_DOMAIN_ID": "domain-1"}, "DATAZONE_DOMAIN_ID"),
+        ({"DATAZONE_PROJECT_ID": "bad project"}, "DATAZONE_PROJECT_ID"),
+        ({"MAPPING_PATH": "kafka-lineage"}, "MAPPING_PATH"),
+        ({"MAPPING_PATH": "/ssm-mappings"}, "MAPPING_PATH"),
+        ({"MAPPING_PATH": "/" + "a" * 1000}, "MAPPING_PATH"),
+        ({"SOURCES": "not json"}, "SOURCES"),
+        ({"SOURCES": "[]"}, "SOURCES"),
+        ({"SOURCES": json.dumps([{"registryName": "cdc"}])}, "SOURCES[0].clusterArn"),
+        ({"SOURCES": json.dumps([{"registryName": "bad/name", "clusterArn": CLUSTER_ARN}])}, "SOURCES[0]"),
+        (
+            {"SOURCES": json.dumps([{"registryName": "cdc", "clusterArn": CLUSTER_ARN, "x": 1}])},
+            "SOURCES[0].x",
+        ),
+        ({"TUNING": '{"mass_delete_share": 2}'}, "TUNING.mass_delete_share"),
+    ],
+)
+def test_given_a_malformed_setting_when_parsed_then_the_error_names_it(
+    override: dict[str, str], named: str
+) -> None:
+    with pytest.raises(ConfigError, match=named.replace("[", r"\[").replace("]", r"\]").replace(".", r"\.")):
+        Settings.from_environment(environment(**override))
+
+
+def test_given_two_sources_with_one_registry_when_parsed_then_rejected() -> None:
+    source = {"registryName": "cdc", "clusterArn": CLUSTER_ARN}
+    with pytest.raises(ConfigError, match="more than once"):
+        Settings.from_environment(environment(SOURCES=json.dumps([source, source])))
+
+
+def test_given_a_table_rule_when_a_topic_matches_then_the_lowercased_table_is_returned() -> None:
+    rule = TableRule(
+        database="LakeHouse", match=r"dbserver1\.inventory\.(?P<table>[^.]+)", table="cdc_{table}"
+    )
+
+    assert rule.table_for("dbserver1.inventory.Customers") == ("lakehouse", "cdc_customers")
+    assert rule.table_for("__debezium-heartbeat.dbserver1") is None
+
+
+def test_given_a_template_with_an_unknown_group_when_validated_then_rejected() -> None:
+    with pytest.raises(ValueError, match="named groups"):
+        TableRule(database="db", match=r"(?P<table>.+)", table="{schema}_{table}")
+
+
+@pytest.mark.parametrize("path", ["/awsome", "/x/SSM-things", "/a b", "/" + "/l" * 13])
+def test_given_an_ssm_path_ssm_would_reject_when_validated_then_rejected(path: str) -> None:
+    with pytest.raises(ValueError, match=r"SSM|too deep"):
+        validate_ssm_path(path)
