@@ -100,8 +100,13 @@ class LocalAws:
 
     # ----------------------------------------------------------------------------------------------- state
 
-    region = property(lambda self: self.standins.region)
-    account = property(lambda self: self.standins.account)
+    @property
+    def region(self) -> str:
+        return self.standins.region
+
+    @property
+    def account(self) -> str:
+        return self.standins.account
 
     @property
     def readings(self) -> Readings:

@@ -68,7 +68,7 @@ class Standins:
         self.kafka = KafkaBrokers()
         self.glue = GlueSchemaRegistry(lambda: self.readings, account, lambda: self.region)
         self.datazone = new_datazone(self.readings)
-        self.lock = threading.RLock()  # one request at a time touches moto and the stand-ins
+        self.lock = threading.RLock()  # one request at a time touches the stand-ins (and moto's Glue)
 
     def reset(self) -> None:
         with self.lock:
@@ -133,14 +133,13 @@ class FrontDoor:
         route = protocol.route(request)
         service = route.service if route else "unsigned"
         operation = route.operation_name if route else ""
-        with s.lock:
-            fault = s.faults.take(service, operation)
-            if fault is not None and fault.kind != "lost_response":
+        fault = s.faults.take(service, operation)
+        if fault is not None and fault.kind != "lost_response":
+            response = protocol.error_response(route, fault.error())
+        else:
+            response = self._answer(route, request, environ) if route else self._forward(environ, body)
+            if fault is not None:  # lost_response: applied above, but the answer never arrives
                 response = protocol.error_response(route, fault.error())
-            else:
-                response = self._answer(route, request, environ) if route else self._forward(environ, body)
-                if fault is not None:  # lost_response: applied above, but the answer never arrives
-                    response = protocol.error_response(route, fault.error())
         s.calls.record(
             Call(
                 service,
@@ -172,14 +171,17 @@ class FrontDoor:
                 )
             handler = self._standin(route)
             if handler is not None:
-                return protocol.result_response(route, handler(params))
-            removed = (
-                s.glue.before(route.operation_name, params, route.region) if route.service == "glue" else []
-            )
-            response = self._forward(environ, request.body)
-            if route.service == "glue" and response.status < 400:
-                s.glue.after(route.operation_name, params, route.region, removed)
-            return response
+                with s.lock:
+                    return protocol.result_response(route, handler(params))
+            if route.service != "glue":
+                # Not under the lock: moto serves concurrent requests itself; some wait (SQS long polling).
+                return self._forward(environ, request.body)
+            with s.lock:  # the registry stand-in reads what moto's Glue holds
+                removed = s.glue.before(route.operation_name, params, route.region)
+                response = self._forward(environ, request.body)
+                if response.status < 400:
+                    s.glue.after(route.operation_name, params, route.region, removed)
+                return response
         except ServiceError as error:
             return protocol.error_response(route, error)
         except Exception as error:

@@ -4,6 +4,8 @@ through the same front door."""
 from __future__ import annotations
 
 import json
+import time
+from concurrent.futures import ThreadPoolExecutor
 
 import boto3
 import pytest
@@ -94,3 +96,20 @@ def test_eventbridge_delivers_to_an_sqs_target(local_aws: LocalAws) -> None:
 
     messages = sqs.receive_message(QueueUrl=queue_url)["Messages"]
     assert json.loads(messages[0]["Body"])["detail-type"] == "Topic Asset Changed"
+
+
+def test_a_waiting_moto_call_does_not_hold_up_others(local_aws: LocalAws) -> None:
+    # Given a consumer long-polling an empty queue for up to 10 s
+    sqs = boto3.client("sqs")
+    queue_url = sqs.create_queue(QueueName="slow")["QueueUrl"]
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        started = time.monotonic()
+        waiting = pool.submit(boto3.client("sqs").receive_message, QueueUrl=queue_url, WaitTimeSeconds=10)
+        time.sleep(0.5)
+
+        # When another client sends meanwhile
+        sqs.send_message(QueueUrl=queue_url, MessageBody="hello")
+
+        # Then the send got through and the waiting consumer received it well before its timeout
+        assert waiting.result(timeout=15)["Messages"][0]["Body"] == "hello"
+        assert time.monotonic() - started < 5
