@@ -1,6 +1,8 @@
 # Two commands matter: `make demo` and `make test`. Both build the virtual environment themselves.
 SHELL := /bin/bash
-PYTHON ?= $(shell command -v python3.13 || command -v python3.12 || command -v python3.11 || command -v python3)
+# The newest Python 3.11+ that actually runs (pyenv shims exist for versions that are not selected).
+PYTHON ?= $(shell for p in python3.13 python3.12 python3.11 python3; do \
+	if $$p -c 'import sys; assert sys.version_info >= (3, 11)' >/dev/null 2>&1; then command -v $$p; break; fi; done)
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
@@ -11,7 +13,7 @@ export PYTHONPATH := lambdas:.
 
 venv: $(STAMP)
 $(STAMP): requirements.txt requirements-dev.txt lambdas/requirements.txt
-	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Python 3.11+ is required"'
+	@test -n "$(PYTHON)" || { echo "Python 3.11+ is required (python3.11, python3.12, python3.13 or python3)"; exit 1; }
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements-dev.txt
