@@ -6,11 +6,15 @@ fixture checks after each run, so every posted event is checked while it lives).
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import boto3
 import pytest
 
 from kafka_lineage.aws.clients import RETRY_CONFIG
 from local import debezium
-from tests.fixtures import CLUSTER_ARN, load_event
+from local.lineage_view import show
+from tests.fixtures import CLUSTER_ARN, DOMAIN_ID, load_event
 from tests.integration.lineage.conftest import NAMESPACE, TABLE_NAMESPACE, Failed, FakeContext, Lakehouse
 
 CUSTOMERS = debezium.topic_for("customers")
@@ -306,3 +310,15 @@ def test_a_2000_field_schema_stays_under_the_event_limit(lakehouse: Lakehouse) -
     assert emission["columnLineage"]["matched"] == 2000
     edge = lakehouse.edges()[(f"{NAMESPACE}/{topic}", f"{TABLE_NAMESPACE}/lakehouse/wide")]
     assert len(edge.columns) == emission["columnLineage"]["emitted"] > 1500
+
+
+def test_the_demo_view_reads_the_edges_back_through_the_datazone_api(
+    lakehouse: Lakehouse, tmp_path: Path
+) -> None:
+    customers(lakehouse)
+    lakehouse.emit()
+    text, page = show(boto3.client("datazone", region_name="eu-west-1"), DOMAIN_ID, tmp_path)
+    assert "dbserver1.inventory.customers  ->  lakehouse.customers" in text
+    assert "after.first_name  ->  First_Name" in text
+    assert page == tmp_path / "lineage.html"
+    assert "sink/lakehouse.customers" in page.read_text(encoding="utf-8")

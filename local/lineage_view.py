@@ -1,0 +1,274 @@
+"""Show the lineage DataZone holds: topic -> table edges with their column mappings, as text and as a page.
+
+Reads DataZone through its public API (ListLineageEvents, GetLineageEvent), so it shows what the service
+has, whoever posted it: the demo points it at the local stand-ins, and it works the same against a real
+domain. Per job and edge, the newest event is shown (COMPLETE over START at the same time).
+
+    python -m local.lineage_view --domain dzd_... [--out out/lineage.html]
+
+The HTML page is self-contained (inline SVG and CSS, no script, no CDN): open it from disk.
+"""
+
+from __future__ import annotations
+
+import argparse
+import html
+import json
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+LIST_PAGE_SIZE = 50  # ListLineageEvents maxResults maximum
+EVENT_ORDER = {"START": 0, "RUNNING": 1, "OTHER": 2, "COMPLETE": 3, "FAIL": 3, "ABORT": 3}
+
+
+@dataclass(frozen=True)
+class Dataset:
+    namespace: str
+    name: str
+
+    @property
+    def identifier(self) -> str:
+        """The lineage node's sourceIdentifier (DataZone: `<namespace>/<name>`)."""
+        return f"{self.namespace}/{self.name}"
+
+    @property
+    def label(self) -> str:
+        """A readable name: `database.table` for a Glue table, the topic for Kafka, else the name."""
+        if self.namespace.startswith("arn:") and self.namespace.endswith(":table") and "/" in self.name:
+            return self.name.replace("/", ".", 1)
+        return self.name
+
+
+@dataclass(frozen=True)
+class Edge:
+    upstream: Dataset
+    downstream: Dataset
+    job_namespace: str
+    job_name: str
+    run_id: str
+    event_time: str
+    columns: tuple[tuple[str, str], ...]  # (input field, output column), in the facet's order
+
+    @property
+    def job(self) -> str:
+        return f"{self.job_namespace}/{self.job_name}"
+
+
+def edges_from_events(events: Iterable[dict[str, Any]]) -> list[Edge]:
+    """One edge per (input, output, job): the newest event's, with its column lineage from that input."""
+    newest: dict[tuple[str, str, str, str], tuple[tuple[str, int], Edge]] = {}
+    for event in events:
+        job = event.get("job") or {}
+        run = event.get("run") or {}
+        rank = (str(event.get("eventTime", "")), EVENT_ORDER.get(str(event.get("eventType")), 0))
+        for source in event.get("inputs") or []:
+            upstream = Dataset(str(source.get("namespace", "")), str(source.get("name", "")))
+            for output in event.get("outputs") or []:
+                downstream = Dataset(str(output.get("namespace", "")), str(output.get("name", "")))
+                facet = (output.get("facets") or {}).get("columnLineage") or {}
+                # In the table's column order when the event carries its schema (JSON objects have none).
+                schema = ((output.get("facets") or {}).get("schema") or {}).get("fields") or []
+                order = {str(f.get("name")): index for index, f in enumerate(schema)}
+                columns = tuple(
+                    sorted(
+                        (
+                            (str(item.get("field", "")), str(column))
+                            for column, spec in (facet.get("fields") or {}).items()
+                            for item in (spec or {}).get("inputFields") or []
+                            if item.get("namespace") == upstream.namespace
+                            and item.get("name") == upstream.name
+                        ),
+                        key=lambda pair: (order.get(pair[1], len(order)), pair[1]),
+                    )
+                )
+                edge = Edge(
+                    upstream,
+                    downstream,
+                    str(job.get("namespace", "")),
+                    str(job.get("name", "")),
+                    str(run.get("runId", "")),
+                    str(event.get("eventTime", "")),
+                    columns,
+                )
+                key = (upstream.identifier, downstream.identifier, edge.job_namespace, edge.job_name)
+                if key not in newest or rank >= newest[key][0]:
+                    newest[key] = (rank, edge)
+    return sorted(
+        (edge for _, edge in newest.values()), key=lambda e: (e.upstream.name, e.downstream.name, e.job)
+    )
+
+
+def read_events(datazone: Any, domain_id: str) -> list[dict[str, Any]]:
+    """Every live lineage event of the domain, parsed (ListLineageEvents, then GetLineageEvent per event)."""
+    events: list[dict[str, Any]] = []
+    request: dict[str, Any] = {"domainIdentifier": domain_id, "maxResults": LIST_PAGE_SIZE}
+    while True:
+        page = datazone.list_lineage_events(**request)
+        for item in page.get("items", []):
+            answer = datazone.get_lineage_event(domainIdentifier=domain_id, identifier=item["id"])
+            body = answer.get("event")
+            raw = body.read() if hasattr(body, "read") else body
+            events.append(json.loads(raw))
+        token = page.get("nextToken")
+        if not token:
+            return events
+        request["nextToken"] = token
+
+
+def read_edges(datazone: Any, domain_id: str) -> list[Edge]:
+    return edges_from_events(read_events(datazone, domain_id))
+
+
+# -- terminal --------------------------------------------------------------------------------------------
+
+
+def render_text(edges: Sequence[Edge], max_columns: int = 12) -> str:
+    """The edges as a terminal listing: topic -> table, the job, then the column mappings."""
+    if not edges:
+        return "No lineage in DataZone yet.\n"
+    lines = [f"Lineage in DataZone: {len(edges)} edge{'s' if len(edges) != 1 else ''}", ""]
+    for edge in edges:
+        lines.append(f"{edge.upstream.label}  ->  {edge.downstream.label}")
+        lines.append(f"    job     {edge.job}   (run {edge.run_id}, {edge.event_time})")
+        lines.append(f"    from    {edge.upstream.identifier}")
+        lines.append(f"    to      {edge.downstream.identifier}")
+        if edge.columns:
+            width = max(len(field) for field, _ in edge.columns[:max_columns])
+            lines.append(f"    columns ({len(edge.columns)}):")
+            for field, column in edge.columns[:max_columns]:
+                lines.append(f"      {field.ljust(width)}  ->  {column}")
+            if len(edge.columns) > max_columns:
+                lines.append(f"      ... and {len(edge.columns) - max_columns} more")
+        else:
+            lines.append("    columns: none mapped")
+        lines.append("")
+    return "\n".join(lines)
+
+
+# -- HTML ------------------------------------------------------------------------------------------------
+
+_NODE_W, _NODE_H, _ROW, _GAP_X, _PAD = 300, 44, 64, 120, 24
+_STYLE = """
+body { font: 14px/1.4 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 24px; color: #1d2330; }
+h1 { font-size: 20px; margin: 0 0 4px; } p.meta { color: #5b6475; margin: 0 0 16px; }
+svg text { font: 12px system-ui, sans-serif; } .topic rect { fill: #e8f1ff; stroke: #2f6fdb; }
+.job rect { fill: #f3f0ff; stroke: #7a5cd6; } .table rect { fill: #e9f8ef; stroke: #2a9d5b; }
+rect { stroke-width: 1.5; rx: 8; } path { fill: none; stroke: #8a93a6; stroke-width: 1.5; }
+.kind { fill: #5b6475; font-size: 10px; text-transform: uppercase; letter-spacing: .05em; }
+section { margin-top: 28px; } h2 { font-size: 15px; margin: 0 0 6px; }
+table { border-collapse: collapse; margin-top: 6px; } td, th { border: 1px solid #d5d9e2; padding: 3px 8px; }
+th { background: #f4f6fa; text-align: left; } code { font-size: 12px; } .muted { color: #5b6475; }
+"""
+
+
+def _clip(text: str, limit: int = 44) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _node(x: int, y: int, kind: str, label: str, identifier: str) -> str:
+    return (
+        f'<g class="{kind}"><title>{html.escape(identifier)}</title>'
+        f'<rect x="{x}" y="{y}" width="{_NODE_W}" height="{_NODE_H}"/>'
+        f'<text class="kind" x="{x + 10}" y="{y + 15}">{kind}</text>'
+        f'<text x="{x + 10}" y="{y + 33}">{html.escape(_clip(label))}</text></g>'
+    )
+
+
+def _link(x1: int, y1: int, x2: int, y2: int) -> str:
+    middle = (x1 + x2) // 2
+    return f'<path d="M{x1},{y1} C{middle},{y1} {middle},{y2} {x2},{y2}" marker-end="url(#arrow)"/>'
+
+
+def render_html(edges: Sequence[Edge], title: str = "Kafka topic → Glue table lineage") -> str:
+    """A self-contained page: the graph (topics -> jobs -> tables) and each edge's column mappings."""
+    topics = sorted({e.upstream for e in edges}, key=lambda d: d.label)
+    jobs = sorted({(e.job_namespace, e.job_name) for e in edges})
+    tables = sorted({e.downstream for e in edges}, key=lambda d: d.label)
+    rows = max(len(topics), len(jobs), len(tables), 1)
+    xs = (_PAD, _PAD + _NODE_W + _GAP_X, _PAD + 2 * (_NODE_W + _GAP_X))
+    width, height = xs[2] + _NODE_W + _PAD, _PAD * 2 + rows * _ROW
+
+    def y_of(index: int, count: int) -> int:
+        offset = (rows - count) * _ROW // 2  # centre shorter columns
+        return _PAD + offset + index * _ROW
+
+    topic_y = {d: y_of(i, len(topics)) for i, d in enumerate(topics)}
+    job_y = {j: y_of(i, len(jobs)) for i, j in enumerate(jobs)}
+    table_y = {d: y_of(i, len(tables)) for i, d in enumerate(tables)}
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" role="img" aria-label="lineage graph">',
+        '<defs><marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" '
+        'markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#8a93a6" '
+        'stroke="none"/></marker></defs>',
+    ]
+    half = _NODE_H // 2
+    for edge in edges:
+        job = (edge.job_namespace, edge.job_name)
+        parts.append(_link(xs[0] + _NODE_W, topic_y[edge.upstream] + half, xs[1], job_y[job] + half))
+        parts.append(_link(xs[1] + _NODE_W, job_y[job] + half, xs[2], table_y[edge.downstream] + half))
+    parts += [_node(xs[0], topic_y[d], "topic", d.label, d.identifier) for d in topics]
+    parts += [_node(xs[1], job_y[j], "job", j[1], f"{j[0]}/{j[1]}") for j in jobs]
+    parts += [_node(xs[2], table_y[d], "table", d.label, d.identifier) for d in tables]
+    parts.append("</svg>")
+
+    sections = []
+    for edge in edges:
+        if edge.columns:
+            body = "".join(
+                f"<tr><td><code>{html.escape(field)}</code></td><td><code>{html.escape(column)}</code></td></tr>"
+                for field, column in edge.columns
+            )
+            mapping = f"<table><tr><th>topic field</th><th>table column</th></tr>{body}</table>"
+        else:
+            mapping = '<p class="muted">No column of the table matches a field of the topic.</p>'
+        e = html.escape
+        sections.append(
+            f"<section><h2>{e(edge.upstream.label)} → {e(edge.downstream.label)}</h2>"
+            f'<div class="muted">job <code>{e(edge.job)}</code>, run <code>{e(edge.run_id)}</code>, '
+            f"{e(edge.event_time)}<br>from <code>{e(edge.upstream.identifier)}</code><br>"
+            f"to <code>{e(edge.downstream.identifier)}</code></div>{mapping}</section>"
+        )
+    summary = f"{len(edges)} edge{'s' if len(edges) != 1 else ''} read from DataZone's lineage events."
+    return (
+        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
+        f"<title>{html.escape(title)}</title><style>{_STYLE}</style></head><body>"
+        f'<h1>{html.escape(title)}</h1><p class="meta">{summary}</p>'
+        + ("".join(parts) if edges else "<p>No lineage in DataZone yet.</p>")
+        + "".join(sections)
+        + "</body></html>\n"
+    )
+
+
+def write_html(edges: Sequence[Edge], path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(render_html(edges), encoding="utf-8")
+    return path
+
+
+def show(datazone: Any, domain_id: str, out_dir: Path) -> tuple[str, Path]:
+    """The demo's step: read the domain's lineage, return the terminal text and write `lineage.html`."""
+    edges = read_edges(datazone, domain_id)
+    return render_text(edges), write_html(edges, out_dir / "lineage.html")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    import boto3
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--domain", required=True, help="DataZone domain id (dzd_...)")
+    parser.add_argument(
+        "--out", type=Path, default=Path("out") / "lineage.html", help="where to write the page"
+    )
+    args = parser.parse_args(argv)
+    edges = read_edges(boto3.client("datazone"), args.domain)
+    sys.stdout.write(render_text(edges))
+    sys.stdout.write(f"\nLineage page: {write_html(edges, args.out).resolve()}\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,79 @@
+"""The demo's lineage rendering: edges from events, the terminal listing and the self-contained page."""
+
+from __future__ import annotations
+
+import json
+import re
+from html.parser import HTMLParser
+
+from kafka_lineage.lineage.events import build_run, derive_run_id
+from kafka_lineage.lineage.run import parse_topic_fields
+from local import debezium
+from local.lineage_view import edges_from_events, render_html, render_text
+from tests.unit.lineage.lineage_builders import REGISTERED, table
+from tests.unit.lineage.test_lineage_events import content
+
+
+def customers_events() -> list[dict]:
+    parsed = parse_topic_fields("AVRO", debezium.table_envelope("customers"))
+    described = content(table("customers", "id", "Email", "loaded_at"))
+    run = build_run(
+        described, parsed.fields, parsed.row_fields, derive_run_id(described.fingerprint()), REGISTERED
+    )
+    return [json.loads(body) for _, body in run.bodies]
+
+
+def test_one_edge_per_job_from_the_newest_event_with_its_column_pairs():
+    edges = edges_from_events(customers_events())
+    (edge,) = edges
+    assert edge.upstream.label == "dbserver1.inventory.customers"
+    assert edge.downstream.label == "lakehouse.customers"
+    assert edge.downstream.identifier == "arn:aws:glue:eu-west-1:123456789012:table/lakehouse/customers"
+    assert edge.job == "kafka-iceberg-sink/sink/lakehouse.customers"
+    assert edge.event_time == "2025-03-14T09:15:02.124Z"  # the COMPLETE event's
+    assert edge.columns == (("after.id", "id"), ("after.email", "Email"))  # the table's column order
+
+
+def test_the_terminal_listing_shows_edges_and_mappings():
+    text = render_text(edges_from_events(customers_events()))
+    assert "dbserver1.inventory.customers  ->  lakehouse.customers" in text
+    assert re.search(r"after\.id\s+->\s+id", text)
+    assert "job     kafka-iceberg-sink/sink/lakehouse.customers" in text
+    assert render_text([]) == "No lineage in DataZone yet.\n"
+
+
+class _Collector(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[str] = []
+        self.attrs: list[tuple[str, str | None]] = []
+        self.text: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append(tag)
+        self.attrs += attrs
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
+
+
+def test_the_page_is_self_contained_and_escapes_names():
+    events = customers_events()
+    source = events[1]["inputs"][0]
+    events[1]["outputs"][0]["facets"]["columnLineage"]["fields"]["<b>odd</b>"] = {
+        "inputFields": [{"namespace": source["namespace"], "name": source["name"], "field": "after.x&y"}]
+    }
+    page = render_html(edges_from_events(events))
+    parsed = _Collector()
+    parsed.feed(page)
+    # Then it draws the graph inline, loads nothing from elsewhere and runs no script
+    assert {"svg", "path", "rect", "table"} <= set(parsed.tags)
+    assert "script" not in parsed.tags
+    assert "link" not in parsed.tags
+    urls = [value for name, value in parsed.attrs if name in ("src", "href") and value]
+    assert urls == []
+    assert re.findall(r"https?://[^\"' <]+", page) == ["http://www.w3.org/2000/svg"]
+    # And names are text, never markup
+    assert "<b>odd</b>" not in page
+    assert "<b>odd</b>" in "".join(parsed.text)
+    assert "after.x&y" in "".join(parsed.text)
