@@ -1,1 +1,1 @@
-"""Local AWS stand-ins, the demo and its data. Importable: the demo, the tests and the benchmarks share them."""
+"""Local AWS stand-ins, the demo and its data: the demo, the tests and the benchmarks share them."""

@@ -1,1 +1,1 @@
-"""Shared runtime code of the kafka-lineage Lambdas: settings, AWS adapters, schema parsing, sync and lineage."""
+"""Shared runtime code of the kafka-lineage Lambdas: settings, AWS adapters, schemas, sync and lineage."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 
 class ServiceError(Exception):
-    """An AWS error response: `code` is the error type (e.g. ValidationException), `status` the HTTP status."""
+    """An AWS error response: `code` is the error type (ValidationException, …), `status` the HTTP status."""
 
     def __init__(self, code: str, message: str, status: int = 400) -> None:
         super().__init__(f"{code}: {message}")
