@@ -51,8 +51,7 @@ _CLEARED = (
 
 
 def aws_environment(endpoint_url: str, region: str) -> dict[str, str]:
-    """The environment that points boto3 (AWS_ENDPOINT_URL, botocore >= 1.31) at the stand-ins with fake
-    credentials."""
+    """Environment that points boto3 at the stand-ins (AWS_ENDPOINT_URL), with fake credentials."""
     return {
         "AWS_ENDPOINT_URL": endpoint_url,
         "AWS_ACCESS_KEY_ID": _FAKE_KEY,
@@ -65,8 +64,7 @@ def aws_environment(endpoint_url: str, region: str) -> dict[str, str]:
 
 
 def reset_cached_clients() -> None:
-    """Cached boto3 clients keep the endpoint they were made with: make the project's adapters build new
-    ones."""
+    """Cached boto3 clients keep the endpoint they were made with: have the adapters build new ones."""
     import boto3
 
     # boto3's default session re-reads endpoint and region from the environment for each new client, but
@@ -146,8 +144,7 @@ class LocalAws:
         self.standins.latency_ms = float(value)
 
     def reset(self) -> None:
-        """Forget everything: moto's data, stand-in state, faults, calls, latency; readings back to those
-        given."""
+        """Forget moto's data, stand-in state, faults, calls and latency; readings back to those given."""
         self.standins.reset()
         reset_cached_clients()
 
@@ -176,8 +173,7 @@ class LocalAws:
         return aws_environment(self.endpoint_url, self.region)
 
     def activate(self) -> None:
-        """Point this process's boto3 at the stand-ins (environment, cached clients); `deactivate()`
-        restores."""
+        """Point this process's boto3 at the stand-ins; `deactivate()` restores the environment."""
         if self._saved_env is not None:
             return
         wanted = self.environment()

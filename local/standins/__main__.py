@@ -6,6 +6,7 @@ The first line on stdout is the endpoint URL; the process is driven through `/_l
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 import threading
@@ -32,6 +33,9 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGINT, on_signal)
     sys.stdout.write(aws.endpoint_url + "\n")
     sys.stdout.flush()
+    # Whoever reads the URL may stop reading: anything printed later (moto prints) goes to stderr instead,
+    # so a full stdout pipe can never block the server.
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
     stop.wait()
     aws.shutdown()
     return 0

@@ -1,11 +1,10 @@
 """Glue Schema Registry listings and deletions that moto 5.2 lacks or simplifies, on moto's own data.
 
-moto keeps registries, schemas and versions (created via moto's
-CreateRegistry/CreateSchema/RegisterSchemaVersion through the front door) but has no ListSchemas,
-ListSchemaVersions or DeleteSchemaVersions, deletes schemas and registries at once, and never moves a
-schema's UpdatedTime. This module answers those calls from moto's data and, through `before`/`after` hooks
-around the forwarded calls, keeps what AWS's asynchronous deletion would still show. Undocumented behaviour
-follows `Readings`.
+moto keeps registries, schemas and versions (made by CreateRegistry, CreateSchema and RegisterSchemaVersion
+through the front door) but has no ListSchemas, ListSchemaVersions or DeleteSchemaVersions, deletes schemas
+and registries at once, and never moves a schema's UpdatedTime. This module answers those calls from moto's
+data and, through `before`/`after` hooks around the forwarded calls, keeps what AWS's asynchronous deletion
+would still show. Undocumented behaviour follows `Readings`.
 """
 
 from __future__ import annotations
@@ -26,8 +25,7 @@ DELETING = "DELETING"
 
 
 def _glue_time(value: datetime) -> str:
-    """Glue's schema registry returns times as strings (CreatedTimestamp is a string shape): ISO 8601, UTC,
-    ms."""
+    """Glue's registry answers times as strings (CreatedTimestamp is a string shape): ISO 8601, UTC, ms."""
     if value.tzinfo is None:
         value = value.replace(tzinfo=UTC)
     return value.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
@@ -70,8 +68,7 @@ class GlueSchemaRegistry:
 
         return glue_backends[self._account][region]
 
-    # ------------------------------------------------------------------------------------------------
-    # handlers
+    # ------------------------------------------------------------------------------------------ handlers
 
     def handle(self, operation: str, params: dict[str, Any], region: str) -> dict[str, Any]:
         with self._lock:
@@ -248,12 +245,10 @@ class GlueSchemaRegistry:
         schema.latest_schema_version = max(alive)
         return {"SchemaVersionErrors": errors}
 
-    # -------------------------------------------------------------------- hooks around calls forwarded to
-    # moto
+    # ------------------------------------------------------------- hooks around calls forwarded to moto
 
     def before(self, operation: str, params: dict[str, Any], region: str) -> list[dict[str, Any]]:
-        """What a forwarded deletion is about to remove (as ListSchemas items), to keep listing it as
-        DELETING."""
+        """What a forwarded deletion is about to remove (as ListSchemas items), to list it as DELETING."""
         moves = self._readings().updated_time_moves_on_new_version
         with self._lock:
             try:
@@ -276,8 +271,6 @@ class GlueSchemaRegistry:
         with self._lock:
             if operation == "UpdateSchema":
                 self._schema(params["SchemaId"], region).updated_time = datetime.now(UTC).replace(tzinfo=None)
-            elif operation == "CreateSchema":
-                self._deleted_schemas.pop(self._created_arn(params, region), None)
             linger = self._readings().deleted_schemas_linger
             if linger <= 0 or not removed:
                 return
@@ -287,15 +280,6 @@ class GlueSchemaRegistry:
                 )
             if operation == "DeleteRegistry":
                 self._deleted_registries[removed[0]["RegistryName"]] = len(removed)
-
-    def _created_arn(self, params: dict[str, Any], region: str) -> str:
-        registry_id = params.get("RegistryId") or {}
-        registry = (
-            registry_id.get("RegistryName")
-            or registry_id.get("RegistryArn", "").rpartition("/")[2]
-            or "default-registry"
-        )
-        return f"arn:aws:glue:{region}:{self._account}:schema/{registry}/{params.get('SchemaName')}"
 
 
 def _page(

@@ -4,8 +4,8 @@ and how results and errors go back.
 Requests are parsed into the input shape's member names (URI, query, header and body members merged,
 timestamps as datetimes, blobs as bytes), which is what `validation` checks and what the stand-ins receive.
 botocore ships only the client side of each protocol (serialize requests, parse responses); this is the
-mirror image, for the four protocols the project's services speak (json, rest-json, query; rest-xml only for
-errors).
+mirror image, for the protocols the project's services speak (json, rest-json, query; rest-xml and ec2 for
+errors only).
 """
 
 from __future__ import annotations
@@ -76,8 +76,7 @@ class Response:
 
 
 def route(request: Request) -> Route | None:
-    """Identify service (from the SigV4 credential scope) and operation (X-Amz-Target, Action, or URI
-    template)."""
+    """Service from the SigV4 credential scope; operation from X-Amz-Target, Action or the URI template."""
     match = _CREDENTIAL_SCOPE.search(request.headers.get("authorization", ""))
     if match is None:
         return None
@@ -139,14 +138,12 @@ def _match_uri(model: ServiceModel, request: Request) -> tuple[str, dict[str, st
     return (best[2], best[3]) if best is not None else None
 
 
-# ---------------------------------------------------------------------------------------------- request
-# parsing
+# ------------------------------------------------------------------------------------ request parsing
 
 
 def parse(route_: Route, request: Request) -> dict[str, Any]:
-    """The request's parameters under the input shape's member names. Values that don't fit their shape are
-    kept
-    as sent, so that validation reports them."""
+    """The request's parameters under the input shape's member names. Values that don't fit their shape
+    are kept as sent, so that validation reports them."""
     operation = route_.operation
     if operation is None or operation.input_shape is None:
         return {}
@@ -343,13 +340,11 @@ def _base64(text: str) -> Any:
         return text
 
 
-# --------------------------------------------------------------------------------------- response
-# serialization
+# ------------------------------------------------------------------------------ response serialization
 
 
 def result_response(route_: Route, result: dict[str, Any]) -> Response:
-    """Serialize a stand-in's result (a dict under the output shape's member names) the way the service
-    would."""
+    """Serialize a stand-in's result (a dict under the output shape's member names) as the service does."""
     assert route_.operation is not None
     assert route_.model is not None
     operation = route_.operation

@@ -52,8 +52,7 @@ def java_pattern(pattern: str) -> regex.Pattern[str] | None:
     """Compile a model pattern (Java syntax, no anchors) for `fullmatch`; None if it cannot be translated.
 
     Python's `regex` (a maintained superset of `re`) covers Java's \\p{L}-style classes, possessive
-    quantifiers and
-    nested/intersected classes (V1 mode); the rest is translated here.
+    quantifiers and nested/intersected classes (V1 mode); the rest is translated here.
     """
     translated = _SURROGATE_PAIR_RANGE.sub(r"\\U00010000-\\U0010FFFF", pattern)
     translated = _CLASS_THEN_HYPHEN.sub(r"\1\\-", translated)
