@@ -35,6 +35,7 @@ __all__ = [
     "Readings",
     "ServiceError",
     "aws_environment",
+    "reset_cached_clients",
 ]
 
 _FAKE_KEY = "testing"
