@@ -13,10 +13,10 @@ STS call, and right for a catalog in another account too).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from botocore.exceptions import ClientError
+from botocore.exceptions import BotoCoreError, ClientError
 
 from kafka_lineage.aws.clients import RateLimiter
 from kafka_lineage.lineage.model import GlueTable, TableColumn, TableRef
@@ -25,6 +25,21 @@ PAGE_SIZE = 100  # GetTables MaxResults maximum (botocore glue CatalogGetterPage
 EXPRESSION_MAX = 2048  # GetTables Expression: FilterString max length
 # Iceberg's Glue catalog keeps dropped columns, marked with this parameter set to "false".
 ICEBERG_CURRENT = "iceberg.field.current"
+
+
+@dataclass
+class TableReads:
+    tables: dict[TableRef, GlueTable | None] = field(default_factory=dict)
+    errors: dict[str, str] = field(default_factory=dict)  # database -> why it could not be read
+
+
+def _describe(error: Exception) -> str:
+    if isinstance(error, ClientError):
+        info = error.response.get("Error", {})
+        return (
+            f"{getattr(error, 'operation_name', '')}: {info.get('Code', 'Error')}: {info.get('Message', '')}"
+        )
+    return f"{type(error).__name__}: {error}"
 
 
 def _not_found(error: ClientError) -> bool:
@@ -67,15 +82,19 @@ class GlueTables:
     def partition(self) -> str:
         return str(getattr(self.glue.meta, "partition", "aws") or "aws")
 
-    def read(self, wanted: Iterable[TableRef]) -> dict[TableRef, GlueTable | None]:
-        """Every wanted table, or None for one that does not exist (nor its database)."""
+    def read(self, wanted: Iterable[TableRef]) -> TableReads:
+        """Every wanted table (None for one that does not exist, nor its database), and per database the error
+        that kept it from being read (access denied, say): one database's trouble fails only its topics."""
         by_database: dict[str, set[str]] = {}
         for ref in wanted:
             by_database.setdefault(ref.database, set()).add(ref.table)
-        found: dict[TableRef, GlueTable | None] = {}
+        reads = TableReads()
         for database, names in sorted(by_database.items()):
-            found.update(self._read_database(database, names))
-        return found
+            try:
+                reads.tables.update(self._read_database(database, names))
+            except (ClientError, BotoCoreError) as error:
+                reads.errors[database] = _describe(error)
+        return reads
 
     def _read_database(self, database: str, names: set[str]) -> dict[TableRef, GlueTable | None]:
         found: dict[TableRef, GlueTable | None] = {}

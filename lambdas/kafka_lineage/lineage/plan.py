@@ -177,7 +177,11 @@ def make_plan(
     tables: Mapping[TableRef, GlueTable | None],
     states: Mapping[str, LineageState],
     mass_delete_share: float,
+    table_errors: Mapping[str, str] | None = None,
+    unreadable_states: Iterable[str] = (),
 ) -> LineagePlan:
+    """The plan. `table_errors` (database -> error) and `unreadable_states` (state keys) fail their topics:
+    nothing is posted or deleted for a topic whose table or last emission is unknown."""
     actions: list[Action] = []
     unchanged: list[TopicKey] = []
     unmapped: list[TopicKey] = []
@@ -186,13 +190,26 @@ def make_plan(
     problems = {problem.key: problem.error for problem in resolution.failed}
     unmapped_keys = set(resolution.unmapped)
     unconfigured = set(resolution.unconfigured)
+    table_errors = table_errors or {}
+    unreadable = set(unreadable_states)
     for key in selection.keys:
         previous = states.get(key.key)
-        if key in problems:
+        if key.key in unreadable:
+            failed.append(Failure(key, "its lineage state entry in SSM is unreadable; left untouched"))
+        elif key in problems:
             failed.append(Failure(key, problems[key]))
         elif key in resolution.targets:
             target = resolution.targets[key]
             table = tables.get(target.table)
+            if target.table.database in table_errors:
+                failed.append(
+                    Failure(
+                        key,
+                        f"reading Glue database {target.table.database} failed: "
+                        + table_errors[target.table.database],
+                    )
+                )
+                continue
             if table is None:
                 failed.append(
                     Failure(key, f"Glue table {target.table.name} does not exist in the Data Catalog")

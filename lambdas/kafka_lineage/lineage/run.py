@@ -8,7 +8,7 @@ PostLineageEvent calls and one DeleteLineageEvent per replaced event.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,11 +18,11 @@ from kafka_lineage.aws.clients import RateLimiter, client
 from kafka_lineage.aws.lineage_api import LineageApi
 from kafka_lineage.aws.packed_store import PackedStore
 from kafka_lineage.aws.table_mappings import TableMappings
-from kafka_lineage.aws.tables import GlueTables, SchemaVersions
+from kafka_lineage.aws.tables import GlueTables, SchemaVersions, TableReads
 from kafka_lineage.config import Settings
 from kafka_lineage.lineage.apply import Applier, EventStore, ParsedFields, TopicOutcome, VersionReader
 from kafka_lineage.lineage.events import TopicField
-from kafka_lineage.lineage.model import GlueTable, LineageState, TableRef
+from kafka_lineage.lineage.model import LineageState
 from kafka_lineage.lineage.plan import EmitScope, LineagePlan, make_plan, select, tables_needed
 from kafka_lineage.lineage.resolve import MappingParameter, parse_mappings, resolve
 from kafka_lineage.mapping import LINEAGE, TABLE_MAPPINGS, AssetMapping, AssetRecord, subpath
@@ -117,12 +117,29 @@ def emit_lineage(
     records: dict[str, AssetRecord] = world.assets.load()
     parameters: list[MappingParameter] = world.table_mappings.load()
     mappings, invalid = parse_mappings(parameters, subpath(settings.mapping_path, TABLE_MAPPINGS))
-    states = {key: LineageState.from_entry(entry) for key, entry in world.state.load().items()}
+    states: dict[str, LineageState] = {}
+    unreadable: list[str] = []
+    for key, entry in world.state.load().items():
+        try:
+            states[key] = LineageState.from_entry(entry)
+        except (KeyError, TypeError, ValueError):
+            logger.error("unreadable lineage state entry left untouched", extra={"key": key})
+            unreadable.append(key)
+            states[key] = LineageState()
     resolution = resolve(records.values(), settings, mappings, invalid)
     selection = select(scope, records, states, [source.registry_name for source in settings.sources])
     needed = tables_needed(selection, resolution)
-    tables: Mapping[TableRef, GlueTable | None] = world.tables.read(needed) if needed else {}
-    plan = make_plan(scope, selection, resolution, tables, states, settings.tuning.mass_delete_share)
+    reads = world.tables.read(needed) if needed else TableReads()
+    plan = make_plan(
+        scope,
+        selection,
+        resolution,
+        reads.tables,
+        states,
+        settings.tuning.mass_delete_share,
+        table_errors=reads.errors,
+        unreadable_states=unreadable,
+    )
 
     result = EmitResult(
         dry_run=scope.dry_run,

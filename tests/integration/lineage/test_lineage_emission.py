@@ -322,3 +322,21 @@ def test_the_demo_view_reads_the_edges_back_through_the_datazone_api(
     assert "after.first_name  ->  First_Name" in text
     assert page == tmp_path / "lineage.html"
     assert "sink/lakehouse.customers" in page.read_text(encoding="utf-8")
+
+
+def test_a_glue_database_that_cannot_be_read_fails_only_its_topics(
+    lakehouse: Lakehouse, fast_retries: None
+) -> None:
+    customers(lakehouse)
+    lakehouse.schema(ORDERS, debezium.table_envelope("orders"))
+    lakehouse.table("orders_v1", "order_number", database="curated")
+    lakehouse.mapping("orders", topic=ORDERS, database="curated", table="orders_v1")
+    # Given every attempt of the first GetTables (databases are read in name order: curated first) fails
+    lakehouse.aws.faults.add(service="glue", operation="GetTables", kind="server_error", times=9)
+    with pytest.raises(Failed) as raised:
+        lakehouse.emit()
+    (failure,) = raised.value.summary["failed"]
+    assert failure["topic"] == ORDERS
+    assert failure["error"].startswith("reading Glue database curated failed: GetTables:")
+    assert raised.value.summary["emitted"] == 1
+    assert set(lakehouse.edges()) == {CUSTOMERS_EDGE}

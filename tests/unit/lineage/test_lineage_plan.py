@@ -200,3 +200,20 @@ def test_a_dry_run_plan_describes_its_actions():
             "replaces": None,
         }
     ]
+
+
+def test_an_unreadable_database_or_state_fails_only_its_topics():
+    recs = records(record(CUSTOMERS), record(ORDERS))
+    scope = EmitScope()
+    config = settings()
+    resolution = resolve(recs.values(), config, [], [])
+    selection = select(scope, recs, {}, ["cdc"])
+    tables = {ref: table(ref.table, "id") for ref in tables_needed(selection, resolution)}
+    plan = make_plan(
+        scope, selection, resolution, tables, {}, 0.5, table_errors={"lakehouse": "AccessDenied"}
+    )
+    assert plan.actions == ()
+    assert {f.error for f in plan.failed} == {"reading Glue database lakehouse failed: AccessDenied"}
+    plan = make_plan(scope, selection, resolution, tables, {}, 0.5, unreadable_states=[KEY.key])
+    assert [a.key for a in plan.actions] == [TopicKey("cdc", ORDERS)]
+    assert [f.key for f in plan.failed] == [KEY]
