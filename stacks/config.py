@@ -43,18 +43,20 @@ _EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
 _SNS_ARN = re.compile(r"arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}")
 # Where the stack writes the explicit table mappings of cdk.json (contract §2).
 CDK_TABLE_MAPPINGS = "table-mappings/cdk"
+SCHEDULE_OFF = "off"
 # Leaf names: a 16-hex-digit hash (unique, and never starts with "aws"/"ssm") plus a readable part.
 _READABLE_CHARS = 40
 _UNSAFE_SSM_CHARS = re.compile(r"[^a-zA-Z0-9_.\-]")
 
 
 def _schedule(value: str | None, key: str) -> str | None:
-    if value is None:
+    # "off" rather than only null: jsii drops null members of context objects passed from Python.
+    if value is None or value.strip().lower() == SCHEDULE_OFF:
         return None
     value = value.strip()
     if not (_RATE.fullmatch(value) or _CRON.fullmatch(value)):
         raise ValueError(
-            f"{key} {value!r} is not an EventBridge schedule: use rate(N unit) or a 6-field cron(...)"
+            f'{key} {value!r} is not an EventBridge schedule: use rate(N unit), a 6-field cron(...) or "off"'
         )
     if (match := _RATE.fullmatch(value)) and (match.group(1) == "1") == match.group(2).endswith("s"):
         raise ValueError(
@@ -64,7 +66,7 @@ def _schedule(value: str | None, key: str) -> str | None:
 
 
 class Schedules(BaseModel):
-    """EventBridge schedules; `null` turns one off."""
+    """EventBridge schedules; "off" turns one off."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 

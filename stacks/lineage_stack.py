@@ -385,12 +385,6 @@ class KafkaLineageStack(cdk.Stack):
             "AwsSolutions-SQS3",
             "This queue is the dead end itself: the functions' on-failure destination and the rules' DLQ",
         )
-        if self.trail is not None:
-            _acknowledge(
-                _cfn(self.trail.access_logs),
-                "AwsSolutions-S1",
-                "The server-access-log bucket of the trail bucket: logging it as well would recurse",
-            )
 
 
 def _cfn(construct: IConstruct) -> cdk.CfnResource:

@@ -1,0 +1,270 @@
+"""The asset-type custom resource and its provisioning core, on the DataZone stand-in."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, cast
+
+import pytest
+from aws_lambda_powertools.utilities.typing import LambdaContext as PowertoolsContext
+
+from asset_type_resource import handler as resource
+from asset_type_resource.provision import (
+    AssetTypeError,
+    create_form_types,
+    delete_asset_type,
+    provision_asset_type,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+SMITHY = ROOT / "smithy"
+SPEC: dict[str, Any] = json.loads((SMITHY / "KafkaTopicAssetType.json").read_text())
+DOMAIN = "dzd_assettype01"
+PROJECT = "prj_owner"
+OTHER_PROJECT = "prj_other"
+
+
+@dataclass
+class FakeContext:
+    """What Powertools' inject_lambda_context reads from the Lambda context."""
+
+    function_name: str = "asset-type-resource"
+    memory_limit_in_mb: int = 256
+    invoked_function_arn: str = "arn:aws:lambda:eu-west-1:123456789012:function:asset-type-resource"
+    aws_request_id: str = "b0c1d2e3-0000-4000-8000-000000000001"
+
+
+def lambda_context() -> PowertoolsContext:
+    return cast(PowertoolsContext, FakeContext())
+
+
+@pytest.fixture
+def datazone(local_aws: Any) -> Any:
+    local_aws.datazone.add_domain(DOMAIN, [PROJECT, OTHER_PROJECT])
+    return local_aws.client("datazone")
+
+
+def writes(local_aws: Any) -> dict[str, int]:
+    counts = local_aws.call_counts("datazone")
+    return {op: n for op, n in counts.items() if op.split(":")[1].startswith(("Create", "Delete"))}
+
+
+def event(
+    request: str, removal: str = "retain", physical_id: str | None = None, **props: Any
+) -> dict[str, Any]:
+    properties = {
+        "ServiceToken": "arn:aws:lambda:eu-west-1:123456789012:function:provider",
+        "DomainId": DOMAIN,
+        "ProjectId": PROJECT,
+        "Spec": json.dumps(SPEC),
+        "RemovalPolicy": removal,
+        **props,
+    }
+    body: dict[str, Any] = {
+        "RequestType": request,
+        "ResourceType": "Custom::DataZoneAssetType",
+        "LogicalResourceId": "DataZoneTypesAssetType37BE0BFF",
+        "StackId": "arn:aws:cloudformation:eu-west-1:123456789012:stack/KafkaLineage/1",
+        "RequestId": "req-1",
+        "ResourceProperties": properties,
+    }
+    if physical_id is not None:
+        body["PhysicalResourceId"] = physical_id
+    return body
+
+
+def test_form_types_are_created_once_from_the_smithy_files(datazone: Any, local_aws: Any):
+    # When the local bootstrap creates the form types twice
+    first = create_form_types(datazone, DOMAIN, PROJECT, SMITHY)
+    second = create_form_types(datazone, DOMAIN, PROJECT, SMITHY)
+    # Then one form type per file, created once, the same revisions reported both times
+    assert first == second == {"KafkaSchemaFormType": "1", "MskSourceReferenceFormType": "1"}
+    assert writes(local_aws) == {"datazone:CreateFormType": 2}
+    model = datazone.get_form_type(domainIdentifier=DOMAIN, formTypeIdentifier="KafkaSchemaFormType")["model"]
+    assert model["smithy"] == (SMITHY / "KafkaSchemaFormType.smithy").read_text()
+
+
+def test_the_asset_type_pins_custom_and_managed_form_revisions(datazone: Any):
+    revisions = create_form_types(datazone, DOMAIN, PROJECT, SMITHY)
+    # When provisioned from smithy/KafkaTopicAssetType.json
+    revision = provision_asset_type(datazone, DOMAIN, PROJECT, SPEC, revisions)
+    # Then its forms are pinned: custom ones as given, DataZone's at the revision GetFormType reports
+    asset_type = datazone.get_asset_type(domainIdentifier=DOMAIN, identifier="KafkaTopicAssetType")
+    managed = datazone.get_form_type(
+        domainIdentifier=DOMAIN, formTypeIdentifier="amazon.datazone.AssetCommonDetailsFormType"
+    )["revision"]
+    assert revision == asset_type["revision"] == "1"
+    assert asset_type["owningProjectId"] == PROJECT
+    assert asset_type["description"] == SPEC["description"]
+    assert asset_type["formsOutput"]["KafkaSchemaFormType"] == {
+        "typeName": "KafkaSchemaFormType",
+        "typeRevision": revisions["KafkaSchemaFormType"],
+        "required": True,
+    }
+    assert asset_type["formsOutput"]["AssetCommonDetailsForm"]["typeRevision"] == managed
+    assert asset_type["formsOutput"]["RelationalTableForm"]["required"] is False
+    assert set(asset_type["formsOutput"]) == set(SPEC["forms"])
+
+
+def test_unchanged_input_writes_nothing(datazone: Any, local_aws: Any):
+    revisions = create_form_types(datazone, DOMAIN, PROJECT, SMITHY)
+    first = provision_asset_type(datazone, DOMAIN, PROJECT, SPEC, revisions)
+    before = writes(local_aws)
+    # When provisioned again with the same input
+    second = provision_asset_type(datazone, DOMAIN, PROJECT, SPEC, revisions)
+    # Then the same revision, without a CreateAssetType call
+    assert second == first
+    assert writes(local_aws) == before
+
+
+def test_a_changed_form_type_makes_a_new_asset_type_revision(datazone: Any, tmp_path: Path):
+    smithy = tmp_path / "smithy"
+    shutil.copytree(SMITHY, smithy)
+    first = provision_asset_type(
+        datazone, DOMAIN, PROJECT, SPEC, create_form_types(datazone, DOMAIN, PROJECT, smithy)
+    )
+    # Given a new member in one form type's model
+    path = smithy / "MskSourceReferenceFormType.smithy"
+    path.write_text(
+        path.read_text().replace(
+            "    lineage_namespace: String\n", "    lineage_namespace: String\n\n    region: String\n"
+        )
+    )
+    revisions = create_form_types(datazone, DOMAIN, PROJECT, smithy)
+    assert revisions == {"KafkaSchemaFormType": "1", "MskSourceReferenceFormType": "2"}
+    # When the asset type is provisioned with the new revisions
+    second = provision_asset_type(datazone, DOMAIN, PROJECT, SPEC, revisions)
+    # Then a new asset type revision pins the new form revision
+    assert (first, second) == ("1", "2")
+    forms = datazone.get_asset_type(domainIdentifier=DOMAIN, identifier="KafkaTopicAssetType")["formsOutput"]
+    assert forms["MskSourceReferenceFormType"]["typeRevision"] == "2"
+
+
+def test_a_changed_description_alone_makes_a_new_revision(datazone: Any, local_aws: Any):
+    revisions = create_form_types(datazone, DOMAIN, PROJECT, SMITHY)
+    provision_asset_type(datazone, DOMAIN, PROJECT, SPEC, revisions)
+    provision_asset_type(
+        datazone, DOMAIN, PROJECT, {**SPEC, "description": "Kafka topics, mirrored."}, revisions
+    )
+    assert writes(local_aws)["datazone:CreateAssetType"] == 2
+
+
+def test_an_asset_type_owned_by_another_project_is_not_taken_over(datazone: Any):
+    revisions = create_form_types(datazone, DOMAIN, OTHER_PROJECT, SMITHY)
+    provision_asset_type(datazone, DOMAIN, OTHER_PROJECT, SPEC, revisions)
+    with pytest.raises(AssetTypeError, match=f"owned by project {OTHER_PROJECT}, not {PROJECT}"):
+        provision_asset_type(datazone, DOMAIN, PROJECT, SPEC, revisions)
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ({**SPEC, "forms": {"Bad.Name": {"typeName": "KafkaSchemaFormType"}}}, "not a DataZone FormName"),
+        ({**SPEC, "forms": {"F": {"typeName": "UnknownFormType"}}}, "no revision given for custom form type"),
+        ({**SPEC, "forms": {"F": {"typeName": "KafkaSchemaFormType", "required": "yes"}}}, "true or false"),
+        ({**SPEC, "forms": {}}, "needs 1-10 forms"),
+        ({**SPEC, "name": "amazon.datazone.Mine"}, "DataZone's own"),
+    ],
+)
+def test_an_invalid_spec_fails_before_any_write(
+    datazone: Any, local_aws: Any, spec: dict[str, Any], message: str
+):
+    revisions = create_form_types(datazone, DOMAIN, PROJECT, SMITHY)
+    before = writes(local_aws)
+    with pytest.raises(AssetTypeError, match=message):
+        provision_asset_type(datazone, DOMAIN, PROJECT, spec, revisions)
+    assert writes(local_aws) == before
+
+
+def test_custom_resource_create_update_and_retained_delete(datazone: Any, local_aws: Any):
+    revisions = create_form_types(datazone, DOMAIN, PROJECT, SMITHY)
+    # When CloudFormation creates the resource
+    created = resource.handler(event("Create", FormRevisions=revisions), lambda_context())
+    # Then the revision is the resource's attribute and the physical id names domain and type
+    assert created == {
+        "PhysicalResourceId": f"{DOMAIN}:KafkaTopicAssetType",
+        "Data": {"Revision": "1", "Name": "KafkaTopicAssetType"},
+    }
+    creates = writes(local_aws).get("datazone:CreateAssetType")
+    # When an update carries the same input / Then nothing is written and the id stays
+    updated = resource.handler(
+        event("Update", physical_id=created["PhysicalResourceId"], FormRevisions=revisions), lambda_context()
+    )
+    assert updated == created
+    assert writes(local_aws).get("datazone:CreateAssetType") == creates
+    # When the stack deletes it under the default policy / Then the asset type stays
+    deleted = resource.handler(event("Delete", physical_id=created["PhysicalResourceId"]), lambda_context())
+    assert deleted == {"PhysicalResourceId": created["PhysicalResourceId"]}
+    assert (
+        datazone.get_asset_type(domainIdentifier=DOMAIN, identifier="KafkaTopicAssetType")["revision"] == "1"
+    )
+    assert "datazone:DeleteAssetType" not in writes(local_aws)
+
+
+def test_custom_resource_destroy_policy_deletes_only_what_it_made(datazone: Any):
+    revisions = create_form_types(datazone, DOMAIN, PROJECT, SMITHY)
+    created = resource.handler(event("Create", FormRevisions=revisions), lambda_context())
+    # A Delete for another physical id (e.g. the rollback of a failed Create) leaves the type alone
+    resource.handler(event("Delete", removal="destroy", physical_id="req-1-failed"), lambda_context())
+    assert datazone.get_asset_type(domainIdentifier=DOMAIN, identifier="KafkaTopicAssetType")
+    # Its own Delete under "destroy" removes it; a repeated Delete succeeds
+    for _ in range(2):
+        resource.handler(
+            event("Delete", removal="destroy", physical_id=created["PhysicalResourceId"]), lambda_context()
+        )
+    with pytest.raises(datazone.exceptions.ResourceNotFoundException):
+        datazone.get_asset_type(domainIdentifier=DOMAIN, identifier="KafkaTopicAssetType")
+
+
+def test_deleting_an_asset_type_still_in_use_fails_with_advice(datazone: Any):
+    revisions = create_form_types(datazone, DOMAIN, PROJECT, SMITHY)
+    provision_asset_type(datazone, DOMAIN, PROJECT, SPEC, revisions)
+    arn = "arn:aws:glue:eu-west-1:123456789012:schema/cdc.prod-$1/__debezium-heartbeat.dbserver1"
+    datazone.create_asset(
+        domainIdentifier=DOMAIN,
+        owningProjectIdentifier=PROJECT,
+        name="__debezium-heartbeat.dbserver1",
+        typeIdentifier="KafkaTopicAssetType",
+        externalIdentifier=arn,
+        formsInput=[
+            {
+                "formName": "KafkaSchemaFormType",
+                "typeIdentifier": "KafkaSchemaFormType",
+                "content": json.dumps(
+                    {
+                        "kafka_topic": "__debezium-heartbeat.dbserver1",
+                        "schema_version": "1",
+                        "schema_arn": arn,
+                        "registry_arn": "arn:aws:glue:eu-west-1:123456789012:registry/cdc.prod-$1",
+                        "registry_name": "cdc.prod-$1",
+                        "data_format": "AVRO",
+                    }
+                ),
+            },
+            {
+                "formName": "MskSourceReferenceFormType",
+                "typeIdentifier": "MskSourceReferenceFormType",
+                "content": json.dumps(
+                    {"cluster_arn": "arn:aws:kafka:eu-west-1:123456789012:cluster/c/1", "cluster_type": "MSK"}
+                ),
+            },
+            {
+                "formName": "AssetCommonDetailsForm",
+                "typeIdentifier": "amazon.datazone.AssetCommonDetailsFormType",
+                "content": json.dumps(
+                    {"sourceIdentifier": "kafka://b-1:9098/__debezium-heartbeat.dbserver1"}
+                ),
+            },
+        ],
+    )
+    with pytest.raises(AssetTypeError, match="still used by assets"):
+        delete_asset_type(datazone, DOMAIN, "KafkaTopicAssetType")
+    assert datazone.get_asset_type(domainIdentifier=DOMAIN, identifier="KafkaTopicAssetType")
+
+
+def test_unknown_request_types_are_rejected(datazone: Any):
+    with pytest.raises(ValueError, match="unexpected RequestType 'Import'"):
+        resource.handler(event("Import"), lambda_context())
