@@ -156,7 +156,7 @@ body { font: 14px/1.4 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 
 h1 { font-size: 20px; margin: 0 0 4px; } p.meta { color: #5b6475; margin: 0 0 16px; }
 svg text { font: 12px system-ui, sans-serif; } .topic rect { fill: #e8f1ff; stroke: #2f6fdb; }
 .job rect { fill: #f3f0ff; stroke: #7a5cd6; } .table rect { fill: #e9f8ef; stroke: #2a9d5b; }
-rect { stroke-width: 1.5; rx: 8; } path { fill: none; stroke: #8a93a6; stroke-width: 1.5; }
+rect { stroke-width: 1.5; rx: 8; } path.edge { fill: none; stroke: #8a93a6; stroke-width: 1.5; }
 .kind { fill: #5b6475; font-size: 10px; text-transform: uppercase; letter-spacing: .05em; }
 section { margin-top: 28px; } h2 { font-size: 15px; margin: 0 0 6px; }
 table { border-collapse: collapse; margin-top: 6px; } td, th { border: 1px solid #d5d9e2; padding: 3px 8px; }
@@ -179,7 +179,9 @@ def _node(x: int, y: int, kind: str, label: str, identifier: str) -> str:
 
 def _link(x1: int, y1: int, x2: int, y2: int) -> str:
     middle = (x1 + x2) // 2
-    return f'<path d="M{x1},{y1} C{middle},{y1} {middle},{y2} {x2},{y2}" marker-end="url(#arrow)"/>'
+    return (
+        f'<path class="edge" d="M{x1},{y1} C{middle},{y1} {middle},{y2} {x2},{y2}" marker-end="url(#arrow)"/>'
+    )
 
 
 def render_html(edges: Sequence[Edge], title: str = "Kafka topic → Glue table lineage") -> str:
@@ -253,6 +255,94 @@ def show(datazone: Any, domain_id: str, out_dir: Path) -> tuple[str, Path]:
     """The demo's step: read the domain's lineage, return the terminal text and write `lineage.html`."""
     edges = read_edges(datazone, domain_id)
     return render_text(edges), write_html(edges, out_dir / "lineage.html")
+
+
+# -- the demo's lineage step ----------------------------------------------------------------------------
+
+# The Iceberg side of the demo: what a Kafka -> Iceberg sink would have created in the Glue Data Catalog.
+DEMO_DATABASE = "lakehouse"
+# An operator's explicit mapping (SSM, no redeploy): orders land in an analytics table instead of the rule's.
+DEMO_OPERATOR_MAPPING = {
+    "topic": "dbserver1.inventory.orders",
+    "database": "analytics",
+    "table": "orders_enriched",
+}
+
+
+def _demo_tables() -> list[tuple[str, str, list[tuple[str, str]]]]:
+    """(database, table, columns) per inventory table: the row's columns in Iceberg types, as a sink
+    makes them. customers gained `phone` in the demo's schema evolution; orders_enriched adds a column of
+    its own (no topic field feeds it, so its lineage leaves it out).
+    """
+    from local import debezium
+
+    iceberg = {
+        "int32": "int",
+        "int64": "bigint",
+        "float32": "float",
+        "float64": "double",
+        "boolean": "boolean",
+    }
+    tables = []
+    for name, columns in debezium.TABLES.items():
+        fields = [*columns, debezium.V2_COLUMNS[name]] if name == "customers" else list(columns)
+        typed = [(f.name.lower(), iceberg.get(f.type, "string")) for f in fields]
+        if name == "orders":
+            tables.append(("analytics", "orders_enriched", [*typed, ("customer_segment", "string")]))
+        tables.append((DEMO_DATABASE, name, typed))
+    return tables
+
+
+def demo(aws: Any, domain_id: str, mapping_path: str, out_dir: Path, context: Any) -> Path:
+    """Create the lakehouse tables, emit lineage twice (the second run has nothing to do), show the result.
+
+    `aws` is the running `local.standins.LocalAws`; the environment already points the Lambdas at it.
+    """
+    import boto3
+    from botocore.exceptions import ClientError
+
+    from lineage_emission.handler import handler
+
+    glue, ssm = boto3.client("glue"), boto3.client("ssm")
+    for database, name, columns in _demo_tables():
+        try:
+            glue.create_database(DatabaseInput={"Name": database})
+        except ClientError as error:
+            if error.response["Error"]["Code"] != "AlreadyExistsException":
+                raise
+        glue.create_table(
+            DatabaseName=database,
+            TableInput={
+                "Name": name,
+                "TableType": "EXTERNAL_TABLE",
+                "Parameters": {"table_type": "ICEBERG"},
+                "StorageDescriptor": {"Columns": [{"Name": c, "Type": t} for c, t in columns]},
+            },
+        )
+    mapping = f"{mapping_path}/table-mappings/team-analytics/orders"
+    ssm.put_parameter(Name=mapping, Value=json.dumps(DEMO_OPERATOR_MAPPING), Type="String")
+    print(f"Glue Data Catalog: {len(_demo_tables())} Iceberg tables; operator mapping {mapping}")
+
+    for title in ("Lineage emission", "Lineage emission again, nothing changed"):
+        aws.calls.clear()
+        result = handler({}, context)
+        counts = aws.call_counts()
+        print(
+            f"{title}: emitted {result['emitted']}, unchanged {result['unchanged']}, "
+            f"unmapped {len(result['unmapped'])}, failed {len(result['failed'])}; "
+            f"PostLineageEvent {counts['datazone:PostLineageEvent']}, AWS calls {sum(counts.values())}"
+        )
+        for item in result["unmapped"]:
+            print(f"  unmapped (no table rule or mapping matches): {item['registryName']}/{item['topic']}")
+    text, page = show(boto3.client("datazone"), domain_id, out_dir)
+    print()
+    print(text)
+    # The topic's lineage node and its catalog asset are one when the asset's sourceIdentifier is the node's.
+    for edge in read_edges(boto3.client("datazone"), domain_id):
+        joined = aws.datazone.linked_assets(domain_id, edge.upstream.identifier)
+        status = f"joins catalog asset {', '.join(joined)}" if joined else "has no catalog asset"
+        print(f"lineage node {edge.upstream.label} {status}")
+    return page
 
 
 def main(argv: Sequence[str] | None = None) -> int:
