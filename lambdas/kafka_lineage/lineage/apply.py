@@ -212,7 +212,6 @@ class Applier:
             event_time=built.event_time,
             event_ids=tuple(ids),
             table=action.target.table.name,
-            job=action.content.job,
             stale=tuple(remaining),
         )
         report = self._report(action, built, ids, deleted, parsed.warning)

@@ -121,7 +121,6 @@ class LineageState:
     event_time: str = ""
     event_ids: tuple[str, ...] = ()
     table: str = ""  # `{database}/{table}` of the current edge (reports, the demo)
-    job: str = ""  # the job's `namespace/name`
     stale: tuple[StaleRun, ...] = field(default=())
 
     @property
@@ -139,7 +138,6 @@ class LineageState:
                     "t": self.event_time,
                     "i": list(self.event_ids),
                     "tb": self.table,
-                    "j": self.job,
                 }
             )
         if self.stale:
@@ -154,6 +152,5 @@ class LineageState:
             event_time=str(entry.get("t", "")),
             event_ids=tuple(str(i) for i in entry.get("i", ())),
             table=str(entry.get("tb", "")),
-            job=str(entry.get("j", "")),
             stale=tuple(StaleRun.from_entry(run) for run in entry.get("s", ())),
         )

@@ -45,7 +45,6 @@ def emitted_state(recs, key=KEY, **changes) -> LineageState:
         "event_time": "2025-03-14T09:15:02.123Z",
         "event_ids": ("startevent0001", "completeevt001"),
         "table": target.table.name,
-        "job": "kafka-iceberg-sink/sink/lakehouse." + target.table.table,
     }
     values.update(changes)
     return LineageState(**values)

@@ -25,7 +25,6 @@ def worst_case() -> tuple[str, LineageState]:
         event_time="2025-03-14T09:15:02.123Z",
         event_ids=("abcdefghijklmn", "opqrstuvwxyz01"),
         table="d" * 255 + "/" + "t" * 255,
-        job="kafka-iceberg-sink/sink/" + "d" * 255 + "." + "t" * 255,
         stale=stale,
     )
     return key.key, state
