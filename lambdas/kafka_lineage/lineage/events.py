@@ -265,9 +265,11 @@ def build_run(
     def fits(bodies: tuple[tuple[str, bytes], ...]) -> bool:
         return all(len(body) <= max_bytes for _, body in bodies)
 
-    steps: list[tuple[Callable[[_Shape], _Shape], str]] = [
-        (lambda s: replace(s, descriptions=False), "field descriptions dropped from the schema facets"),
-    ]
+    steps: list[tuple[Callable[[_Shape], _Shape], str]] = []
+    if any(f.description for f in fields) or any(c.comment for c in content.table.columns):
+        steps.append(
+            (lambda s: replace(s, descriptions=False), "field descriptions dropped from the schema facets")
+        )
     if row_paths and len(row_paths) < len(fields):
         steps.append(
             (
