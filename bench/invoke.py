@@ -1,27 +1,36 @@
-"""`python -m bench.invoke`: one invocation in a process of its own, as Lambda runs it; reports on stdout.
+"""`python -m bench.invoke project|baseline`: a warm Lambda-like environment that runs each invocation in a
+process of its own.
 
-Reads a job from stdin, `{"kind": ..., "event": {...}, "deadline_seconds": 900, "baseline": {...}}`, where
-kind is "sync" or "lineage" (the project's handlers, configured by this process's environment) or
-"baseline_sync" / "baseline_lineage" (bench/baseline.py, configured by "baseline"). Its last stdout line is
-JSON: `{"wall_seconds", "setup_seconds", "result", "error", "peak_rss_mb"}`.
+The process imports the handlers (or bench/baseline.py) and builds the boto3 clients they use, as a reused
+Lambda environment has them, prints one line ("ready"), then reads jobs from stdin, one JSON object a line:
 
-A process per invocation makes the peak memory that of one invocation alone (the stand-ins serve from another
-process), the way Lambda's "Max Memory Used" is, imports included; and a follow-up invocation after a
-checkpoint starts from nothing, as it would on Lambda.
+    {"kind": "sync" | "lineage" | "baseline_sync" | "baseline_lineage", "event": {...},
+     "env": {...Lambda environment...}, "deadline_seconds": 900, "baseline": {...BaselineConfig...}}
 
-The wall time is that of a warm invocation: modules are imported and boto3 clients built before the clock
-starts (as in a reused Lambda environment), and `setup_seconds` reports what that took.
+For each job it forks: the child sets the job's environment, runs one invocation and reports
+`{"wall_seconds", "result", "error", "peak_rss_mb"}`, which this process writes to stdout as one line. The
+child's own stdout (the handlers' log lines) goes to stderr.
+
+Why fork from a warm process: the invocation's peak memory is then that of a warm environment plus what the
+invocation itself needs, measured in a process that serves nothing else (the stand-ins run in another one),
+the way Lambda's "Max Memory Used" is; a follow-up invocation after a checkpoint starts from the same warm
+state, not from the previous invocation's memory; and no invocation pays for imports and client set-up,
+which would otherwise dominate a quick run.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import resource
 import sys
 import time
 import traceback
 from dataclasses import dataclass, field
 from typing import Any
+
+PROJECT_SERVICES = ("glue", "datazone", "ssm", "events", "kafka")
+BASELINE_SERVICES = ("glue", "datazone", "ssm")
 
 
 @dataclass
@@ -40,38 +49,40 @@ class LambdaContext:
         return max(0, int(left * 1000))
 
 
-PROJECT_SERVICES = {
-    "sync": ("glue", "datazone", "ssm", "events", "kafka"),
-    "lineage": ("glue", "datazone", "ssm"),
-}
+class Warm:
+    """What a warm environment holds: the entry points and their boto3 clients."""
+
+    def __init__(self, flavour: str) -> None:
+        if flavour == "project":
+            from kafka_lineage.aws.clients import client
+            from lineage_emission.handler import handler as lineage_handler
+            from schema_sync.handler import handler as sync_handler
+
+            self.handlers: dict[str, Any] = {"sync": sync_handler, "lineage": lineage_handler}
+            self.clients = {service: client(service) for service in PROJECT_SERVICES}
+        elif flavour == "baseline":
+            import boto3
+
+            from bench import baseline
+
+            self.baseline = baseline
+            self.handlers = {}
+            self.clients = {service: boto3.client(service) for service in BASELINE_SERVICES}
+        else:
+            raise ValueError(f"unknown environment {flavour!r}: project or baseline")
 
 
-def _project_handler(kind: str) -> Any:
-    """The handler, with the shared boto3 clients it will use already built (a warm Lambda environment)."""
-    if kind == "sync":
-        from schema_sync.handler import handler
-    else:
-        from lineage_emission.handler import handler
-    from kafka_lineage.aws.clients import client
-
-    for service in PROJECT_SERVICES[kind]:
-        client(service)
-    return handler
-
-
-def run(job: dict[str, Any]) -> dict[str, Any]:
+def run(warm: Warm, job: dict[str, Any]) -> dict[str, Any]:
+    """One invocation, in this process."""
     kind = job["kind"]
     event = job.get("event") or {}
     error: str | None = None
     result: dict[str, Any] = {}
-    setup_started = time.perf_counter()
-    if kind in ("sync", "lineage"):
-        handler = _project_handler(kind)
-        setup = time.perf_counter() - setup_started
+    if kind in warm.handlers:
         context = LambdaContext(float(job.get("deadline_seconds", 900)))
         started = time.perf_counter()
         try:
-            result = handler(event, context)
+            result = warm.handlers[kind](event, context)
         except Exception as failure:
             # Both handlers raise after finishing every item when any failed; the message carries the result.
             try:
@@ -79,42 +90,71 @@ def run(job: dict[str, Any]) -> dict[str, Any]:
             except ValueError:
                 error = "".join(traceback.format_exception_only(failure)).strip()
         wall = time.perf_counter() - started
-    elif kind in ("baseline_sync", "baseline_lineage"):
-        import boto3
-
-        from bench import baseline
-
-        config = baseline.BaselineConfig(**job["baseline"])
-        glue, datazone, ssm = boto3.client("glue"), boto3.client("datazone"), boto3.client("ssm")
-        setup = time.perf_counter() - setup_started
+    elif kind in ("baseline_sync", "baseline_lineage") and not warm.handlers:
+        config = warm.baseline.BaselineConfig(**job["baseline"])
+        glue, datazone, ssm = (warm.clients[s] for s in BASELINE_SERVICES)
         started = time.perf_counter()
         try:
             if kind == "baseline_sync":
-                result = baseline.sync(config, glue, datazone, ssm)
+                result = warm.baseline.sync(config, glue, datazone, ssm)
             else:
-                result = baseline.lineage(config, datazone, ssm)
+                result = warm.baseline.lineage(config, datazone, ssm)
         except Exception as failure:  # the seed design has no error handling: the run stops here
             error = "".join(traceback.format_exception_only(failure)).strip()
         wall = time.perf_counter() - started
     else:
-        raise ValueError(f"unknown job kind {kind!r}")
-    peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # Linux: kilobytes
-    return {
-        "wall_seconds": wall,
-        "setup_seconds": setup,
-        "result": result,
-        "error": error,
-        "peak_rss_mb": peak_kb / 1024,
-    }
+        raise ValueError(f"job kind {kind!r} does not run in this environment")
+    peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # Linux: kilobytes, inherited at fork
+    return {"wall_seconds": wall, "result": result, "error": error, "peak_rss_mb": peak_kb / 1024}
 
 
-def main() -> int:
-    job = json.loads(sys.stdin.read())
-    report = run(job)
-    sys.stdout.write("\n" + json.dumps(report, default=str) + "\n")
+def _in_child(warm: Warm, job: dict[str, Any], answer_fd: int) -> None:
+    os.dup2(2, 1)  # the handlers log to stdout: keep it apart from the answers
+    os.environ.update(job.get("env") or {})
+    try:
+        answer = run(warm, job)
+    except BaseException as failure:
+        answer = {"wall_seconds": 0.0, "result": {}, "error": repr(failure), "peak_rss_mb": 0.0}
+    with os.fdopen(answer_fd, "w") as out:
+        out.write(json.dumps(answer, default=str))
+
+
+def serve(flavour: str) -> int:
+    warm = Warm(flavour)
+    sys.stdout.write("ready\n")
     sys.stdout.flush()
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        job = json.loads(line)
+        read_fd, write_fd = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the invocation
+            os.close(read_fd)
+            code = 0
+            try:
+                _in_child(warm, job, write_fd)
+            except BaseException:
+                code = 1
+            finally:
+                os._exit(code)
+        os.close(write_fd)
+        with os.fdopen(read_fd) as answers:
+            answer = answers.read()
+        _, status = os.waitpid(pid, 0)
+        if not answer:
+            answer = json.dumps(
+                {
+                    "wall_seconds": 0.0,
+                    "result": {},
+                    "error": f"invocation died ({status})",
+                    "peak_rss_mb": 0.0,
+                }
+            )
+        sys.stdout.write(answer + "\n")
+        sys.stdout.flush()
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(serve(sys.argv[1] if len(sys.argv) > 1 else "project"))

@@ -38,6 +38,14 @@ LAMBDA_TIMEOUT_SECONDS = 900.0
 HOURLY_RUNS_PER_DAY = 24
 
 
+# The project paces these with the TUNING rates (token buckets per service): calls / rate is a floor on time.
+PACED = {
+    "glue": ("glue_rps", lambda key: key.startswith("glue:")),
+    "datazone": ("datazone_rps", lambda key: key.startswith("datazone:")),
+    "ssm writes": ("ssm_write_rps", lambda key: key.startswith("ssm:") and is_write(key)),
+}
+
+
 def is_write(call_key: str) -> bool:
     """True for a mutating call: `call_key` is "service:Operation"."""
     operation = call_key.partition(":")[2]
@@ -54,7 +62,6 @@ class Measurement:
     failed_calls: int = 0  # calls AWS answered with an error (throttling included)
     peak_rss_mb: float = 0.0  # peak resident memory of the process that ran it (all invocations)
     invocations: int = 1  # > 1 when the sync checkpointed and continued
-    setup_seconds: float = 0.0  # imports and client set-up before the clock started (first invocation)
     result: dict[str, Any] = field(default_factory=dict)
     tuning: dict[str, Any] = field(default_factory=dict)
 
@@ -82,6 +89,17 @@ class Measurement:
         for key, n in self.calls.items():
             services[key.partition(":")[0]] += n
         return dict(sorted(services.items()))
+
+    def pacing_floor(self, defaults: Mapping[str, float]) -> dict[str, float]:
+        """Seconds the project's request rates alone impose on this run's calls, per paced service: where
+        the time of a rate-bound run goes. `defaults`: the TUNING defaults; the run's `tuning` overrides."""
+        rates = {**defaults, **self.tuning}
+        floor: dict[str, float] = {}
+        for service, (setting, matches) in PACED.items():
+            calls = sum(n for key, n in self.calls.items() if matches(key))
+            if calls and rates.get(setting):
+                floor[service] = round(calls / float(rates[setting]), 2)
+        return floor
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -223,6 +241,26 @@ def _outcome(result: Mapping[str, Any]) -> str:
     return ", ".join(parts) or "-"
 
 
+def pacing_table(measurements: Sequence[Measurement], defaults: Mapping[str, float]) -> str:
+    """Project runs: the wall time next to what each paced service's calls take at its configured rate."""
+    order = {key: i for i, (key, _) in enumerate(SCENARIOS)}
+    rows = []
+    for m in sorted(measurements, key=lambda m: order.get(m.scenario, 99)):
+        if m.implementation != PROJECT:
+            continue
+        floor = m.pacing_floor(defaults)
+        rows.append(
+            [
+                TITLES.get(m.scenario, m.scenario),
+                _number(m.wall_seconds),
+                *(_number(floor[service]) if service in floor else "" for service in PACED),
+                _number(sum(floor.values())),
+            ]
+        )
+    headers = ["project run", "wall s", *(f"{service} s" for service in PACED), "paced sum s"]
+    return _table(rows, headers, right=range(1, len(PACED) + 3))
+
+
 def main_table(measurements: Sequence[Measurement]) -> str:
     order = {key: i for i, (key, _) in enumerate(SCENARIOS)}
     rows = []
@@ -338,6 +376,18 @@ def summary_lines(facts: Mapping[str, Any]) -> list[str]:
     return lines
 
 
-def render(measurements: Sequence[Measurement], facts: Mapping[str, Any], header: Sequence[str] = ()) -> str:
-    parts = [*header, "", main_table(measurements), "", *summary_lines(facts), "", breakdown(measurements)]
+def render(
+    measurements: Sequence[Measurement],
+    facts: Mapping[str, Any],
+    header: Sequence[str] = (),
+    tuning_defaults: Mapping[str, float] | None = None,
+) -> str:
+    parts = [*header, "", main_table(measurements), "", *summary_lines(facts), ""]
+    if tuning_defaults is not None and any(m.implementation == PROJECT for m in measurements):
+        parts += [
+            "Time the configured request rates impose (calls / rate), per paced service:",
+            pacing_table(measurements, tuning_defaults),
+            "",
+        ]
+    parts.append(breakdown(measurements))
     return "\n".join(parts).strip("\n") + "\n"

@@ -6,9 +6,10 @@ schemas, side by side with the seed design's algorithm (bench/baseline.py), on t
     python -m bench.run --schemas 10000 --latency-ms 50   # the full run (hours, mostly the baseline)
 
 The stand-ins serve from a separate process (bench/standins_server.py) with a fixed latency added to every
-AWS call; every invocation runs in a fresh process of its own (bench/invoke.py), so its peak memory is its
-own. Seeding happens with no latency and is not measured. Each implementation starts from the same seeded
-world: N topics of realistic shapes (bench/seed.py) and the Glue tables their sink writes.
+AWS call; every invocation runs in a process of its own, forked from a warm environment (bench/invoke.py), so
+its peak memory is its own. Seeding happens with no latency and is not measured. Each implementation starts
+from the same seeded world: N topics of realistic shapes (bench/seed.py) and the Glue tables their sink
+writes.
 
 Scenarios, in order: first sync; no-change resync; resync after 1% of schemas got a new version; verify run
 (project only); lineage first run and no-change rerun; and, from a fresh world again, the project's first
@@ -81,7 +82,7 @@ def machine() -> dict[str, Any]:
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m bench.run", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--schemas", type=int, default=100, help="schemas in the registry (default 100)")
+    parser.add_argument("--schemas", type=int, default=40, help="schemas in the registry (default 40)")
     parser.add_argument("--latency-ms", type=float, default=20.0, help="latency added to every AWS call")
     parser.add_argument("--seed", type=int, default=7, help="seed of the topic generator")
     parser.add_argument(
@@ -117,7 +118,6 @@ class Run:
     """One scenario's invocations, added up."""
 
     wall_seconds: float = 0.0
-    setup_seconds: float = 0.0
     peak_rss_mb: float = 0.0
     invocations: int = 0
     result: dict[str, Any] = field(default_factory=dict)
@@ -132,7 +132,6 @@ def until_done(
     while True:
         answer = invoke()
         run.invocations += 1
-        run.setup_seconds = run.setup_seconds or float(answer.get("setup_seconds", 0.0))
         run.wall_seconds += float(answer["wall_seconds"])
         run.peak_rss_mb = max(run.peak_rss_mb, float(answer["peak_rss_mb"]))
         run.result = dict(answer.get("result") or {})
@@ -142,6 +141,49 @@ def until_done(
         if not run.result.get("incomplete") or run.invocations >= max_invocations:
             return run
         log(f"    invocation {run.invocations} checkpointed, {run.result.get('remaining')} left: continuing")
+
+
+class WarmEnvironment:
+    """A `python -m bench.invoke <flavour>` process: warm imports and clients, one forked child per job."""
+
+    def __init__(self, flavour: str, env: dict[str, str], log: Path) -> None:
+        log.parent.mkdir(parents=True, exist_ok=True)
+        self._log = log.open("a")
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "bench.invoke", flavour],
+            cwd=REPO,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self._log,
+            text=True,
+        )
+        if self._readline() != "ready":
+            raise RuntimeError(f"the {flavour} environment did not start; see {log}")
+
+    def _readline(self) -> str:
+        assert self.process.stdout is not None
+        return self.process.stdout.readline().strip()
+
+    def invoke(self, job: dict[str, Any]) -> dict[str, Any]:
+        assert self.process.stdin is not None
+        self.process.stdin.write(json.dumps(job) + "\n")
+        self.process.stdin.flush()
+        line = self._readline()
+        if not line:
+            raise RuntimeError(f"bench.invoke ended (exit {self.process.poll()}); see {self._log.name}")
+        answer: dict[str, Any] = json.loads(line)
+        return answer
+
+    def stop(self) -> None:
+        if self.process.stdin is not None:
+            self.process.stdin.close()
+        try:
+            self.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self._log.close()
 
 
 class StandinServer:
@@ -179,6 +221,8 @@ class Bench:
         self.load_before: tuple[float, float, float] = (0.0, 0.0, 0.0)
         self.load_after: tuple[float, float, float] = (0.0, 0.0, 0.0)
         self.footprints: list[SsmFootprint] = []
+        self.invoke_log = RESULTS / f"bench-{args.schemas}-{time.strftime('%Y%m%d-%H%M%S')}-invocations.log"
+        self._environments: dict[str, WarmEnvironment] = {}
         self.server = StandinServer()
         self.aws = self.server.aws
         os.environ.update(self.aws.environment())
@@ -247,23 +291,10 @@ class Bench:
     # ------------------------------------------------------------------------------------------ measuring
 
     def invoke(self, job: dict[str, Any], env: dict[str, str]) -> dict[str, Any]:
-        answer = subprocess.run(
-            [sys.executable, "-m", "bench.invoke"],
-            input=json.dumps(job),
-            capture_output=True,
-            text=True,
-            cwd=REPO,
-            env={**self._child_env, **env},
-            check=False,
-        )
-        lines = [line for line in answer.stdout.splitlines() if line.strip()]
-        try:
-            report_line: dict[str, Any] = json.loads(lines[-1])
-        except (IndexError, ValueError):
-            raise RuntimeError(
-                f"bench.invoke failed (exit {answer.returncode}):\n{answer.stderr[-4000:]}"
-            ) from None
-        return report_line
+        flavour = "baseline" if job["kind"].startswith("baseline") else "project"
+        if flavour not in self._environments:
+            self._environments[flavour] = WarmEnvironment(flavour, self._child_env, self.invoke_log)
+        return self._environments[flavour].invoke({**job, "env": env})
 
     def measure(
         self,
@@ -298,7 +329,6 @@ class Bench:
             failed_calls=sum(self.aws.call_counts(ok=False).values()),
             peak_rss_mb=run.peak_rss_mb,
             invocations=run.invocations,
-            setup_seconds=run.setup_seconds,
             result=_slim(run.result),
             tuning=dict(tuning or {}) if implementation == PROJECT else {},
         )
@@ -412,11 +442,19 @@ class Bench:
                 "deadline_seconds": self.args.deadline_seconds,
             },
             "summary": facts,
-            "measurements": [m.to_dict() for m in self.measurements],
+            "tuning_defaults": tuning_defaults(),
+            "measurements": [
+                {**m.to_dict(), "pacing_floor_seconds": m.pacing_floor(tuning_defaults())}
+                if m.implementation == PROJECT
+                else m.to_dict()
+                for m in self.measurements
+            ],
             "ssm": [f.__dict__ for f in self.footprints],
         }
 
     def stop(self) -> None:
+        for environment in self._environments.values():
+            environment.stop()
         self.server.stop()
 
 
@@ -459,6 +497,13 @@ def header(document: dict[str, Any]) -> list[str]:
     ]
 
 
+def tuning_defaults() -> dict[str, float]:
+    """The project's safe default rates (lambdas/kafka_lineage/config.py), which a run's TUNING overrides."""
+    from kafka_lineage.config import Tuning
+
+    return {key: float(value) for key, value in Tuning().model_dump().items()}
+
+
 def _costs(costs: dict[str, float]) -> str:
     return ", ".join(f"{ms} ms at {key.removeprefix('ms_per_call_at_')} latency" for key, ms in costs.items())
 
@@ -481,7 +526,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(document, indent=2, sort_keys=True, default=str) + "\n")
-    print(report.render(bench.measurements, document["summary"], header(document)))
+    print(report.render(bench.measurements, document["summary"], header(document), tuning_defaults()))
     print(f"written: {out}")
     return 0
 

@@ -171,3 +171,28 @@ def test_render_joins_header_table_targets_and_breakdown() -> None:
     assert text.startswith("kafka-lineage benchmark\n")
     assert "no-change resync: 0.01 calls/schema, 0 writes (target met)" in text
     assert "no-change resync: calls per schema" in text
+
+
+def test_pacing_floor_is_each_paced_services_calls_over_its_configured_rate() -> None:
+    # Given the defaults (glue 20/s, DataZone 10/s, SSM writes 2/s) and a run that raised DataZone's rate
+    defaults = {"glue_rps": 20.0, "datazone_rps": 10.0, "ssm_write_rps": 2.0, "max_concurrency": 8.0}
+    run = measurement(
+        "first_sync",
+        PROJECT,
+        90.0,
+        {
+            "glue:GetSchema": 100,
+            "glue:ListSchemas": 1,
+            "datazone:CreateAsset": 100,
+            "datazone:CreateListingChangeSet": 100,
+            "ssm:PutParameter": 90,
+            "ssm:GetParametersByPath": 50,  # reads are not paced
+        },
+        tuning={"datazone_rps": 100},
+    )
+
+    floor = run.pacing_floor(defaults)
+
+    assert floor == {"glue": 5.05, "datazone": 2.0, "ssm writes": 45.0}
+    table = report.pacing_table([run], defaults).splitlines()
+    assert table[2].split()[-4:] == ["5.05", "2.00", "45.00", "52.05"]

@@ -11,7 +11,7 @@ from bench.invoke import LambdaContext
 
 
 def answer(wall: float, peak: float, **result: Any) -> dict[str, Any]:
-    return {"wall_seconds": wall, "setup_seconds": 0.5, "peak_rss_mb": peak, "result": result, "error": None}
+    return {"wall_seconds": wall, "peak_rss_mb": peak, "result": result, "error": None}
 
 
 def test_a_checkpointed_run_is_continued_and_its_invocations_added_up() -> None:
@@ -31,7 +31,6 @@ def test_a_checkpointed_run_is_continued_and_its_invocations_added_up() -> None:
     assert done.invocations == 3
     assert done.wall_seconds == pytest.approx(1810.0)
     assert done.peak_rss_mb == 170.0
-    assert done.setup_seconds == 0.5
     assert done.result == {"created": 150}
     assert len(told) == 2
 
