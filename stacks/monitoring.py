@@ -12,11 +12,13 @@ from aws_cdk import aws_sns_subscriptions as subscriptions
 from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
+from kafka_lineage.observability import METRICS_NAMESPACE, SERVICE
+
 # What the handlers publish with Powertools Metrics (EMF in their logs, so no cloudwatch:PutMetricData):
-# namespace and `service` dimension from kafka_lineage.observability, one count per failed item.
-METRICS_NAMESPACE = "KafkaLineage"
-METRICS_SERVICE = "kafka-lineage"
-FAILED_ITEM_METRICS = ("SchemasFailed", "EventsFailed", "TopicsFailed")
+# namespace and `service` dimension from kafka_lineage.observability; schema-sync publishes SchemasFailed
+# and EventsFailed (kafka_lineage/sync/run.py), lineage LineageFailed (kafka_lineage/lineage/run.py).
+METRICS_SERVICE = SERVICE
+FAILED_ITEM_METRICS = ("SchemasFailed", "EventsFailed", "LineageFailed")
 
 
 class Monitoring(Construct):

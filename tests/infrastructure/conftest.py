@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import os
+
+# Before aws_cdk starts the jsii runtime: its Node 20 end-of-life banner names this variable.
+os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
+
 from collections.abc import Callable
 from typing import Any
 

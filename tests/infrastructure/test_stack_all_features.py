@@ -100,6 +100,9 @@ def test_destroy_policy_allows_and_requests_deleting_the_asset_type(synth: Synth
         )
     }
     assert "datazone:DeleteAssetType" in handler_actions
+    # The form types go too, after the asset type that depends on them (via their Revision attribute)
+    for form_type in synth.resources("AWS::DataZone::FormType").values():
+        assert form_type["DeletionPolicy"] == "Delete"
 
 
 def test_concurrency_is_not_reserved_when_turned_off(synth: Synthesized):

@@ -15,8 +15,9 @@ from stacks.bundling import RUNTIME
 from stacks.config import CONTEXT_KEY, load_config
 from stacks.datazone_types import ASSET_TYPE_FILE, SMITHY_DIR
 from stacks.lineage_stack import EXTRA_ENVIRONMENT, LINEAGE_HANDLER, SCHEMA_SYNC_HANDLER
+from stacks.monitoring import FAILED_ITEM_METRICS
 from stacks.triggers import glue_registry_change_pattern
-from tests.infrastructure.stack_synth import Synthesized, shipped_context
+from tests.infrastructure.stack_synth import ROOT, Synthesized, shipped_context
 
 DOMAIN_ARN = {
     "Fn::Join": [
@@ -197,6 +198,8 @@ def test_one_form_type_per_smithy_file_with_the_model_unchanged(synth: Synthesiz
         ft["Properties"]["Name"]: ft["Properties"]["Model"]["Smithy"] for ft in form_types.values()
     } == files
     for form_type in form_types.values():
+        # Kept with the retained asset type that uses them
+        assert form_type["DeletionPolicy"] == form_type["UpdateReplacePolicy"] == "Retain"
         assert form_type["Properties"]["DomainIdentifier"] == "dzd_PLACEHOLDER_domain"
         assert form_type["Properties"]["OwningProjectIdentifier"] == "PLACEHOLDER_project_id"
         assert form_type["Properties"]["Status"] == "ENABLED"
@@ -366,7 +369,7 @@ def test_alarms_watch_errors_failed_items_and_the_failure_queue(synth: Synthesiz
         for m in failed_items[0]["Properties"]["Metrics"]
         if "MetricStat" in m
     }
-    assert names == {"SchemasFailed", "EventsFailed", "TopicsFailed"}
+    assert names == {"SchemasFailed", "EventsFailed", "LineageFailed"}
     assert expression["Expression"].count("FILL(") == 3
     for m in failed_items[0]["Properties"]["Metrics"]:
         if "MetricStat" in m:
@@ -406,3 +409,10 @@ def test_placeholders_are_flagged_at_synth(synth: Synthesized):
     metadata = (synth.outdir / f"{synth.stack.stack_name}.metadata.json").read_text()
     for key in ("domainId", "projectId", "sources[0].clusterArn"):
         assert f"cdk.json context kafkaLineage.{key} is a placeholder" in metadata
+
+
+def test_the_failed_items_alarm_watches_metrics_the_handlers_publish():
+    # Each alarmed metric name is published somewhere in the shared runtime code (no silent drift)
+    sources = "\n".join(path.read_text() for path in (ROOT / "lambdas" / "kafka_lineage").rglob("*.py"))
+    for name in FAILED_ITEM_METRICS:
+        assert f'"{name}"' in sources, name
