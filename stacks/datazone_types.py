@@ -97,6 +97,7 @@ class DataZoneTypes(Construct):
         *,
         domain_id: str,
         project_id: str,
+        asset_type_name: str,
         layer: lambda_.ILayerVersion,
         removal_policy: str,
         log_retention: logs.RetentionDays,
@@ -104,7 +105,8 @@ class DataZoneTypes(Construct):
         super().__init__(scope, construct_id)
         stack = cdk.Stack.of(self)
         models = read_form_models()
-        spec = read_asset_type_spec(form_types=set(models))
+        # The functions find the type by ASSET_TYPE_NAME (assetTypeName): create it under that name.
+        spec = {**read_asset_type_spec(form_types=set(models)), "name": asset_type_name}
 
         self.form_types: dict[str, datazone.CfnFormType] = {}
         for name, model in models.items():

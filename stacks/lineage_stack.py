@@ -97,6 +97,7 @@ class KafkaLineageStack(cdk.Stack):
             "DataZoneTypes",
             domain_id=settings.domain_id,
             project_id=settings.project_id,
+            asset_type_name=settings.asset_type_name,
             layer=self.layer,
             removal_policy=deployment.asset_type_removal_policy,
             log_retention=retention,

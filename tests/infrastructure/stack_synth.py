@@ -64,6 +64,7 @@ def full_context() -> dict[str, Any]:
     settings["assetTypeRemovalPolicy"] = "destroy"
     settings["logRetentionDays"] = 90
     settings["tuning"] = {"maxConcurrency": 4, "datazoneRps": 5}
+    settings["assetTypeName"] = "KafkaTopicAssetTypeProd"
     return context
 
 

@@ -105,6 +105,18 @@ def test_destroy_policy_allows_and_requests_deleting_the_asset_type(synth: Synth
         assert form_type["DeletionPolicy"] == "Delete"
 
 
+def test_the_asset_type_is_created_under_the_name_the_functions_look_for(synth: Synthesized):
+    (resource,) = synth.resources("Custom::DataZoneAssetType").values()
+    spec = json.loads(resource["Properties"]["Spec"])
+    assert spec["name"] == "KafkaTopicAssetTypeProd"
+    for function in synth.resources("AWS::Lambda::Function").values():
+        variables = function["Properties"].get("Environment", {}).get("Variables", {})
+        if "SOURCES" in variables:
+            assert variables["ASSET_TYPE_NAME"] == spec["name"]
+    outputs = synth.cfn["Outputs"]
+    assert outputs["AssetTypeName"]["Value"] == "KafkaTopicAssetTypeProd"
+
+
 def test_concurrency_is_not_reserved_when_turned_off(synth: Synthesized):
     for function in synth.resources("AWS::Lambda::Function").values():
         assert "ReservedConcurrentExecutions" not in function["Properties"]
