@@ -36,6 +36,7 @@ FIRST_SYNC_SPEEDUP = 10.0
 PEAK_MEMORY_MB = 256.0
 LAMBDA_TIMEOUT_SECONDS = 900.0
 HOURLY_RUNS_PER_DAY = 24
+LIST_SAMPLE = 5  # items of a result list kept in the report
 
 
 # The project paces these with the TUNING rates (token buckets per service): calls / rate is a floor on time.
@@ -224,18 +225,20 @@ def _number(value: float, digits: int = 2) -> str:
     return f"{value:,.{digits}f}"
 
 
+def _count(result: Mapping[str, Any], key: str) -> int:
+    """A result counter, or the length of a result list (a cut list keeps its length in `<key>Total`)."""
+    value = result.get(key)
+    if isinstance(value, list):
+        return int(result.get(f"{key}Total", len(value)))
+    return int(value or 0)
+
+
 def _outcome(result: Mapping[str, Any]) -> str:
-    keys = ("created", "updated", "unchanged", "deleted", "emitted", "unmapped")
     parts = []
-    for key in keys:
-        value = result.get(key)
-        if isinstance(value, list):
-            value = len(value)
-        if value:
-            parts.append(f"{key} {value}")
-    failed = result.get("failed")
-    if failed:
-        parts.append(f"failed {len(failed) if isinstance(failed, list) else failed}")
+    for key in ("created", "updated", "unchanged", "deleted", "emitted", "unmapped", "failed"):
+        count = _count(result, key)
+        if count:
+            parts.append(f"{key} {count}")
     if result.get("incomplete"):
         parts.append(f"incomplete, {result.get('remaining', '?')} left")
     return ", ".join(parts) or "-"

@@ -22,6 +22,7 @@ Prints a table and writes the same as JSON to bench/results/ (git-ignored).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
@@ -97,6 +98,12 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         help='TUNING JSON for the extra first sync at raised rates, or "off"',
     )
     parser.add_argument("--skip-baseline", action="store_true", help="measure the project only")
+    parser.add_argument(
+        "--scenarios",
+        default=",".join(key for key, _ in report.SCENARIOS),
+        help="comma-separated scenarios to measure (first_sync always runs; lineage_no_change brings "
+        "lineage_first); default all: " + ", ".join(key for key, _ in report.SCENARIOS),
+    )
     parser.add_argument("--deadline-seconds", type=float, default=900.0, help="Lambda timeout per invocation")
     parser.add_argument(
         "--max-invocations", type=int, default=20, help="follow-up invocations allowed per run"
@@ -110,6 +117,13 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     if args.latency_ms < 0:
         parser.error("--latency-ms must not be negative")
     args.fast_tuning = None if args.fast_tuning == "off" else json.loads(args.fast_tuning)
+    scenarios = {key.strip() for key in args.scenarios.split(",") if key.strip()}
+    unknown = scenarios - set(report.TITLES)
+    if unknown:
+        parser.error(f"unknown scenarios {sorted(unknown)}; known: {', '.join(report.TITLES)}")
+    if "lineage_no_change" in scenarios:
+        scenarios.add("lineage_first")
+    args.scenarios = frozenset(scenarios | {"first_sync"})
     return args
 
 
@@ -218,6 +232,7 @@ class Bench:
         self.evolved = seed.new_version_share(self.topics)
         self.measurements: list[Measurement] = []
         self.calibration: dict[str, float] = {}
+        self.calibration_after: dict[str, float] = {}
         self.load_before: tuple[float, float, float] = (0.0, 0.0, 0.0)
         self.load_after: tuple[float, float, float] = (0.0, 0.0, 0.0)
         self.footprints: list[SsmFootprint] = []
@@ -371,7 +386,8 @@ class Bench:
         from local import world
 
         glue = boto3.client("glue", region_name=world.REGION)
-        glue.create_registry(RegistryName="bench-calibration")
+        with contextlib.suppress(glue.exceptions.AlreadyExistsException):
+            glue.create_registry(RegistryName="bench-calibration")
         timings = {}
         for latency in (0.0, self.args.latency_ms):
             self.aws.latency_ms = latency
@@ -393,31 +409,42 @@ class Bench:
         self.load_before = os.getloadavg()
         self.calibration = self.calibrate()
         self.log(f"a sequential GetRegistry here: {self.calibration}")
+        wanted = args.scenarios.__contains__
         if not args.skip_baseline:
             self.log("baseline (seed design, sequential):")
             self.prepare()
             self.measure("first_sync", BASELINE, "baseline_sync")
-            self.measure("resync_no_change", BASELINE, "baseline_sync")
-            self.new_versions()
-            self.measure("resync_new_versions", BASELINE, "baseline_sync")
-            self.measure("lineage_first", BASELINE, "baseline_lineage")
-            self.measure("lineage_no_change", BASELINE, "baseline_lineage")
             self.footprint(BASELINE, BASELINE_PREFIX)
+            if wanted("resync_no_change"):
+                self.measure("resync_no_change", BASELINE, "baseline_sync")
+            if wanted("resync_new_versions"):
+                self.new_versions()
+                self.measure("resync_new_versions", BASELINE, "baseline_sync")
+            if wanted("lineage_first"):
+                self.measure("lineage_first", BASELINE, "baseline_lineage")
+            if wanted("lineage_no_change"):
+                self.measure("lineage_no_change", BASELINE, "baseline_lineage")
         self.log(f"project (TUNING {args.tuning or 'defaults'}):")
         self.prepare()
         self.measure("first_sync", PROJECT, "sync", tuning=args.tuning)
-        self.measure("resync_no_change", PROJECT, "sync", tuning=args.tuning)
-        self.new_versions()
-        self.measure("resync_new_versions", PROJECT, "sync", tuning=args.tuning)
-        self.measure("verify", PROJECT, "sync", {"verify": True}, tuning=args.tuning)
-        self.measure("lineage_first", PROJECT, "lineage", tuning=args.tuning)
-        self.measure("lineage_no_change", PROJECT, "lineage", tuning=args.tuning)
+        if wanted("resync_no_change"):
+            self.measure("resync_no_change", PROJECT, "sync", tuning=args.tuning)
+        if wanted("resync_new_versions"):
+            self.new_versions()
+            self.measure("resync_new_versions", PROJECT, "sync", tuning=args.tuning)
+        if wanted("verify"):
+            self.measure("verify", PROJECT, "sync", {"verify": True}, tuning=args.tuning)
+        if wanted("lineage_first"):
+            self.measure("lineage_first", PROJECT, "lineage", tuning=args.tuning)
+        if wanted("lineage_no_change"):
+            self.measure("lineage_no_change", PROJECT, "lineage", tuning=args.tuning)
         self.footprint(PROJECT, world.MAPPING_PATH)
-        if args.fast_tuning is not None:
+        if args.fast_tuning is not None and wanted("first_sync_fast"):
             self.log(f"project at raised rates (TUNING {args.fast_tuning}):")
             self.prepare()
             self.measure("first_sync_fast", PROJECT, "sync", tuning=args.fast_tuning)
         self.load_after = os.getloadavg()
+        self.calibration_after = self.calibrate()
 
     def document(self) -> dict[str, Any]:
         facts = report.summary(self.measurements, self.footprints)
@@ -428,6 +455,7 @@ class Bench:
                 "load_average_before": [round(x, 2) for x in self.load_before],
                 "load_average_after": [round(x, 2) for x in self.load_after],
                 "standin_call_cost": self.calibration,
+                "standin_call_cost_after": self.calibration_after,
             },
             "parameters": {
                 "schemas": self.args.schemas,
@@ -467,12 +495,16 @@ class _DomainAlreadyThere:
 
 
 def _slim(result: dict[str, Any]) -> dict[str, Any]:
-    """The result without per-item lists that grow with N (their lengths are kept)."""
+    """The result with per-item lists that grow with N cut to their first 5 items; `<key>Total` keeps the
+    length."""
     slim: dict[str, Any] = {}
     for key, value in result.items():
-        if isinstance(value, list) and len(value) > 5:
-            slim[key] = [*value[:5], f"... {len(value) - 5} more"]
-        elif key != "planned":
+        if key == "planned":
+            continue
+        if isinstance(value, list) and len(value) > report.LIST_SAMPLE:
+            slim[key] = value[: report.LIST_SAMPLE]
+            slim[f"{key}Total"] = len(value)
+        else:
             slim[key] = value
     return slim
 
@@ -491,7 +523,8 @@ def header(document: dict[str, Any]) -> list[str]:
         f"{p['new_versions']} new versions",
         f"machine: {m['nproc']} x {m['cpu_model']}, {m['memory_mb']} MB, Python {m['python']}; load average "
         f"{m['load_average_before'][0]} before, {m['load_average_after'][0]} after",
-        f"one sequential call to the stand-ins (GetRegistry) took {_costs(m['standin_call_cost'])}",
+        f"one sequential call to the stand-ins (GetRegistry) took {_costs(m['standin_call_cost'])} before, "
+        f"{_costs(m['standin_call_cost_after'])} after",
         f"project TUNING: {p['tuning'] or 'safe defaults'}; "
         f"raised rates: {p['fast_tuning'] or 'not measured'}",
     ]

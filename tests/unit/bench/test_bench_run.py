@@ -68,10 +68,11 @@ def test_long_result_lists_are_cut_for_the_report() -> None:
 
     slim = run._slim(result)
 
-    assert slim["failed"][:5] == result["failed"][:5]
-    assert slim["failed"][5] == "... 3 more"
+    assert slim["failed"] == result["failed"][:5]
+    assert slim["failedTotal"] == 8
     assert slim["created"] == 3
     assert "planned" not in slim
+    assert run.report._outcome(slim) == "created 3, failed 8"  # counted in full
 
 
 def test_the_lambda_context_counts_down_from_its_deadline() -> None:
@@ -81,3 +82,13 @@ def test_the_lambda_context_counts_down_from_its_deadline() -> None:
     assert context.get_remaining_time_in_millis() == 0
     fresh = LambdaContext(deadline_seconds=900.0)
     assert 899_000 < fresh.get_remaining_time_in_millis() <= 900_000
+
+
+def test_scenarios_can_be_chosen_and_bring_what_they_need() -> None:
+    every = run.parse_args([]).scenarios
+    chosen = run.parse_args(["--scenarios", "resync_no_change,lineage_no_change"]).scenarios
+
+    assert every == {key for key, _ in run.report.SCENARIOS}
+    assert chosen == {"first_sync", "resync_no_change", "lineage_first", "lineage_no_change"}
+    with pytest.raises(SystemExit):
+        run.parse_args(["--scenarios", "first_sync,warp_speed"])
