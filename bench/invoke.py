@@ -8,8 +8,8 @@ Lambda environment has them, prints one line ("ready"), then reads jobs from std
      "env": {...Lambda environment...}, "deadline_seconds": 900, "baseline": {...BaselineConfig...}}
 
 For each job it forks: the child sets the job's environment, runs one invocation and reports
-`{"wall_seconds", "result", "error", "peak_rss_mb"}`, which this process writes to stdout as one line. The
-child's own stdout (the handlers' log lines) goes to stderr.
+`{"wall_seconds", "cpu_seconds", "result", "error", "peak_rss_mb"}`, which this process writes to stdout as
+one line. The child's own stdout (the handlers' log lines) goes to stderr.
 
 Why fork from a warm process: the invocation's peak memory is then that of a warm environment plus what the
 invocation itself needs, measured in a process that serves nothing else (the stand-ins run in another one),
@@ -104,8 +104,14 @@ def run(warm: Warm, job: dict[str, Any]) -> dict[str, Any]:
         wall = time.perf_counter() - started
     else:
         raise ValueError(f"job kind {kind!r} does not run in this environment")
-    peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # Linux: kilobytes, inherited at fork
-    return {"wall_seconds": wall, "result": result, "error": error, "peak_rss_mb": peak_kb / 1024}
+    usage = resource.getrusage(resource.RUSAGE_SELF)  # this forked child only
+    return {
+        "wall_seconds": wall,
+        "cpu_seconds": usage.ru_utime + usage.ru_stime,
+        "result": result,
+        "error": error,
+        "peak_rss_mb": usage.ru_maxrss / 1024,  # Linux: kilobytes; includes the warm state inherited at fork
+    }
 
 
 def _in_child(warm: Warm, job: dict[str, Any], answer_fd: int) -> None:

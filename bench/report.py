@@ -62,6 +62,8 @@ class Measurement:
     calls: dict[str, int]  # "service:Operation" -> calls (successful or not)
     failed_calls: int = 0  # calls AWS answered with an error (throttling included)
     peak_rss_mb: float = 0.0  # peak resident memory of the process that ran it (all invocations)
+    cpu_seconds: float = 0.0  # CPU time of the invocations' processes
+    standin_cpu_seconds: float = 0.0  # CPU time the stand-ins spent answering (their own cost, not AWS's)
     invocations: int = 1  # > 1 when the sync checkpointed and continued
     result: dict[str, Any] = field(default_factory=dict)
     tuning: dict[str, Any] = field(default_factory=dict)
@@ -276,6 +278,8 @@ def main_table(measurements: Sequence[Measurement]) -> str:
                 m.implementation,
                 _number(m.wall_seconds),
                 "" if r is None else _number(r),
+                _number(m.cpu_seconds, 1),
+                _number(m.standin_cpu_seconds, 1),
                 _number(m.calls_per_schema, 3),
                 _number(m.writes_per_schema, 3),
                 str(m.failed_calls),
@@ -289,6 +293,8 @@ def main_table(measurements: Sequence[Measurement]) -> str:
         "impl",
         "wall s",
         "proj/base",
+        "cpu s",
+        "stand-in cpu s",
         "calls/schema",
         "writes/schema",
         "errors",
@@ -296,7 +302,7 @@ def main_table(measurements: Sequence[Measurement]) -> str:
         "invocations",
         "outcome",
     ]
-    return _table(rows, headers, right=range(2, 9))
+    return _table(rows, headers, right=range(2, 11))
 
 
 def breakdown(measurements: Sequence[Measurement]) -> str:

@@ -132,6 +132,7 @@ class Run:
     """One scenario's invocations, added up."""
 
     wall_seconds: float = 0.0
+    cpu_seconds: float = 0.0
     peak_rss_mb: float = 0.0
     invocations: int = 0
     result: dict[str, Any] = field(default_factory=dict)
@@ -147,6 +148,7 @@ def until_done(
         answer = invoke()
         run.invocations += 1
         run.wall_seconds += float(answer["wall_seconds"])
+        run.cpu_seconds += float(answer.get("cpu_seconds", 0.0))
         run.peak_rss_mb = max(run.peak_rss_mb, float(answer["peak_rss_mb"]))
         run.result = dict(answer.get("result") or {})
         if answer.get("error"):
@@ -219,6 +221,12 @@ class StandinServer:
             process.kill()
             raise RemoteError(f"stand-in process did not start (exit code {process.wait()}, said {line!r})")
         self.aws = RemoteAws(line, process=process)
+
+    def cpu_seconds(self) -> float:
+        """CPU time the stand-in process has used so far (user + system, from /proc)."""
+        assert self.aws.process is not None
+        fields = Path(f"/proc/{self.aws.process.pid}/stat").read_text().rpartition(")")[2].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
 
     def stop(self) -> None:
         self.aws.stop()
@@ -331,10 +339,12 @@ class Bench:
             env = self.lambda_environment(tuning)
         self.aws.calls.clear()
         self.aws.latency_ms = self.args.latency_ms
+        server_cpu = self.server.cpu_seconds()
         try:
             run = until_done(lambda: self.invoke(job, env), self.args.max_invocations, self.log)
         finally:
             self.aws.latency_ms = 0
+        server_cpu = self.server.cpu_seconds() - server_cpu
         measurement = Measurement(
             scenario=scenario,
             implementation=implementation,
@@ -344,6 +354,8 @@ class Bench:
             failed_calls=sum(self.aws.call_counts(ok=False).values()),
             peak_rss_mb=run.peak_rss_mb,
             invocations=run.invocations,
+            cpu_seconds=run.cpu_seconds,
+            standin_cpu_seconds=server_cpu,
             result=_slim(run.result),
             tuning=dict(tuning or {}) if implementation == PROJECT else {},
         )
