@@ -164,8 +164,9 @@ class KafkaLineageStack(cdk.Stack):
         self._suppress_nag_findings()
 
     # --- IAM ------------------------------------------------------------------------------------------
-    # Which resource types an action accepts is the IAM Service Authorization Reference's (SAR) word. An
-    # action with no resource type is granted only on "*"; each such grant says so where it is made.
+    # Which resource types an action accepts is the IAM Service Authorization Reference's (SAR) word, and
+    # tests/infrastructure/sar.py checks every statement against it. An action with no resource type is
+    # granted only on "*"; each such grant says so where it is made.
     def _registry_arns(self) -> list[str]:
         arns: list[str] = []
         for name in self.config.registry_names:
@@ -228,7 +229,7 @@ class KafkaLineageStack(cdk.Stack):
     def _grant_lineage(self) -> None:
         fn = self.lineage
         # SAR: the lineage actions take no resource type, so only "*" grants them (DeleteLineageEvent is
-        # newer than the reference, and like its siblings). DataZone also checks project membership.
+        # newer than the data: UNLISTED_ACTIONS in tests/infrastructure/sar.py). DataZone checks membership.
         fn.allow(
             "DataZoneLineage",
             [
