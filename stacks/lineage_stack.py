@@ -34,7 +34,8 @@ LINEAGE_CONCURRENCY = 2
 # EventBridge's own delivery retries to Lambda (separate from Lambda's asynchronous retries).
 TARGET_RETRY_ATTEMPTS = 4
 TARGET_MAX_EVENT_AGE = cdk.Duration.hours(2)
-# Single-writer leases: {MAPPING_PATH}/config/lease/{holder}/{generation} (kafka_lineage.aws.lease).
+# Single-writer leases: {MAPPING_PATH}/config/lease/{holder}/{generation} (kafka_lineage.aws.lease's
+# lease_path and HOLDERS; the stack tests check these against it).
 LEASE_PATH = "config/lease"
 SCHEMA_SYNC_HOLDER = "schema-sync"
 LINEAGE_HOLDER = "lineage-emission"
@@ -271,10 +272,14 @@ class KafkaLineageStack(cdk.Stack):
         )
 
     def _grant_lease(self, fn: LineageFunction, holder: str) -> None:
-        """The function's single-writer lease: generations under config/lease/{holder}, its own only."""
+        """The function's single-writer lease: generations under config/lease/{holder}, its own only.
+
+        kafka_lineage.aws.lease lists the generations by path, creates the next one (create-if-absent)
+        and prunes old ones in batches.
+        """
         fn.allow(
             "StateLease",
-            ["ssm:GetParameter", "ssm:GetParametersByPath", "ssm:PutParameter", "ssm:DeleteParameter"],
+            ["ssm:GetParametersByPath", "ssm:PutParameter", "ssm:DeleteParameters"],
             [
                 self._parameter_arn(f"/{LEASE_PATH}/{holder}"),
                 self._parameter_arn(f"/{LEASE_PATH}/{holder}/*"),

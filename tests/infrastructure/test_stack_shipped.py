@@ -10,11 +10,19 @@ import pytest
 from aws_cdk.assertions import Match
 from cfnlint.api import ManualArgs, lint
 
+from kafka_lineage.aws.lease import HOLDERS, lease_path
 from kafka_lineage.config import Settings
 from stacks.bundling import RUNTIME
 from stacks.config import CONTEXT_KEY, load_config
 from stacks.datazone_types import ASSET_TYPE_FILE, SMITHY_DIR
-from stacks.lineage_stack import EXTRA_ENVIRONMENT, LINEAGE_HANDLER, SCHEMA_SYNC_HANDLER
+from stacks.lineage_stack import (
+    EXTRA_ENVIRONMENT,
+    LEASE_PATH,
+    LINEAGE_HANDLER,
+    LINEAGE_HOLDER,
+    SCHEMA_SYNC_HANDLER,
+    SCHEMA_SYNC_HOLDER,
+)
 from stacks.monitoring import FAILED_ITEM_METRICS
 from stacks.triggers import glue_registry_change_pattern
 from tests.infrastructure.sar import check_template, template_statements
@@ -249,11 +257,17 @@ def test_schema_sync_permissions_are_explicit_and_scoped(synth: Synthesized):
         _arn("ssm", "parameter/kafka-lineage/*"),
     ]
     assert _resources(statements["MappingsWrite"]) == [_arn("ssm", "parameter/kafka-lineage/assets/*")]
-    # Its own lease, and no other function's
+    # Its own lease, and no other function's, at the path the lease module uses
+    path = lease_path("/kafka-lineage", "schema-sync")
     assert _resources(statements["StateLease"]) == [
-        _arn("ssm", "parameter/kafka-lineage/config/lease/schema-sync"),
-        _arn("ssm", "parameter/kafka-lineage/config/lease/schema-sync/*"),
+        _arn("ssm", f"parameter{path}"),
+        _arn("ssm", f"parameter{path}/*"),
     ]
+    assert set(statements["StateLease"]["Action"]) == {
+        "ssm:GetParametersByPath",
+        "ssm:PutParameter",
+        "ssm:DeleteParameters",
+    }
     # It may hand a checkpointed run to a follow-up invocation of itself, and invoke nothing else
     assert statements["InvokeItself"]["Action"] == "lambda:InvokeFunction"
     assert statements["InvokeItself"]["Resource"] == {"Fn::GetAtt": [function_id, "Arn"]}
@@ -283,9 +297,10 @@ def test_lineage_permissions_are_explicit_and_scoped(synth: Synthesized):
         _arn("glue", "table/lakehouse/*"),
     ]
     assert _resources(statements["MappingsWrite"]) == [_arn("ssm", "parameter/kafka-lineage/lineage/*")]
+    path = lease_path("/kafka-lineage", "lineage-emission")
     assert _resources(statements["StateLease"]) == [
-        _arn("ssm", "parameter/kafka-lineage/config/lease/lineage-emission"),
-        _arn("ssm", "parameter/kafka-lineage/config/lease/lineage-emission/*"),
+        _arn("ssm", f"parameter{path}"),
+        _arn("ssm", f"parameter{path}/*"),
     ]
     assert statements["InvokeItself"]["Resource"] == {"Fn::GetAtt": [function_id, "Arn"]}
     assert "PutAssetChangedEvents" not in statements
@@ -430,3 +445,9 @@ def test_every_allow_statement_is_usable_per_the_service_authorization_reference
     assert any("datazone:CreateAsset" in str(s["Action"]) for s in statements)  # the check sees the roles
     # When checked against the SAR data / Then each grant is one AWS would honour
     assert [str(finding) for finding in check_template(synth.cfn)] == []
+
+
+def test_the_stack_grants_a_lease_to_every_holder_the_lease_module_knows():
+    assert {SCHEMA_SYNC_HOLDER, LINEAGE_HOLDER} == set(HOLDERS)
+    for holder in HOLDERS:
+        assert lease_path("/kafka-lineage", holder) == f"/kafka-lineage/{LEASE_PATH}/{holder}"
