@@ -289,10 +289,17 @@ _NAME_PROPERTY = {
 class Resolver:
     """Turns CloudFormation intrinsics into the sample strings a deployment would produce."""
 
-    def __init__(self, template: Mapping[str, Any], pseudo: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        template: Mapping[str, Any],
+        pseudo: Mapping[str, str] | None = None,
+        physical_names: Mapping[str, str] | None = None,
+    ) -> None:
+        """`pseudo` overrides the sample pseudo parameters; `physical_names` gives logical id -> name."""
         self.resources: Mapping[str, Any] = template.get("Resources", {})
         self.parameters: Mapping[str, Any] = template.get("Parameters", {})
         self.pseudo = {**PSEUDO_PARAMETERS, **(pseudo or {})}
+        self.physical_names = dict(physical_names or {})
 
     def resolve(self, value: Any) -> Any:
         """Strings stay; lists resolve item by item; an intrinsic becomes a string."""
@@ -347,6 +354,8 @@ class Resolver:
         return formats[kind].format(name=self._physical_name(logical_id, kind), **self._fields())
 
     def _physical_name(self, logical_id: str, kind: str) -> str:
+        if logical_id in self.physical_names:
+            return self.physical_names[logical_id]
         explicit = self.resources[logical_id].get("Properties", {}).get(_NAME_PROPERTY.get(kind, ""))
         if explicit is not None:
             return str(self.resolve(explicit))

@@ -12,6 +12,7 @@ from tests.infrastructure.sar import (
     SAR_DATA,
     UNLISTED_ACTIONS,
     Reference,
+    Resolver,
     Unresolvable,
     arn_matches_format,
     check_template,
@@ -305,3 +306,22 @@ def test_a_key_policy_star_is_the_key_and_its_statements_are_checked():
     assert "kms:GenerateDataKey*: a wildcard action" in message
     # And kms:* for any other principal is flagged
     assert any("a wildcard action" in m for m in _messages(_key(_allow("kms:*", "*", Principal=CLOUDWATCH))))
+
+
+def test_intrinsics_resolve_to_sample_values_or_to_the_names_given():
+    template = {
+        "Resources": {
+            "Fn": {"Type": "AWS::Lambda::Function", "Properties": {}},
+            "Named": {"Type": "AWS::Lambda::Function", "Properties": {"FunctionName": "fixed-name"}},
+        }
+    }
+    resolver = Resolver(template)
+    assert resolver.resolve({"Fn::GetAtt": ["Fn", "Arn"]}) == (
+        "arn:aws:lambda:eu-west-1:111122223333:function:KafkaLineage-Fn-SAMPLE"
+    )
+    assert resolver.resolve({"Fn::Sub": "${Named.Arn}:*"}) == (
+        "arn:aws:lambda:eu-west-1:111122223333:function:fixed-name:*"
+    )
+    assert resolver.resolve({"Fn::Sub": "${!Literal}-${AWS::Region}"}) == "${Literal}-eu-west-1"
+    local = Resolver(template, pseudo={"AWS::Region": "us-east-1"}, physical_names={"Fn": "sync"})
+    assert local.resolve({"Fn::GetAtt": "Fn.Arn"}) == "arn:aws:lambda:us-east-1:111122223333:function:sync"
