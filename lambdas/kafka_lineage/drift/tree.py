@@ -45,7 +45,3 @@ class FieldTree:
             found.append(node.parent)
             node = self.nodes.get(node.parent)
         return found
-
-    def related(self, one: str, other: str) -> bool:
-        """Same field, or one contains the other (a change inside a record column changes that column)."""
-        return one == other or one in self.ancestors(other) or other in self.ancestors(one)
