@@ -8,6 +8,10 @@ Fields are matched level by level, children of matched parents only:
      - PROTOBUF: a new field with the field number of an old field that is gone (the number is the field's
        identity on the wire);
      - JSON Schema has no such signal: a renamed property is one `removed` and one `added`.
+   A converter that numbers protobuf fields by position (the registry's Kafka Connect protobuf converter
+   does, unless a field carries `protobuf.tag`) turns a dropped column into renames of the fields after it:
+   that is what the wire format says, and the severity is the same (the dropped field's column loses its
+   feed).
 Unmatched new fields are `added`, unmatched old fields `removed`; inside an added or removed record only the
 record itself is reported. A matched pair is compared on type, nullability and declared default. Record types
 compare by kind only: a record's name (Debezium's `<topic>.Value`) is not part of what a table receives, and
@@ -24,6 +28,7 @@ import re
 from kafka_lineage.drift.facts import Facts, field_facts
 from kafka_lineage.drift.model import NOT_NULL, NULLABLE, FieldChange, FieldDiff, FieldFacts
 from kafka_lineage.drift.tree import FieldTree, Node
+from kafka_lineage.observability import logger
 from kafka_lineage.schemas import MAX_COLUMNS, ParsedSchema, parse_definition
 
 # "record (dbserver1.inventory.customers.Value)" -> "record"; recursion markers stay as they are.
@@ -45,9 +50,16 @@ def diff_fields(data_format: str, old_definition: str, new_definition: str) -> F
         unread = " and ".join(label for label, parsed in (("old", old), ("new", new)) if not parsed.columns)
         warnings.append(f"no field diff: the {unread} version has no readable fields")
         return FieldDiff(fmt, (), old, new, complete=False, warnings=tuple(warnings))
-    old_facts = field_facts(fmt, old_definition)
-    new_facts = field_facts(fmt, new_definition)
-    changes = _Differ(fmt, old, new, old_facts, new_facts).changes()
+    try:
+        old_facts = field_facts(fmt, old_definition)
+        new_facts = field_facts(fmt, new_definition)
+        changes = _Differ(fmt, old, new, old_facts, new_facts).changes()
+    except Exception as exc:
+        # Both versions parsed, so reaching here is a bug in this package; a drift check must still not
+        # stop the run that asked for it: log it loudly and report no changes, as for an unreadable version.
+        logger.exception("schema field diff failed", extra={"data_format": fmt})
+        warnings.append(f"no field diff: comparing the versions failed: {type(exc).__name__}: {exc}")
+        return FieldDiff(fmt, (), old, new, complete=False, warnings=tuple(warnings))
     # A version cut at the column cap hides its tail: a field missing there is not known to be gone.
     if len(old.columns) >= MAX_COLUMNS or len(new.columns) >= MAX_COLUMNS:
         warnings.append(f"a version has {MAX_COLUMNS} columns or more: fields past the cap are not compared")
