@@ -135,6 +135,11 @@ def assess_impact(
     diff: FieldDiff, tables: Sequence[GlueTable], walker: DownstreamWalker | None = None
 ) -> DriftImpact:
     """Each change's severity and touched columns over the mapped `tables`, and the impacted tables."""
+    # Several edges (a rule and a connector, two connectors) may name one table: assess it once.
+    unique: dict[str, GlueTable] = {}
+    for table in tables:
+        unique.setdefault(table.arn, table)
+    tables = list(unique.values())
     old_tree, new_tree = FieldTree(diff.old.columns), FieldTree(diff.new.columns)
     old_rows, new_rows = row_fields(diff.old.columns), row_fields(diff.new.columns)
     feeds = [
@@ -163,7 +168,7 @@ def assess_impact(
     impacted: list[ImpactedTable] = []
     warnings: list[str] = []
     for table in tables:
-        if table.arn not in touched or any(found.table_arn == table.arn for found in impacted):
+        if table.arn not in touched:
             continue
         downstream: tuple[DownstreamNode, ...] = ()
         if walker is not None:

@@ -217,8 +217,9 @@ def test_every_mapped_table_is_assessed_and_walked_once() -> None:
     walker = Walker({CUSTOMERS.arn: [lake_node]})
     diff = diff_fields("JSON", debezium.table_envelope("customers", "JSON"), customers_v2("JSON"))
     # When assessed
-    impact = assess_impact(diff, [CUSTOMERS, untouched, slim], walker)
-    # Then both tables with `email` are impacted, in the given order, each walked once; the third is not
+    impact = assess_impact(diff, [CUSTOMERS, untouched, slim, CUSTOMERS], walker)
+    # Then both tables with `email` are impacted, in the given order, each walked once (the customers
+    # table is named by two edges); the third is not
     assert [(t.table, t.columns) for t in impact.impacted] == [
         ("lakehouse/customers", ("email",)),
         ("analytics/customers_slim", ("email",)),
