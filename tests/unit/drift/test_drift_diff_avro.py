@@ -286,3 +286,18 @@ def test_an_unknown_data_format_is_a_partial_result() -> None:
     assert diff.changes == ()
     assert not diff.complete
     assert "not supported" in diff.warnings[0]
+
+
+def test_recursive_records_are_compared_without_expanding_forever() -> None:
+    # Given a linked-list record referring to itself, whose value is retyped in v2
+    def node(value_type: str) -> str:
+        return avro(
+            {"name": "value", "type": value_type},
+            {"name": "next", "type": ["null", "shop.Node"], "default": None},
+            name="Node",
+        )
+
+    # When diffed
+    diff = diff_fields("AVRO", node("int"), node("long"))
+    # Then the change is found at the top and the recursive reference is a leaf
+    assert changes(diff) == [("value", "type_changed", "int", "long")]

@@ -195,3 +195,13 @@ def test_facts_name_exactly_the_columns_the_parser_gives(data_format: str) -> No
         assert set(facts) == {column.name for column in parse_definition(data_format, definition).columns}
         if data_format == "PROTOBUF":
             assert all(fact.number is not None for fact in facts.values())
+
+
+def test_recursive_messages_are_compared_without_expanding_forever() -> None:
+    # Given a tree node message that refers to itself, whose value field is renamed in v2
+    old = proto("message Node { int32 value = 1; repeated Node children = 2; Node parent = 3; }")
+    new = proto("message Node { int32 weight = 1; repeated Node children = 2; Node parent = 3; }")
+    # When diffed
+    diff = diff_fields("PROTOBUF", old, new)
+    # Then the rename is found once, at the top; the recursive references are leaves
+    assert changes(diff) == [("weight", "renamed", "value", "weight")]
