@@ -51,9 +51,7 @@ def diff_fields(data_format: str, old_definition: str, new_definition: str) -> F
         warnings.append(f"no field diff: the {unread} version has no readable fields")
         return FieldDiff(fmt, (), old, new, complete=False, warnings=tuple(warnings))
     try:
-        old_facts = field_facts(fmt, old_definition)
-        new_facts = field_facts(fmt, new_definition)
-        changes = _Differ(fmt, old, new, old_facts, new_facts).changes()
+        changes = _Differ(fmt, old, new, old_definition, new_definition).changes()
     except Exception as exc:
         # Both versions parsed, so reaching here is a bug in this package; a drift check must still not
         # stop the run that asked for it: log it loudly and report no changes, as for an unreadable version.
@@ -66,13 +64,34 @@ def diff_fields(data_format: str, old_definition: str, new_definition: str) -> F
     return FieldDiff(fmt, changes, old, new, complete=not warnings, warnings=tuple(warnings))
 
 
+class _LazyFacts:
+    """A definition's per-field facts, read on first use: reading them parses the definition again, which
+    only a default to compare or a rename candidate needs (most protobuf drifts need neither)."""
+
+    def __init__(self, fmt: str, definition: str) -> None:
+        self._fmt, self._definition = fmt, definition
+        self._facts: Facts | None = None
+
+    def get(self, path: str) -> FieldFacts:
+        if self._facts is None:
+            self._facts = field_facts(self._fmt, self._definition)
+        return self._facts.get(path, _NO_FACTS)
+
+
+def _may_declare_defaults(definition: str) -> bool:
+    # Every format spells the keyword out; JSON could also escape it, so any escape counts as "maybe".
+    return "default" in definition or "\\u" in definition
+
+
 class _Differ:
     def __init__(
-        self, fmt: str, old: ParsedSchema, new: ParsedSchema, old_facts: Facts, new_facts: Facts
+        self, fmt: str, old: ParsedSchema, new: ParsedSchema, old_definition: str, new_definition: str
     ) -> None:
         self._fmt = fmt
         self._old, self._new = FieldTree(old.columns), FieldTree(new.columns)
-        self._old_facts, self._new_facts = old_facts, new_facts
+        self._old_facts = _LazyFacts(fmt, old_definition)
+        self._new_facts = _LazyFacts(fmt, new_definition)
+        self._defaults = _may_declare_defaults(old_definition) or _may_declare_defaults(new_definition)
         self._old_capped = len(old.columns) >= MAX_COLUMNS
         self._new_capped = len(new.columns) >= MAX_COLUMNS
         self._old_of: dict[str, str] = {}  # new path -> old path
@@ -125,18 +144,18 @@ class _Differ:
             return pairs
         if self._fmt == "AVRO":
             for new_path in left_new:
-                aliases = self._new_facts.get(new_path, _NO_FACTS).aliases
+                aliases = self._new_facts.get(new_path).aliases
                 old_name = next((alias for alias in aliases if alias in left_old), None)
                 if old_name is not None:
                     pairs.append((new_path, left_old.pop(old_name)))
         elif self._fmt == "PROTOBUF":
             by_number: dict[int, list[str]] = {}
             for old_path in left_old.values():
-                number = self._old_facts.get(old_path, _NO_FACTS).number
+                number = self._old_facts.get(old_path).number
                 if number is not None:
                     by_number.setdefault(number, []).append(old_path)
             for new_path in left_new:
-                number = self._new_facts.get(new_path, _NO_FACTS).number
+                number = self._new_facts.get(new_path).number
                 candidates = by_number.get(number, []) if number is not None else []
                 if len(candidates) == 1:  # a number used twice is an invalid message: no signal
                     pairs.append((new_path, candidates.pop()))
@@ -160,8 +179,10 @@ class _Differ:
                     now.name,
                 )
             )
-        before = self._old_facts.get(was.name, _NO_FACTS).default
-        after = self._new_facts.get(now.name, _NO_FACTS).default
+        if not self._defaults:
+            return found
+        before = self._old_facts.get(was.name).default
+        after = self._new_facts.get(now.name).default
         if before != after:
             found.append(FieldChange(path, "default_changed", before, after, was.name, now.name))
         return found

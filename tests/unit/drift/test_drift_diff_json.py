@@ -225,3 +225,16 @@ def test_an_unreadable_version_gives_a_partial_result() -> None:
     assert diff.changes == ()
     assert not diff.complete
     assert diff.warnings[0].startswith("new version: JSON definition is not valid JSON")
+
+
+def test_a_default_spelled_with_json_escapes_is_still_compared() -> None:
+    # Given a `default` keyword written with a unicode escape, as JSON allows
+    template = (
+        '{"type": "object", "required": ["qty"], '
+        '"properties": {"qty": {"type": "integer", "\\u0064efault": %d}}}'
+    )
+    old, new = template % 1, template % 2
+    # When diffed
+    diff = diff_fields("JSON", old, new)
+    # Then the default change is found
+    assert changes(diff) == [("qty", "default_changed", "1", "2")]

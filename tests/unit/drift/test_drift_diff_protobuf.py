@@ -205,3 +205,28 @@ def test_recursive_messages_are_compared_without_expanding_forever() -> None:
     diff = diff_fields("PROTOBUF", old, new)
     # Then the rename is found once, at the top; the recursive references are leaves
     assert changes(diff) == [("weight", "renamed", "value", "weight")]
+
+
+def test_facts_are_read_only_when_a_default_or_a_rename_candidate_needs_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Given a count of the extra parses, and two proto3 versions differing by a dropped field
+    from kafka_lineage.drift import diff as diff_module
+
+    reads: list[str] = []
+
+    def counting(data_format: str, definition: str) -> object:
+        reads.append(definition)
+        return field_facts(data_format, definition)
+
+    monkeypatch.setattr(diff_module, "field_facts", counting)
+    old = proto("message Row { int64 id = 1; string email = 2; }")
+    dropped = proto("message Row { int64 id = 1; }")
+    renamed = proto("message Row { int64 id = 1; string mail = 2; }")
+    # When the drop is diffed, then a rename
+    assert changes(diff_fields("PROTOBUF", old, dropped)) == [("email", "removed", "string", None)]
+    reads_for_drop = len(reads)
+    assert changes(diff_fields("PROTOBUF", old, renamed)) == [("mail", "renamed", "email", "mail")]
+    # Then the drop needed no second parse, and the rename read both versions' field numbers once each
+    assert reads_for_drop == 0
+    assert reads == [old, renamed]
