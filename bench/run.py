@@ -610,7 +610,9 @@ class Bench:
             )
 
     def document(self) -> dict[str, Any]:
-        facts = report.summary(self.measurements, self.footprints, tuning_defaults=tuning_defaults())
+        facts = report.summary(
+            self.measurements, self.footprints, tuning_defaults=tuning_defaults(), parse_ms=self.parse_ms
+        )
         return {
             "generated": datetime.now(UTC).isoformat(timespec="seconds"),
             "machine": {

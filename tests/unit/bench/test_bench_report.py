@@ -389,3 +389,21 @@ def test_the_new_tables_render_each_project_run() -> None:
     text = report.render(runs, report.summary(runs, tuning_defaults=DEFAULTS), [], DEFAULTS, {"JSON": 0.4})
     assert "SSM writes and repeated requests" in text
     assert "CPU by data format (ms):" in text
+
+
+def test_the_cpu_target_is_on_parsing_and_lineage_the_sync_is_shown_beside_them() -> None:
+    # Given a sync at 20 ms per schema (its calls' own cost), lineage at 5 ms per topic, parsing at 2 ms
+    sync = measurement(report.FORMAT_SYNC, PROJECT, 3.0, {}, cpu_seconds=2.0, data_format="AVRO")
+    lineage = measurement(
+        report.FORMAT_LINEAGE, PROJECT, 3.0, {}, cpu_seconds=0.5, data_format="AVRO", result={"emitted": 100}
+    )
+
+    facts = report.summary([sync, lineage], parse_ms={"AVRO": 2.0, "JSON": 12.5})
+
+    # Then the table holds all three, and only parsing (JSON over 10 ms here) decides the target
+    assert facts["cpu_ms_per_item_by_format"] == {
+        "AVRO": {"parse": 2.0, "sync": 20.0, "lineage": 5.0},
+        "JSON": {"parse": 12.5},
+    }
+    assert facts["cpu_target_met"] is False
+    assert report.summary([sync, lineage], parse_ms={"AVRO": 2.0})["cpu_target_met"] is True
