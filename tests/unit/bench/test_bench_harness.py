@@ -147,3 +147,12 @@ def test_a_deferred_invocation_is_followed_up_like_a_checkpoint() -> None:
 
     assert done.invocations == 2
     assert done.result == {"created": 3}
+
+
+def test_a_scenario_on_a_fresh_world_runs_without_the_main_first_sync() -> None:
+    # The 10,000-schema checkpointed sync alone must not pay for a full first sync at the safe defaults first
+    alone = run.parse_args(["--scenarios", "first_sync_checkpointed"]).scenarios
+    with_verify = run.parse_args(["--scenarios", "first_sync_checkpointed,verify"]).scenarios
+
+    assert alone == {"first_sync_checkpointed"}
+    assert with_verify == {"first_sync_checkpointed", "verify", "first_sync"}
