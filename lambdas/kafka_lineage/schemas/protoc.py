@@ -16,8 +16,8 @@ What protoc can import besides the definition itself:
 protoc reports problems on the process's standard error (file descriptor 2, from C++). Compilation
 therefore runs with descriptor 2 pointed at the null device, under a lock: nothing reaches the function's
 log stream (the tolerant parser words the warning of a file protoc rejects), and no two compilations share
-the scratch directory. The lock costs nothing, parsing is
-CPU-bound under the GIL anyway.
+the scratch directory. For those few milliseconds another thread's writes to standard error are dropped
+too; the functions log to standard output. The lock costs nothing: parsing is CPU-bound under the GIL.
 """
 
 from __future__ import annotations
