@@ -364,8 +364,10 @@ def summary(
     if efficiency:
         out["pacing_efficiency"] = efficiency
         out["pacing_efficiency_target_met"] = min(efficiency.values()) >= PACING_EFFICIENCY
-    ratios = {
-        m.scenario: round(value, 3) for m in project_runs if (value := m.ssm_writes_per_parameter) is not None
+    ratios = {  # the named scenarios; the per-format runs share their scenario keys
+        m.scenario: round(value, 3)
+        for m in project_runs
+        if m.scenario in TITLES and (value := m.ssm_writes_per_parameter) is not None
     }
     if ratios:
         out["ssm_writes_per_parameter"] = ratios

@@ -322,6 +322,7 @@ def test_summary_checks_pacing_ssm_writes_and_the_checkpointed_sync() -> None:
     runs = [
         measurement("first_sync", PROJECT, 10.0, {"ssm:PutParameter": 18}, final_parameters=16),
         measurement("lineage_first", PROJECT, 10.0, {"datazone:PostLineageEvent": 50}),
+        measurement(report.FORMAT_SYNC, PROJECT, 1.0, {"ssm:PutParameter": 9}, final_parameters=3),
         measurement(
             "first_sync_checkpointed",
             PROJECT,
