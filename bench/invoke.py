@@ -8,8 +8,15 @@ Lambda environment has them, prints one line ("ready"), then reads jobs from std
      "env": {...Lambda environment...}, "deadline_seconds": 900, "baseline": {...BaselineConfig...}}
 
 For each job it forks: the child sets the job's environment, runs one invocation and reports
-`{"wall_seconds", "cpu_seconds", "result", "error", "peak_rss_mb"}`, which this process writes to stdout as
-one line. The child's own stdout (the handlers' log lines) goes to stderr.
+`{"wall_seconds", "cpu_seconds", "result", "error", "peak_rss_mb", "calls"}`, which this process writes to
+stdout as one line. The child's own stdout (the handlers' log lines) goes to stderr.
+
+`calls` lists every AWS API call the invocation made, as `[service:Operation, target, digest]`: the target
+is the SSM parameter name for SSM calls (empty otherwise), the digest a hash of the call's parameters
+without idempotency tokens. The same digest twice is the same request made twice: the harness counts those
+across the invocations of a run (a write repeated after a checkpoint, a read made again). Calls are taken
+where every client sends them (botocore's `BaseClient._make_api_call`), so whatever clients the handlers
+build are covered, and botocore's own retries of one call count once.
 
 Why fork from a warm process: the invocation's peak memory is then that of a warm environment plus what the
 invocation itself needs, measured in a process that serves nothing else (the stand-ins run in another one),
@@ -20,12 +27,15 @@ which would otherwise dominate a quick run.
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import json
 import os
 import resource
 import sys
 import time
 import traceback
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -70,6 +80,43 @@ class Warm:
             self.clients = {service: boto3.client(service) for service in BASELINE_SERVICES}
         else:
             raise ValueError(f"unknown environment {flavour!r}: project or baseline")
+
+
+def call_signature(service: str, operation: str, params: dict[str, Any], tokens: set[str]) -> list[str]:
+    """[service:Operation, target, digest] of one call; members in `tokens` (idempotency tokens) left out."""
+    kept = {key: value for key, value in params.items() if key not in tokens}
+    body = json.dumps(kept, sort_keys=True, default=repr, separators=(",", ":"))
+    target = str(params.get("Name", "")) if service == "ssm" else ""
+    return [f"{service}:{operation}", target, hashlib.sha256(body.encode()).hexdigest()[:16]]
+
+
+@contextlib.contextmanager
+def recorded_calls() -> Iterator[list[list[str]]]:
+    """Record the signature of every botocore API call made inside the block (this process only)."""
+    from botocore.client import BaseClient
+
+    calls: list[list[str]] = []
+    original = BaseClient._make_api_call
+
+    def recording(client: Any, operation_name: str, api_params: dict[str, Any]) -> Any:
+        try:
+            model = client.meta.service_model
+            members = model.operation_model(operation_name).input_shape
+            tokens = {
+                name
+                for name, shape in (members.members.items() if members is not None else ())
+                if shape.metadata.get("idempotencyToken")
+            }
+            calls.append(call_signature(model.service_name, operation_name, api_params, tokens))
+        except Exception as failure:  # recording must never change what the invocation does
+            calls.append([f"unrecorded:{operation_name}", "", repr(failure)[:60]])
+        return original(client, operation_name, api_params)
+
+    BaseClient._make_api_call = recording
+    try:
+        yield calls
+    finally:
+        BaseClient._make_api_call = original
 
 
 def run(warm: Warm, job: dict[str, Any]) -> dict[str, Any]:
@@ -117,10 +164,12 @@ def run(warm: Warm, job: dict[str, Any]) -> dict[str, Any]:
 def _in_child(warm: Warm, job: dict[str, Any], answer_fd: int) -> None:
     os.dup2(2, 1)  # the handlers log to stdout: keep it apart from the answers
     os.environ.update(job.get("env") or {})
-    try:
-        answer = run(warm, job)
-    except BaseException as failure:
-        answer = {"wall_seconds": 0.0, "result": {}, "error": repr(failure), "peak_rss_mb": 0.0}
+    with recorded_calls() as calls:
+        try:
+            answer = run(warm, job)
+        except BaseException as failure:
+            answer = {"wall_seconds": 0.0, "result": {}, "error": repr(failure), "peak_rss_mb": 0.0}
+    answer["calls"] = calls
     with os.fdopen(answer_fd, "w") as out:
         out.write(json.dumps(answer, default=str))
 

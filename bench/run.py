@@ -12,9 +12,14 @@ from the same seeded world: N topics of realistic shapes (bench/seed.py) and the
 writes.
 
 Scenarios, in order: first sync; no-change resync; resync after 1% of schemas got a new version; verify run
-(project only); lineage first run and no-change rerun; and, from a fresh world again, the project's first
-sync at raised request rates (`--fast-tuning`). A first sync that runs out of its 15-minute deadline
-checkpoints; the harness then invokes again, as the follow-up invocation would, and counts invocations.
+(project only); lineage first run and no-change rerun; then, each from a fresh world, the project's first
+sync at raised request rates (`--fast-tuning`), at AWS's documented DataZone quotas (`--documented-tuning`),
+and at its own TUNING under a short simulated deadline (`--checkpoint-deadline-seconds`), which must
+converge by checkpoints, a chain of invocations, without repeating a write; and a sync and a lineage run
+per data format (CPU per schema and per topic by format). A run that runs out of its deadline checkpoints;
+the harness then invokes again, as the follow-up invocation would, and counts invocations. The harness only
+drives the handlers with events and Lambda-like contexts and watches the AWS calls they make, so it measures
+whatever the handlers do.
 
 Prints a table and writes the same as JSON to bench/results/ (git-ignored).
 """
@@ -49,6 +54,18 @@ QUIET = {
 # Request rates and concurrency a first sync at 1,000 schemas and 20 ms needs to be about 10x faster than the
 # sequential baseline (see the README's Performance section for how it was found).
 FAST_TUNING = {"max_concurrency": 32, "datazone_rps": 200.0, "glue_rps": 300.0, "ssm_write_rps": 10.0}
+# The short simulated deadline of the checkpointed first sync: a few seconds of work beyond the default
+# 60-second deadline margin, so that even the small default run needs a chain of invocations.
+CHECKPOINT_DEADLINE_SECONDS = 65.0
+CHECKPOINT_MAX_INVOCATIONS = 1000
+# Scenarios measured on the world the (baseline's and the project's) first sync builds.
+MAIN_WORLD = frozenset(
+    {"first_sync", "resync_no_change", "resync_new_versions", "verify", "lineage_first", "lineage_no_change"}
+)
+# A chain of invocations whose `remaining` has not gone down in this many is stopped as stalled.
+STALL_LIMIT = 3
+# Parsing CPU is measured on at most this many seeded definitions per format.
+PARSE_SAMPLE = 300
 
 os.environ.update({key: os.environ.get(key, value) for key, value in QUIET.items()})
 
@@ -100,9 +117,30 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--skip-baseline", action="store_true", help="measure the project only")
     parser.add_argument(
         "--scenarios",
-        default=",".join(key for key, _ in report.SCENARIOS),
-        help="comma-separated scenarios to measure (first_sync always runs; lineage_no_change brings "
-        "lineage_first); default all: " + ", ".join(key for key, _ in report.SCENARIOS),
+        default=",".join(report.DEFAULT_SCENARIOS),
+        help="comma-separated scenarios to measure (the resyncs, verify and lineage bring first_sync; "
+        "lineage_no_change brings lineage_first); known: "
+        + ", ".join(key for key, _ in report.SCENARIOS)
+        + "; default all but "
+        "first_sync_documented",
+    )
+    parser.add_argument(
+        "--documented-tuning",
+        default=json.dumps(report.DOCUMENTED_TUNING),
+        help='TUNING JSON of the first sync at AWS\'s documented quotas, or "off"',
+    )
+    parser.add_argument(
+        "--checkpoint-deadline-seconds",
+        type=float,
+        default=CHECKPOINT_DEADLINE_SECONDS,
+        help="simulated Lambda deadline of each invocation of the checkpointed first sync "
+        f"(default {CHECKPOINT_DEADLINE_SECONDS:g}: the default 60 s margin plus a few seconds of work)",
+    )
+    parser.add_argument(
+        "--checkpoint-max-invocations",
+        type=int,
+        default=CHECKPOINT_MAX_INVOCATIONS,
+        help="invocations allowed to the checkpointed first sync",
     )
     parser.add_argument("--deadline-seconds", type=float, default=900.0, help="Lambda timeout per invocation")
     parser.add_argument(
@@ -117,13 +155,18 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     if args.latency_ms < 0:
         parser.error("--latency-ms must not be negative")
     args.fast_tuning = None if args.fast_tuning == "off" else json.loads(args.fast_tuning)
+    args.documented_tuning = None if args.documented_tuning == "off" else json.loads(args.documented_tuning)
+    if args.checkpoint_deadline_seconds <= 0 or args.checkpoint_max_invocations < 1:
+        parser.error("--checkpoint-deadline-seconds and --checkpoint-max-invocations must be positive")
     scenarios = {key.strip() for key in args.scenarios.split(",") if key.strip()}
     unknown = scenarios - set(report.TITLES)
     if unknown:
         parser.error(f"unknown scenarios {sorted(unknown)}; known: {', '.join(report.TITLES)}")
     if "lineage_no_change" in scenarios:
         scenarios.add("lineage_first")
-    args.scenarios = frozenset(scenarios | {"first_sync"})
+    if scenarios & MAIN_WORLD:  # they run on the world the first sync built
+        scenarios.add("first_sync")
+    args.scenarios = frozenset(scenarios)
     return args
 
 
@@ -136,27 +179,50 @@ class Run:
     peak_rss_mb: float = 0.0
     invocations: int = 0
     result: dict[str, Any] = field(default_factory=dict)
+    calls: list[list[str]] = field(default_factory=list)  # [key, target, digest] of every call, in order
 
 
 def until_done(
-    invoke: Callable[[], dict[str, Any]], max_invocations: int, log: Callable[[str], None] = lambda _: None
+    invoke: Callable[[], dict[str, Any]],
+    max_invocations: int,
+    log: Callable[[str], None] = lambda _: None,
+    stall_limit: int = STALL_LIMIT,
 ) -> Run:
-    """Invoke again while the result says `incomplete` (the follow-up invocation a checkpoint hands its work
-    to), at most `max_invocations` times in all; stop at the first error."""
+    """Invoke again while the result says `incomplete` or `deferred` (the follow-up invocation a checkpoint
+    or a busy lease hands its work to), at most `max_invocations` times in all; stop at the first error, and
+    when `remaining` has not gone down for `stall_limit` invocations in a row (the result then says
+    `"stalled": true`): a chain that makes no progress would never converge."""
     run = Run()
+    best_remaining: float | None = None
+    stalled = 0
     while True:
         answer = invoke()
         run.invocations += 1
         run.wall_seconds += float(answer["wall_seconds"])
         run.cpu_seconds += float(answer.get("cpu_seconds", 0.0))
         run.peak_rss_mb = max(run.peak_rss_mb, float(answer["peak_rss_mb"]))
+        run.calls.extend(answer.get("calls") or [])
         run.result = dict(answer.get("result") or {})
         if answer.get("error"):
             run.result["error"] = answer["error"]
             return run
-        if not run.result.get("incomplete") or run.invocations >= max_invocations:
+        if not (run.result.get("incomplete") or run.result.get("deferred")):
             return run
-        log(f"    invocation {run.invocations} checkpointed, {run.result.get('remaining')} left: continuing")
+        if run.invocations >= max_invocations:
+            return run
+        remaining = run.result.get("remaining")
+        if isinstance(remaining, int | float):
+            if best_remaining is not None and remaining >= best_remaining:
+                stalled += 1
+                if stalled >= stall_limit:
+                    run.result["stalled"] = True
+                    log(f"    no progress in {stalled} invocations ({remaining} left): stopping")
+                    return run
+            else:
+                stalled = 0
+                best_remaining = remaining
+        state = "deferred" if run.result.get("deferred") else "checkpointed"
+        log(f"    invocation {run.invocations} {state}, {remaining} left: continuing")
 
 
 class WarmEnvironment:
@@ -244,6 +310,7 @@ class Bench:
         self.load_before: tuple[float, float, float] = (0.0, 0.0, 0.0)
         self.load_after: tuple[float, float, float] = (0.0, 0.0, 0.0)
         self.footprints: list[SsmFootprint] = []
+        self.parse_ms: dict[str, float] = {}
         self.invoke_log = RESULTS / f"bench-{args.schemas}-{time.strftime('%Y%m%d-%H%M%S')}-invocations.log"
         self._environments: dict[str, WarmEnvironment] = {}
         self.server = StandinServer()
@@ -326,11 +393,16 @@ class Bench:
         kind: str,
         event: dict[str, Any] | None = None,
         tuning: dict[str, Any] | None = None,
+        *,
+        deadline_seconds: float | None = None,
+        max_invocations: int | None = None,
+        schemas: int | None = None,
+        data_format: str = "",
     ) -> Measurement:
         job: dict[str, Any] = {
             "kind": kind,
             "event": event or {},
-            "deadline_seconds": self.args.deadline_seconds,
+            "deadline_seconds": deadline_seconds or self.args.deadline_seconds,
         }
         env: dict[str, str] = {}
         if implementation == BASELINE:
@@ -341,30 +413,65 @@ class Bench:
         self.aws.latency_ms = self.args.latency_ms
         server_cpu = self.server.cpu_seconds()
         try:
-            run = until_done(lambda: self.invoke(job, env), self.args.max_invocations, self.log)
+            run = until_done(
+                lambda: self.invoke(job, env), max_invocations or self.args.max_invocations, self.log
+            )
         finally:
             self.aws.latency_ms = 0
         server_cpu = self.server.cpu_seconds() - server_cpu
+        calls = dict(self.aws.call_counts())
+        failed_calls = sum(self.aws.call_counts(ok=False).values())
+        repeated = report.repeats(run.calls)
+        written = report.written_parameters(run.calls)
+        prefix = BASELINE_PREFIX if implementation == BASELINE else self.mapping_path()
+        final = len(written & self.parameter_names(prefix)) if written else None
         measurement = Measurement(
             scenario=scenario,
             implementation=implementation,
-            schemas=len(self.topics),
+            schemas=schemas if schemas is not None else len(self.topics),
             wall_seconds=run.wall_seconds,
-            calls=dict(self.aws.call_counts()),
-            failed_calls=sum(self.aws.call_counts(ok=False).values()),
+            calls=calls,
+            failed_calls=failed_calls,
             peak_rss_mb=run.peak_rss_mb,
             invocations=run.invocations,
             cpu_seconds=run.cpu_seconds,
             standin_cpu_seconds=server_cpu,
             result=_slim(run.result),
             tuning=dict(tuning or {}) if implementation == PROJECT else {},
+            data_format=data_format,
+            repeated_writes=repeated.writes,
+            repeated_reads=repeated.reads,
+            repeated_write_samples=list(repeated.write_samples),
+            final_parameters=final,
         )
         self.measurements.append(measurement)
         self.log(
-            f"  {report.TITLES[scenario]:<26} {implementation:<8} {run.wall_seconds:8.2f} s  "
-            f"{measurement.calls_per_schema:7.3f} calls/schema  {_outcome(run.result)}"
+            f"  {measurement.title:<30} {implementation:<8} {run.wall_seconds:8.2f} s  "
+            f"{measurement.calls_per_schema:7.3f} calls/schema  {run.invocations} invocation(s)  "
+            f"{_outcome(run.result)}"
         )
         return measurement
+
+    @staticmethod
+    def mapping_path() -> str:
+        from local import world
+
+        return world.MAPPING_PATH
+
+    def parameter_names(self, prefix: str) -> set[str]:
+        """Names of the SSM parameters under `prefix` now (read with no added latency, after the run)."""
+        import boto3
+
+        from local import world
+
+        ssm = boto3.client("ssm", region_name=world.REGION)
+        names: set[str] = set()
+        pages = ssm.get_paginator("describe_parameters").paginate(
+            ParameterFilters=[{"Key": "Path", "Option": "Recursive", "Values": [prefix]}]
+        )
+        for page in pages:
+            names.update(parameter["Name"] for parameter in page.get("Parameters", []))
+        return names
 
     def footprint(self, implementation: str, prefix: str) -> SsmFootprint:
         import boto3
@@ -415,12 +522,47 @@ class Bench:
     # ------------------------------------------------------------------------------------------ scenarios
 
     def run(self) -> None:
-        from local import world
-
         args = self.args
         self.load_before = os.getloadavg()
         self.calibration = self.calibrate()
         self.log(f"a sequential GetRegistry here: {self.calibration}")
+        wanted = args.scenarios.__contains__
+        if wanted("first_sync"):
+            self.main_world()
+        if args.fast_tuning is not None and wanted("first_sync_fast"):
+            self.log(f"project at raised rates (TUNING {args.fast_tuning}):")
+            self.prepare()
+            self.measure("first_sync_fast", PROJECT, "sync", tuning=args.fast_tuning)
+        if args.documented_tuning is not None and wanted("first_sync_documented"):
+            self.log(f"project at AWS's documented quotas (TUNING {args.documented_tuning}):")
+            self.prepare()
+            self.measure("first_sync_documented", PROJECT, "sync", tuning=args.documented_tuning)
+        if wanted("first_sync_checkpointed"):
+            self.log(
+                f"project under a {args.checkpoint_deadline_seconds:g} s deadline "
+                f"(TUNING {args.tuning or 'defaults'}):"
+            )
+            self.prepare()
+            self.measure(
+                "first_sync_checkpointed",
+                PROJECT,
+                "sync",
+                tuning=args.tuning,
+                deadline_seconds=args.checkpoint_deadline_seconds,
+                max_invocations=args.checkpoint_max_invocations,
+            )
+        if wanted("by_format"):
+            self.measure_by_format()
+        self.parse_ms = parse_cpu_ms(self.topics)
+        self.log(f"parsing CPU per schema, ms: {self.parse_ms}")
+        self.load_after = os.getloadavg()
+        self.calibration_after = self.calibrate()
+
+    def main_world(self) -> None:
+        """The baseline's runs, then the project's, each on a world its own first sync builds."""
+        from local import world
+
+        args = self.args
         wanted = args.scenarios.__contains__
         if not args.skip_baseline:
             self.log("baseline (seed design, sequential):")
@@ -451,15 +593,41 @@ class Bench:
         if wanted("lineage_no_change"):
             self.measure("lineage_no_change", PROJECT, "lineage", tuning=args.tuning)
         self.footprint(PROJECT, world.MAPPING_PATH)
-        if args.fast_tuning is not None and wanted("first_sync_fast"):
-            self.log(f"project at raised rates (TUNING {args.fast_tuning}):")
-            self.prepare()
-            self.measure("first_sync_fast", PROJECT, "sync", tuning=args.fast_tuning)
-        self.load_after = os.getloadavg()
-        self.calibration_after = self.calibrate()
+
+    def measure_by_format(self) -> None:
+        """From a fresh world, per data format: a sync of only that format's schemas, then a lineage run of
+        only their topics. CPU does not depend on the request rates, so these run at the raised ones."""
+        from local import world
+
+        tuning = self.args.fast_tuning or self.args.tuning
+        self.log(f"project, one data format at a time (TUNING {tuning or 'defaults'}):")
+        self.prepare()
+        arn = f"arn:aws:glue:{world.REGION}:{world.ACCOUNT}:schema/{REGISTRY}/"
+        for data_format in sorted({topic.data_format for topic in self.topics}):
+            chosen = [topic for topic in self.topics if topic.data_format == data_format]
+            self.measure(
+                report.FORMAT_SYNC,
+                PROJECT,
+                "sync",
+                {"schemaArns": [arn + topic.name for topic in chosen]},
+                tuning,
+                schemas=len(chosen),
+                data_format=data_format,
+            )
+            self.measure(
+                report.FORMAT_LINEAGE,
+                PROJECT,
+                "lineage",
+                {"topics": [{"registryName": REGISTRY, "topic": topic.name} for topic in chosen]},
+                tuning,
+                schemas=len(chosen),
+                data_format=data_format,
+            )
 
     def document(self) -> dict[str, Any]:
-        facts = report.summary(self.measurements, self.footprints)
+        facts = report.summary(
+            self.measurements, self.footprints, tuning_defaults=tuning_defaults(), parse_ms=self.parse_ms
+        )
         return {
             "generated": datetime.now(UTC).isoformat(timespec="seconds"),
             "machine": {
@@ -479,12 +647,21 @@ class Bench:
                 "mapped_topics": sum(1 for t in self.topics if t.glue_table),
                 "tuning": self.args.tuning,
                 "fast_tuning": self.args.fast_tuning,
+                "documented_tuning": self.args.documented_tuning,
+                "documented_quotas": report.DOCUMENTED_QUOTAS,
+                "checkpoint_deadline_seconds": self.args.checkpoint_deadline_seconds,
                 "deadline_seconds": self.args.deadline_seconds,
             },
             "summary": facts,
+            "parse_cpu_ms_per_schema": self.parse_ms,
             "tuning_defaults": tuning_defaults(),
             "measurements": [
-                {**m.to_dict(), "pacing_floor_seconds": m.pacing_floor(tuning_defaults())}
+                {
+                    **m.to_dict(),
+                    "pacing_floor_seconds": m.pacing_floor(tuning_defaults()),
+                    "pacing_efficiency": m.pacing_efficiency(tuning_defaults()),
+                    "documented_quota_floor_seconds": m.documented_floor(tuning_defaults()),
+                }
                 if m.implementation == PROJECT
                 else m.to_dict()
                 for m in self.measurements
@@ -538,8 +715,34 @@ def header(document: dict[str, Any]) -> list[str]:
         f"one sequential call to the stand-ins (GetRegistry) took {_costs(m['standin_call_cost'])} before, "
         f"{_costs(m['standin_call_cost_after'])} after",
         f"project TUNING: {p['tuning'] or 'safe defaults'}; "
-        f"raised rates: {p['fast_tuning'] or 'not measured'}",
+        f"raised rates: {p['fast_tuning'] or 'not measured'}; "
+        f"documented quotas: {p['documented_tuning'] or 'not measured'}; "
+        f"short deadline: {p['checkpoint_deadline_seconds']:g} s",
     ]
+
+
+def parse_cpu_ms(
+    topics: Sequence[seed.Topic], sample: int = PARSE_SAMPLE, rounds: int = 3
+) -> dict[str, float]:
+    """CPU milliseconds per schema that `parse_definition` takes, by format, over (at most `sample` of) the
+    seeded definitions: one warm-up pass, then the mean of `rounds` passes (process time)."""
+    from kafka_lineage.schemas import parse_definition
+
+    by_format: dict[str, list[str]] = {}
+    for topic in topics:
+        chosen = by_format.setdefault(topic.data_format, [])
+        if len(chosen) < sample:
+            chosen.append(topic.definition())
+    found: dict[str, float] = {}
+    for data_format, definitions in sorted(by_format.items()):
+        for definition in definitions:
+            parse_definition(data_format, definition)
+        started = time.process_time()
+        for _ in range(rounds):
+            for definition in definitions:
+                parse_definition(data_format, definition)
+        found[data_format] = round((time.process_time() - started) / rounds / len(definitions) * 1000, 2)
+    return found
 
 
 def tuning_defaults() -> dict[str, float]:
@@ -571,7 +774,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(document, indent=2, sort_keys=True, default=str) + "\n")
-    print(report.render(bench.measurements, document["summary"], header(document), tuning_defaults()))
+    print(
+        report.render(
+            bench.measurements, document["summary"], header(document), tuning_defaults(), bench.parse_ms
+        )
+    )
     print(f"written: {out}")
     return 0
 

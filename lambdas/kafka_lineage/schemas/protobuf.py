@@ -1,4 +1,9 @@
-"""PROTOBUF definitions -> columns, with proto-schema-parser.
+"""PROTOBUF definitions -> columns: protoc (in process, `protoc`) first, proto-schema-parser as the fallback.
+
+protoc compiles the file to a FileDescriptorProto, which this module walks; a file protoc rejects (an import
+the registry does not hold, a type declared nowhere, any other error) goes to the tolerant ANTLR parser
+(`protobuf_text`), which gives the same columns for every file both accept and a warning for a file neither
+can read.
 
 Rules beyond those in `model`:
   - The record is the first top-level message that no other message of the file refers to; when every one is
@@ -6,8 +11,9 @@ Rules beyond those in `model`:
     `Envelope` (the order the Glue Schema Registry's Kafka Connect converter writes) still yields
     `Envelope`, and a file of unrelated messages yields the first, the convention of the Glue and Confluent
     serializers.
-  - Type names resolve as protoc does, from the innermost scope outwards (package included); a name that
-    resolves nowhere (an imported file the registry does not hold) stays as written, e.g. "acme.type.Money".
+  - Type names resolve as protoc does, from the innermost scope outwards (package included). A type of an
+    imported file is a leaf named by its full name, e.g. "google.type.Interval"; with the tolerant parser, a
+    name that resolves nowhere stays as written, e.g. "acme.type.Money".
   - Nested messages are expanded as dotted paths; so are messages in repeated fields and map values.
     A message already open on the current path is marked recursive.
   - Well-known types are leaves: "timestamp (google.protobuf.Timestamp)",
@@ -17,135 +23,81 @@ Rules beyond those in `model`:
   - Nullable means "may be absent": message-typed fields, proto2 `optional`, proto3 `optional`, oneof members
     and fields of edition files (explicit presence by default). proto3 singular scalars and enums, proto2
     `required`, repeated and map fields are not nullable.
-  - A field's description is its leading `//` or `/* */` comment, else its trailing comment on the same line.
+  - A field's description is its leading `//` or `/* */` comment (with any detached comments above it),
+    else its trailing comment on the same line.
 """
 
 from __future__ import annotations
 
-import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from antlr4.error.ErrorListener import ErrorListener
-from proto_schema_parser import ast
-from proto_schema_parser.parser import Parser
+from kafka_lineage.schemas import protobuf_text, protoc
+from kafka_lineage.schemas.model import MAX_DEPTH, ColumnSink, ParsedSchema, failed
+from kafka_lineage.schemas.protobuf_text import WELL_KNOWN
 
-from kafka_lineage.schemas.model import MAX_DEPTH, ColumnSink, ParsedSchema, failed, quote
-
-SCALARS = frozenset(
-    {
-        "double", "float", "int32", "int64", "uint32", "uint64", "sint32", "sint64",
-        "fixed32", "fixed64", "sfixed32", "sfixed64", "bool", "string", "bytes",
-    }
-)  # fmt: skip
-
-# Well-known and common Google types, shown as leaves. additionalTypes.Decimal is what the Glue Schema
-# Registry's Kafka Connect converter writes for Connect decimals.
-WELL_KNOWN: dict[str, str] = {
-    "google.protobuf.Timestamp": "timestamp",
-    "google.protobuf.Duration": "duration",
-    "google.protobuf.DoubleValue": "double",
-    "google.protobuf.FloatValue": "float",
-    "google.protobuf.Int64Value": "int64",
-    "google.protobuf.UInt64Value": "uint64",
-    "google.protobuf.Int32Value": "int32",
-    "google.protobuf.UInt32Value": "uint32",
-    "google.protobuf.BoolValue": "bool",
-    "google.protobuf.StringValue": "string",
-    "google.protobuf.BytesValue": "bytes",
-    "google.protobuf.Struct": "json",
-    "google.protobuf.Value": "json",
-    "google.protobuf.ListValue": "array<json>",
-    "google.protobuf.Any": "any",
-    "google.protobuf.Empty": "record",
-    "google.protobuf.FieldMask": "field-mask",
-    "google.type.Date": "date",
-    "google.type.TimeOfDay": "time",
-    "google.type.DateTime": "timestamp",
-    "google.type.Decimal": "decimal",
-    "google.type.Money": "money",
-    "google.type.LatLng": "lat-lng",
-    "additionalTypes.Decimal": "decimal",
-}
-
-_MAX_SYNTAX_ERRORS = 3
-# ANTLR's Python runtime shares its prediction caches between parser instances without locking; parsing is
-# CPU-bound under the GIL anyway, so serialising it costs nothing and keeps callers on threads safe.
-_PARSE_LOCK = threading.Lock()
-
-
-class _Errors(ErrorListener):
-    """Collects ANTLR syntax errors instead of printing them to stderr; any error makes the file invalid."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.messages: list[str] = []
-
-    def syntaxError(
-        self, recognizer: Any, offendingSymbol: Any, line: int, column: int, msg: str, e: Any
-    ) -> None:
-        self.messages.append(f"line {line}:{column} {msg}")
-
-
-def _listen(errors: _Errors) -> Any:
-    def setup(recognizer: Any) -> None:
-        recognizer.removeErrorListeners()
-        recognizer.addErrorListener(errors)
-
-    return setup
+# FieldDescriptorProto.Type numbers -> protobuf's scalar names (descriptor.proto).
+_SCALAR_TYPES = {
+    1: "double", 2: "float", 3: "int64", 4: "uint64", 5: "int32", 6: "fixed64", 7: "fixed32", 8: "bool",
+    9: "string", 12: "bytes", 13: "uint32", 15: "sfixed32", 16: "sfixed64", 17: "sint32", 18: "sint64",
+}  # fmt: skip
+_TYPE_GROUP = 10
+_TYPE_MESSAGE = 11
+_TYPE_ENUM = 14
+_LABEL_REQUIRED = 2
+_LABEL_REPEATED = 3
+# Source-info paths (descriptor.proto field numbers): FileDescriptorProto.message_type,
+# DescriptorProto.field and DescriptorProto.nested_type.
+_FILE_MESSAGES = 4
+_MESSAGE_FIELDS = 2
+_MESSAGE_NESTED = 3
 
 
 def parse(definition: str) -> ParsedSchema:
-    errors = _Errors()
-    try:
-        with _PARSE_LOCK:
-            proto = Parser(setup_lexer=_listen(errors), setup_parser=_listen(errors)).parse(definition)
-    except RecursionError:
-        return failed("PROTOBUF definition is nested too deeply to read")
-    except (
-        Exception
-    ) as exc:  # the parser's tree visitor fails on some malformed input instead of reporting it
-        return failed(f"PROTOBUF definition does not parse: {type(exc).__name__}: {exc}")
-    if errors.messages:
-        shown = "; ".join(quote(message) for message in errors.messages[:_MAX_SYNTAX_ERRORS])
-        more = len(errors.messages) - _MAX_SYNTAX_ERRORS
-        return failed(
-            f"PROTOBUF definition does not parse: {shown}" + (f" (+{more} more)" if more > 0 else "")
-        )
-    return _Walker(proto).walk()
+    compiled = protoc.compile_definition(definition)
+    if compiled is None:
+        return protobuf_text.parse(definition)
+    return _Walker(compiled).walk()
 
 
 @dataclass(frozen=True)
-class _Symbol:
-    full_name: str
-    node: ast.Message | ast.Enum | ast.Group
+class _Message:
+    full_name: str  # without the leading dot, e.g. "dbserver1.inventory.customers.Envelope"
+    proto: Any  # DescriptorProto
+    path: tuple[int, ...]  # its source-info path
 
 
 class _Walker:
-    def __init__(self, proto: ast.File) -> None:
-        self._proto = proto
-        self._explicit_presence = proto.edition is not None
-        self._proto3 = proto.syntax == "proto3"
-        package = next((e.name for e in proto.file_elements if isinstance(e, ast.Package)), "")
-        self._package = package
-        self._symbols: dict[str, _Symbol] = {}
+    def __init__(self, file: Any) -> None:
+        self._file = file
+        self._explicit_presence = file.syntax == "editions"
+        self._proto3 = file.syntax == "proto3"
+        self._messages: dict[str, _Message] = {}
+        self._enums: set[str] = set()
+        self._tops: list[_Message] = []
+        self._comments = {
+            tuple(location.path): location
+            for location in file.source_code_info.location
+            if location.leading_comments or location.trailing_comments or location.leading_detached_comments
+        }
         self._sink = ColumnSink()
-        for element in proto.file_elements:
-            if isinstance(element, ast.Message | ast.Enum):
-                self._declare(element, package)
+        prefix = f"{file.package}." if file.package else ""
+        for index, message in enumerate(file.message_type):
+            self._tops.append(self._declare(message, prefix + message.name, (_FILE_MESSAGES, index)))
+        self._enums.update(prefix + enum.name for enum in file.enum_type)
 
-    def _declare(self, top: ast.Message | ast.Enum, scope: str) -> None:
-        pending: list[tuple[ast.Message | ast.Enum | ast.Group, str]] = [(top, scope)]
-        while pending:  # iterative: nesting depth is the input's to choose
-            node, parent = pending.pop()
-            full_name = f"{parent}.{node.name}" if parent else node.name
-            self._symbols.setdefault(full_name, _Symbol(full_name, node))
-            if isinstance(node, ast.Message | ast.Group):
-                for element in node.elements:
-                    if isinstance(element, ast.Message | ast.Enum | ast.Group):
-                        pending.append((element, full_name))
-                    elif isinstance(element, ast.OneOf):
-                        pending.extend((g, full_name) for g in element.elements if isinstance(g, ast.Group))
+    def _declare(self, top: Any, full_name: str, path: tuple[int, ...]) -> _Message:
+        pending = [(top, full_name, path)]
+        while pending:  # iterative: protoc caps nesting, but the walk need not rely on it
+            proto, name, where = pending.pop()
+            self._messages[name] = _Message(name, proto, where)
+            self._enums.update(f"{name}.{enum.name}" for enum in proto.enum_type)
+            pending.extend(
+                (nested, f"{name}.{nested.name}", (*where, _MESSAGE_NESTED, index))
+                for index, nested in enumerate(proto.nested_type)
+            )
+        return self._messages[full_name]
 
     def walk(self) -> ParsedSchema:
         root = self._root()
@@ -154,71 +106,59 @@ class _Walker:
         self._fields(root, "", 1, frozenset({root.full_name}))
         return self._sink.result()
 
-    def _root(self) -> _Symbol | None:
-        prefix = f"{self._package}." if self._package else ""
-        tops = [
-            self._symbols[prefix + e.name] for e in self._proto.file_elements if isinstance(e, ast.Message)
-        ]
-        if not tops:
+    def _root(self) -> _Message | None:
+        if not self._tops:
             return None
         referenced: set[str] = set()
-        for symbol in self._symbols.values():
-            if not isinstance(symbol.node, ast.Message | ast.Group):
-                continue
-            for type_name in _field_types(symbol.node):
-                target = self._lookup(type_name, symbol.full_name)
+        for message in self._messages.values():
+            for field in message.proto.field:
+                target = field.type_name.lstrip(".")
                 # A message's own nested types referring back to it don't make it a part of something else.
-                if target is not None and not (symbol.full_name + ".").startswith(target.full_name + "."):
-                    referenced.add(target.full_name)
-        return next((top for top in tops if top.full_name not in referenced), tops[0])
-
-    def _lookup(self, type_name: str, scope: str) -> _Symbol | None:
-        """protoc's scoping: a leading dot is absolute; otherwise the innermost scope first, then outwards."""
-        if type_name.startswith("."):
-            return self._symbols.get(type_name[1:])
-        parts = scope.split(".") if scope else []
-        for end in range(len(parts), -1, -1):
-            candidate = ".".join([*parts[:end], type_name])
-            if candidate in self._symbols:
-                return self._symbols[candidate]
-        return None
+                if target in self._messages and not (message.full_name + ".").startswith(target + "."):
+                    referenced.add(target)
+        return next((top for top in self._tops if top.full_name not in referenced), self._tops[0])
 
     # -- columns --
 
-    def _fields(self, message: _Symbol, prefix: str, depth: int, open_messages: frozenset[str]) -> None:
-        node = message.node
-        assert isinstance(node, ast.Message | ast.Group)
-        for element, description, oneof in _members(node.elements):
+    def _fields(self, message: _Message, prefix: str, depth: int, open_messages: frozenset[str]) -> None:
+        proto = message.proto
+        for index, field in enumerate(proto.field):
             if self._sink.full:
                 return
-            if isinstance(element, ast.MapField):
-                self._map(element, message, prefix, description, depth, open_messages)
-            elif isinstance(element, ast.Group):
-                self._group(element, message, prefix, description, oneof, depth, open_messages)
-            else:
-                self._field(element, message, prefix, description, oneof, depth, open_messages)
+            description = self._description((*message.path, _MESSAGE_FIELDS, index))
+            target = self._messages.get(field.type_name.lstrip(".")) if field.type_name else None
+            if target is not None and target.proto.options.map_entry:
+                self._map(field, target, prefix, description, depth, open_messages)
+                continue
+            oneof = None
+            if field.HasField("oneof_index") and not field.proto3_optional:
+                oneof = proto.oneof_decl[field.oneof_index].name
+            self._field(field, prefix, description, oneof, depth, open_messages)
 
     def _field(
         self,
-        field: ast.Field,
-        message: _Symbol,
+        field: Any,
         prefix: str,
         description: str | None,
         oneof: str | None,
         depth: int,
         open_messages: frozenset[str],
     ) -> None:
-        repeated = field.cardinality == ast.FieldCardinality.REPEATED
-        element_type, target = self._element(field.type, message.full_name)
+        repeated = field.label == _LABEL_REPEATED
+        if field.type == _TYPE_GROUP:
+            # proto2 groups: a nested message type and a field named after it in lower case.
+            element_type, target = "record", self._messages.get(field.type_name.lstrip("."))
+        else:
+            element_type, target = self._element(field)
         if repeated:
             nullable = False
-        elif oneof is not None or field.cardinality == ast.FieldCardinality.OPTIONAL:
+        elif oneof is not None or field.proto3_optional:
             nullable = True
-        elif field.cardinality == ast.FieldCardinality.REQUIRED:
+        elif field.label == _LABEL_REQUIRED:
             nullable = False
         else:
-            # No label: proto3 scalars and enums have no presence; messages (and unknown types) do.
-            is_value = field.type in SCALARS or (target is not None and isinstance(target.node, ast.Enum))
+            # No label: proto3 scalars and enums have no presence; messages do.
+            is_value = field.type not in (_TYPE_MESSAGE, _TYPE_GROUP)
             nullable = self._explicit_presence or not self._proto3 or not is_value
         if description is None and oneof is not None:
             description = f"oneof {oneof}"
@@ -227,34 +167,18 @@ class _Walker:
 
     def _map(
         self,
-        field: ast.MapField,
-        message: _Symbol,
+        field: Any,
+        entry: _Message,
         prefix: str,
         description: str | None,
         depth: int,
         open_messages: frozenset[str],
     ) -> None:
-        value_type, target = self._element(field.value_type, message.full_name)
-        data_type = f"map<{field.key_type},{value_type}>"
+        key, value = _entry_fields(entry.proto)
+        key_type = _SCALAR_TYPES.get(key.type, "unknown") if key is not None else "unknown"
+        value_type, target = self._element(value) if value is not None else ("unknown", None)
+        data_type = f"map<{key_type},{value_type}>"
         self._emit(prefix + field.name, data_type, False, description, target, depth, open_messages)
-
-    def _group(
-        self,
-        group: ast.Group,
-        message: _Symbol,
-        prefix: str,
-        description: str | None,
-        oneof: str | None,
-        depth: int,
-        open_messages: frozenset[str],
-    ) -> None:
-        # proto2 groups: a nested message type and a field named after it in lower case.
-        target = self._symbols.get(f"{message.full_name}.{group.name}")
-        repeated = group.cardinality == ast.FieldCardinality.REPEATED
-        nullable = not repeated and group.cardinality != ast.FieldCardinality.REQUIRED
-        data_type = "array<record>" if repeated else "record"
-        name = prefix + group.name.lower()
-        self._emit(name, data_type, nullable, description, target, depth, open_messages)
 
     def _emit(
         self,
@@ -262,84 +186,48 @@ class _Walker:
         data_type: str,
         nullable: bool,
         description: str | None,
-        target: _Symbol | None,
+        target: _Message | None,
         depth: int,
         open_messages: frozenset[str],
     ) -> None:
-        expand = target is not None and isinstance(target.node, ast.Message | ast.Group)
-        if expand and target is not None and target.full_name in open_messages:
+        if target is not None and target.full_name in open_messages:
             self._sink.add(path, f"{data_type} (recursive: {target.full_name})", nullable, description)
             return
-        if not self._sink.add(path, data_type, nullable, description) or not expand or target is None:
+        if not self._sink.add(path, data_type, nullable, description) or target is None:
             return
         if depth >= MAX_DEPTH:
             self._sink.too_deep(path)
             return
         self._fields(target, path + ".", depth + 1, open_messages | {target.full_name})
 
-    def _element(self, type_name: str, scope: str) -> tuple[str, _Symbol | None]:
-        """The readable type of a field's (element) type, and the local message or enum it names, if any."""
-        if type_name in SCALARS:
-            return type_name, None
-        target = self._lookup(type_name, scope)
-        if target is not None and target.full_name in WELL_KNOWN:
-            return f"{WELL_KNOWN[target.full_name]} ({target.full_name})", None
-        if target is not None:
-            return ("enum" if isinstance(target.node, ast.Enum) else "record"), target
-        bare = type_name.lstrip(".")
-        if bare in WELL_KNOWN:
-            return f"{WELL_KNOWN[bare]} ({bare})", None
-        return bare, None
+    def _element(self, field: Any) -> tuple[str, _Message | None]:
+        """The readable type of a field's (element) type, and the message of this file it names, if any."""
+        if field.type in _SCALAR_TYPES:
+            return _SCALAR_TYPES[field.type], None
+        full_name = field.type_name.lstrip(".")
+        if full_name in WELL_KNOWN:
+            return f"{WELL_KNOWN[full_name]} ({full_name})", None
+        if full_name in self._messages:
+            return "record", self._messages[full_name]
+        if full_name in self._enums:
+            return "enum", None
+        return full_name, None  # a type of an imported file
+
+    def _description(self, path: tuple[int, ...]) -> str | None:
+        location = self._comments.get(path)
+        if location is None:
+            return None
+        leading = " ".join(_lines(location.leading_detached_comments, location.leading_comments))
+        return leading or location.trailing_comments.strip() or None
 
 
-def _field_types(message: ast.Message | ast.Group) -> list[str]:
-    names: list[str] = []
-    for element in message.elements:
-        if isinstance(element, ast.Field):
-            names.append(element.type)
-        elif isinstance(element, ast.MapField):
-            names.append(element.value_type)
-        elif isinstance(element, ast.OneOf):
-            names.extend(member.type for member in element.elements if isinstance(member, ast.Field))
-    return names
+def _entry_fields(entry: Any) -> tuple[Any, Any]:
+    by_number = {field.number: field for field in entry.field}
+    return by_number.get(1), by_number.get(2)
 
 
-_Member = ast.Field | ast.MapField | ast.Group
-
-
-def _members(elements: list[Any]) -> list[tuple[_Member, str | None, str | None]]:
-    """Fields in declaration order (oneof members in place) with their comments and their oneof's name."""
-    found: list[tuple[_Member, str | None, str | None]] = []
-    _collect(elements, None, found)
-    return found
-
-
-def _collect(
-    elements: list[Any], oneof: str | None, found: list[tuple[_Member, str | None, str | None]]
-) -> None:
-    leading: list[str] = []
-    for index, element in enumerate(elements):
-        if isinstance(element, ast.Comment):
-            if not element.inline:
-                leading.append(_comment_text(element.text))
-            continue
-        if isinstance(element, ast.OneOf):
-            _collect(element.elements, element.name, found)
-        elif isinstance(element, ast.Field | ast.MapField | ast.Group):
-            trailing = elements[index + 1] if index + 1 < len(elements) else None
-            text = " ".join(part for part in leading if part)
-            if not text and isinstance(trailing, ast.Comment) and trailing.inline:
-                text = _comment_text(trailing.text)
-            found.append((element, text or None, oneof))
-        leading = []
-
-
-def _comment_text(text: str) -> str:
-    text = text.strip()
-    if text.startswith("//"):
-        return text[2:].strip()
-    if text.startswith("/*"):
-        body = text[2:-2] if text.endswith("*/") else text[2:]
-        lines = (line.strip().lstrip("*").strip() for line in body.splitlines())
-        return " ".join(line for line in lines if line)
-    return text
+def _lines(detached: Any, leading: str) -> Iterator[str]:
+    for text in (*detached, leading):
+        stripped = text.strip()
+        if stripped:
+            yield stripped

@@ -195,4 +195,216 @@ def test_pacing_floor_is_each_paced_services_calls_over_its_configured_rate() ->
 
     assert floor == {"glue": 5.05, "datazone": 2.0, "ssm writes": 45.0}
     table = report.pacing_table([run], defaults).splitlines()
-    assert table[2].split()[-4:] == ["5.05", "2.00", "45.00", "52.05"]
+    # per service, then the floor (the slowest), the efficiency (45 / 90) and the documented-quota floor
+    assert table[2].split()[-6:] == ["5.05", "2.00", "45.00", "45.00", "0.50", "45.00"]
+
+
+DEFAULTS = {"glue_rps": 20.0, "datazone_rps": 10.0, "ssm_write_rps": 2.0, "max_concurrency": 8.0}
+
+
+def test_pacing_efficiency_is_the_slowest_services_floor_over_the_wall_time() -> None:
+    # Given a first sync whose SSM writes take 40 s at 2/s, DataZone 20 s at 10/s, and which took 50 s
+    run = measurement(
+        "first_sync",
+        PROJECT,
+        50.0,
+        {"datazone:CreateAsset": 100, "datazone:CreateListingChangeSet": 100, "ssm:PutParameter": 80},
+    )
+
+    # Then the floor is the slowest service's 40 s, and the efficiency 40 / 50
+    assert run.pacing_floor_seconds(DEFAULTS) == 40.0
+    assert run.pacing_efficiency(DEFAULTS) == pytest.approx(0.8)
+    # And a run that paced nothing, or took no time, has no efficiency
+    assert (
+        measurement("first_sync", PROJECT, 5.0, {"glue:ListSchemas": 0}).pacing_efficiency(DEFAULTS) is None
+    )
+    assert (
+        measurement("first_sync", PROJECT, 0.0, {"ssm:PutParameter": 4}).pacing_efficiency(DEFAULTS) is None
+    )
+
+
+def test_the_documented_quota_floor_gives_published_operations_their_own_bucket() -> None:
+    # Given 100 CreateAsset (published: 20/s), 100 CreateListingChangeSet and 10 GetAssetType (no published
+    # rate: DataZone's safe default, 10/s, shared), 50 Glue reads and 8 SSM writes
+    run = measurement(
+        "first_sync",
+        PROJECT,
+        30.0,
+        {
+            "datazone:CreateAsset": 100,
+            "datazone:CreateListingChangeSet": 100,
+            "datazone:GetAssetType": 10,
+            "glue:GetSchema": 50,
+            "ssm:PutParameter": 8,
+            "ssm:GetParametersByPath": 3,
+        },
+        tuning={"datazone_rps": 200},  # the run's own tuning does not change the documented floor
+    )
+
+    floor = run.documented_floor(DEFAULTS)
+
+    # Then each bucket's time follows, reads of unpaced services left out
+    assert floor == {"datazone": 11.0, "datazone:CreateAsset": 5.0, "glue": 2.5, "ssm writes": 4.0}
+    assert report.DOCUMENTED_QUOTAS["datazone:CreateAssetRevision"] == 20.0
+    assert report.DOCUMENTED_QUOTAS["datazone:DeleteAsset"] == 20.0
+
+
+def test_repeats_count_the_same_request_made_again_across_invocations() -> None:
+    # Given the calls of two invocations: the second reads the listing again, re-reads one schema, rewrites
+    # one parameter with the same value, writes another with a new value and creates a new asset
+    calls = [
+        ["glue:ListSchemas", "", "l1"],
+        ["glue:GetSchema", "", "s1"],
+        ["ssm:PutParameter", "/m/assets/00-0", "p1"],
+        ["datazone:CreateAsset", "", "a1"],
+        ["glue:ListSchemas", "", "l1"],
+        ["glue:GetSchema", "", "s1"],
+        ["ssm:PutParameter", "/m/assets/00-0", "p1"],
+        ["ssm:PutParameter", "/m/assets/00-0", "p2"],
+        ["datazone:CreateAsset", "", "a2"],
+        ["unrecorded:GetSchema", "", "x"],
+        ["unrecorded:GetSchema", "", "x"],
+    ]
+
+    found = report.repeats(calls)
+
+    # Then one repeated write (the identical PutParameter) and two repeated reads; an update is not a repeat
+    assert found.writes == 1
+    assert found.reads == 2
+    assert found.write_samples == ("ssm:PutParameter /m/assets/00-0",)
+    assert report.written_parameters(calls) == {"/m/assets/00-0"}
+
+
+def test_ssm_writes_per_parameter_divide_the_write_calls_by_the_parameters_left() -> None:
+    # Given 915 SSM writes (puts and deletes) for 254 parameters left
+    run = measurement(
+        "first_sync",
+        PROJECT,
+        1.0,
+        {"ssm:PutParameter": 910, "ssm:DeleteParameter": 5, "ssm:GetParametersByPath": 40},
+        final_parameters=254,
+    )
+
+    assert run.ssm_writes == 915
+    assert run.ssm_writes_per_parameter == pytest.approx(915 / 254)
+    assert measurement("first_sync", PROJECT, 1.0, {"ssm:PutParameter": 1}).ssm_writes_per_parameter is None
+
+
+def test_cpu_per_item_is_per_schema_for_syncs_and_per_emitted_topic_for_lineage() -> None:
+    # Given per-format runs: a sync of 100 schemas using 0.5 s and a lineage run emitting 80 topics in 1.2 s
+    sync = measurement(report.FORMAT_SYNC, PROJECT, 3.0, {}, cpu_seconds=0.5, data_format="PROTOBUF")
+    lineage = measurement(
+        report.FORMAT_LINEAGE,
+        PROJECT,
+        3.0,
+        {},
+        cpu_seconds=1.2,
+        data_format="PROTOBUF",
+        result={"emitted": [{"topic": "t"}] * 5, "emittedTotal": 80},
+    )
+    avro = measurement(report.FORMAT_SYNC, PROJECT, 3.0, {}, cpu_seconds=2.0, data_format="AVRO")
+
+    # Then 5 ms per schema, 15 ms per emitted topic (a cut list counts in full), by format
+    assert sync.cpu_ms_per_item == pytest.approx(5.0)
+    assert lineage.cpu_ms_per_item == pytest.approx(15.0)
+    assert sync.title == "sync, PROTOBUF only"
+    assert report.cpu_by_format([sync, lineage, avro]) == {
+        "AVRO": {"sync": 20.0},
+        "PROTOBUF": {"sync": 5.0, "lineage": 15.0},
+    }
+    facts = report.summary([sync, lineage, avro])
+    assert facts["cpu_target_met"] is False  # 20 ms and 15 ms are over 10
+
+
+def test_summary_checks_pacing_ssm_writes_and_the_checkpointed_sync() -> None:
+    # Given a first sync at 0.9 efficiency writing 1.1x its parameters, a lineage run at 0.5, and a
+    # checkpointed sync that converged in 12 invocations with no repeated write
+    runs = [
+        measurement("first_sync", PROJECT, 10.0, {"ssm:PutParameter": 18}, final_parameters=16),
+        measurement("lineage_first", PROJECT, 10.0, {"datazone:PostLineageEvent": 50}),
+        measurement(report.FORMAT_SYNC, PROJECT, 1.0, {"ssm:PutParameter": 9}, final_parameters=3),
+        measurement(
+            "first_sync_checkpointed",
+            PROJECT,
+            60.0,
+            {"ssm:PutParameter": 18},
+            invocations=12,
+            repeated_reads=30,
+            result={"created": 4},
+        ),
+    ]
+
+    facts = report.summary(runs, tuning_defaults=DEFAULTS)
+
+    assert facts["pacing_efficiency"] == {
+        "first_sync": 0.9,
+        "lineage_first": 0.5,
+        "first_sync_checkpointed": 0.15,
+    }
+    assert facts["pacing_efficiency_target_met"] is False
+    assert facts["ssm_writes_per_parameter"] == {"first_sync": 1.125}
+    assert facts["ssm_writes_target_met"] is True
+    assert facts["checkpointed"]["invocations"] == 12
+    assert facts["checkpointed"]["converged"] is True
+    assert facts["checkpointed_target_met"] is True
+    text = "\n".join(report.summary_lines(facts))
+    assert "12 invocations, converged, created 4, 0 repeated writes, 30 repeated reads (target met)" in text
+
+
+def test_a_checkpointed_sync_that_repeats_a_write_or_stops_short_misses_its_target() -> None:
+    repeated = measurement(
+        "first_sync_checkpointed",
+        PROJECT,
+        1.0,
+        {},
+        repeated_writes=2,
+        repeated_write_samples=["ssm:PutParameter /x"],
+    )
+    stopped = measurement(
+        "first_sync_checkpointed", PROJECT, 1.0, {}, result={"incomplete": True, "remaining": 3}
+    )
+
+    assert report.summary([repeated])["checkpointed_target_met"] is False
+    assert report.summary([stopped])["checkpointed"]["converged"] is False
+    assert report.summary([stopped])["checkpointed_target_met"] is False
+
+
+def test_the_new_tables_render_each_project_run() -> None:
+    runs = [
+        measurement("first_sync", BASELINE, 10.0, {"ssm:PutParameter": 100}),
+        measurement(
+            "first_sync", PROJECT, 50.0, {"ssm:PutParameter": 80}, final_parameters=40, repeated_reads=3
+        ),
+        measurement(report.FORMAT_SYNC, PROJECT, 3.0, {}, cpu_seconds=0.5, data_format="JSON"),
+    ]
+
+    writes = report.writes_table(runs).splitlines()
+    pacing = report.pacing_table(runs, DEFAULTS).splitlines()
+    cpu = report.cpu_table(runs, {"JSON": 0.4, "AVRO": 0.3}).splitlines()
+
+    # Then only project runs are listed, with their figures
+    assert len(writes) == 4
+    assert writes[2].split()[-6:] == ["1", "80", "40", "2.00", "0", "3"]
+    assert pacing[2].split()[-4:] == ["40.00", "40.00", "0.80", "40.00"]
+    assert [line.split() for line in cpu[2:]] == [["AVRO", "0.30"], ["JSON", "0.40", "5.00"]]
+    text = report.render(runs, report.summary(runs, tuning_defaults=DEFAULTS), [], DEFAULTS, {"JSON": 0.4})
+    assert "SSM writes and repeated requests" in text
+    assert "CPU by data format (ms):" in text
+
+
+def test_the_cpu_target_is_on_parsing_and_lineage_the_sync_is_shown_beside_them() -> None:
+    # Given a sync at 20 ms per schema (its calls' own cost), lineage at 5 ms per topic, parsing at 2 ms
+    sync = measurement(report.FORMAT_SYNC, PROJECT, 3.0, {}, cpu_seconds=2.0, data_format="AVRO")
+    lineage = measurement(
+        report.FORMAT_LINEAGE, PROJECT, 3.0, {}, cpu_seconds=0.5, data_format="AVRO", result={"emitted": 100}
+    )
+
+    facts = report.summary([sync, lineage], parse_ms={"AVRO": 2.0, "JSON": 12.5})
+
+    # Then the table holds all three, and only parsing (JSON over 10 ms here) decides the target
+    assert facts["cpu_ms_per_item_by_format"] == {
+        "AVRO": {"parse": 2.0, "sync": 20.0, "lineage": 5.0},
+        "JSON": {"parse": 12.5},
+    }
+    assert facts["cpu_target_met"] is False
+    assert report.summary([sync, lineage], parse_ms={"AVRO": 2.0})["cpu_target_met"] is True
