@@ -3,9 +3,6 @@ the compiled path is the one taken for what the registry holds."""
 
 from __future__ import annotations
 
-import statistics
-import time
-
 import pytest
 
 from bench import seed
@@ -185,18 +182,18 @@ def test_protoc_prints_nothing_to_the_process_stderr(definition, capfd):
     assert capfd.readouterr().err == ""
 
 
-def test_a_wide_envelope_costs_well_under_ten_ms_of_cpu():
-    # Given a 120-column Debezium envelope (wider than 97% of the benchmark's tables; about 3 ms here, where
-    # the ANTLR parser alone took 30 ms)
+def test_a_wide_envelope_takes_the_compiled_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Given a 120-column Debezium envelope (wider than 97% of the benchmark's tables), and the tolerant
+    # parser made to fail loudly if it is reached (its CPU cost is what the compiled path avoids; the figures
+    # are measured by `make bench`, not asserted here)
     definition = debezium.synthetic_table("dbserver1.shop.wide", 120, "PROTOBUF")
-    parse_definition("PROTOBUF", definition)
 
-    # When it is parsed several times
-    samples = []
-    for _ in range(7):
-        start = time.process_time()
-        parse_definition("PROTOBUF", definition)
-        samples.append(time.process_time() - start)
+    def not_expected(text: str) -> None:
+        raise AssertionError("fell back to the tolerant parser")
 
-    # Then the median CPU time is below the 10 ms budget per schema
-    assert statistics.median(samples) < 0.010
+    monkeypatch.setattr(protobuf_text, "parse", not_expected)
+    # When it is parsed
+    parsed = parse_definition("PROTOBUF", definition)
+    # Then protoc compiled it: every column, no warning
+    assert parsed.warning is None
+    assert len([c for c in parsed.columns if c.name.startswith("after.")]) == 120
