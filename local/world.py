@@ -7,8 +7,10 @@ by the same code as the stack's custom resource).
 
 from __future__ import annotations
 
+import functools
 import json
-from collections.abc import Iterable
+import os
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,6 +20,8 @@ from botocore.exceptions import ClientError
 
 from asset_type_resource.provision import create_form_types, provision_asset_type
 from local import debezium
+from local.standins.iam_roles import FUNCTION_NAMES, Role
+from local.synth import Deployment, deployment_roles
 
 REPO = Path(__file__).resolve().parent.parent
 SMITHY = REPO / "smithy"
@@ -129,3 +133,64 @@ def delete_schema(registry: str, name: str) -> None:
 
 def schema_arn(registry: str, name: str) -> str:
     return f"arn:aws:glue:{REGION}:{ACCOUNT}:schema/{registry}/{name}"
+
+
+# ------------------------------------------------------------------------------ running as the deployed role
+
+
+def deployment_for(aws: Any, function: str, event: Mapping[str, Any]) -> Deployment:
+    """The stack deployment a function invoked now would belong to, built from what it is configured with.
+
+    schema-sync and lineage-emission: their environment (as the stack sets it from cdk.json), with every
+    Glue database of the catalog listed in `extraDatabases` (what an operator lists for the tables their
+    mappings name). The asset-type custom resource: the domain, project, asset type name and removal
+    policy its CloudFormation event carries, which the stack sets from the same context.
+    """
+    if function == "asset-type-resource":
+        props = event.get("ResourceProperties", {})
+        env = {
+            "SOURCES": json.dumps([source_config()]),
+            **{k: v for k, v in os.environ.items() if k in ("SOURCES", "MAPPING_PATH")},
+            "DATAZONE_DOMAIN_ID": str(props.get("DomainId", DOMAIN_ID)),
+            "DATAZONE_PROJECT_ID": str(props.get("ProjectId", PROJECT_ID)),
+            "ASSET_TYPE_NAME": str(json.loads(props.get("Spec") or "{}").get("name") or ""),
+        }
+        return Deployment.from_environment(
+            env, asset_type_removal_policy=str(props.get("RemovalPolicy", "retain"))
+        )
+    glue = aws.client("glue")
+    databases = [d["Name"] for page in glue.get_paginator("get_databases").paginate() for d in page["DatabaseList"]]
+    return Deployment.from_environment(os.environ, extra_databases=databases)
+
+
+def deployed_role(aws: Any, function: str, event: Mapping[str, Any]) -> Role:
+    roles = deployment_roles(deployment_for(aws, function, event), aws.region, aws.account)
+    return roles[function]
+
+
+def as_deployed(aws: Any, function: str, handler: Callable[..., Any]) -> Callable[..., Any]:
+    """`handler` run as Lambda runs it in the deployed stack: under its own role (the stand-ins' IAM mode
+    authorises each call it makes against that role's synthesized policies)."""
+    if function not in FUNCTION_NAMES.values():
+        raise ValueError(f"no deployed function {function!r}; known: {sorted(FUNCTION_NAMES.values())}")
+
+    @functools.wraps(handler)
+    def run(event: dict[str, Any], context: Any) -> Any:
+        with aws.iam.acting_as(deployed_role(aws, function, event)):
+            return handler(event, context)
+
+    return run
+
+
+def run_handlers_as_deployed(aws: Any, patch: Callable[[Any, str, Any], None] = setattr) -> None:
+    """Replace each deployed function's handler (module attribute) by `as_deployed`: every caller, tests
+    and follow-up invocations alike, then runs it under its role. `patch` is setattr, or a test's
+    monkeypatch.setattr so the change is undone."""
+    import importlib
+
+    aws.iam.enable()
+    for dotted, function in FUNCTION_NAMES.items():
+        module_name, _, attribute = dotted.rpartition(".")
+        module = importlib.import_module(module_name)
+        original = getattr(module, attribute)
+        patch(module, attribute, as_deployed(aws, function, getattr(original, "__wrapped__", original)))

@@ -21,6 +21,7 @@ from typing import Any
 
 from local.standins.errors import ServiceError
 from local.standins.faults import Call, CallLog, Fault, Faults
+from local.standins.iam import Iam
 from local.standins.kafka import KafkaBrokers
 from local.standins.readings import Readings
 from local.standins.server import FrontDoor, ServerThread, Standins
@@ -30,6 +31,7 @@ __all__ = [
     "CallLog",
     "Fault",
     "Faults",
+    "Iam",
     "KafkaBrokers",
     "LocalAws",
     "Readings",
@@ -135,6 +137,11 @@ class LocalAws:
     def datazone(self) -> Any:
         """The DataZoneBackend (local/standins/datazone.py), or None while that module is missing."""
         return self.standins.datazone
+
+    @property
+    def iam(self) -> Iam:
+        """IAM mode (iam.py): off until `aws.iam.enable()`; then role-signed requests are authorised."""
+        return self.standins.iam
 
     @property
     def latency_ms(self) -> float:

@@ -1,5 +1,9 @@
 """Integration tests run against the local stand-ins: one server per test session (per xdist worker), state
-reset before every test, boto3 pointed at it only while a test that asks for `local_aws` runs."""
+reset before every test, boto3 pointed at it only while a test that asks for `local_aws` runs.
+
+IAM mode is on: each Lambda handler (schema-sync, lineage-emission, the asset-type custom resource) runs
+under its own role, synthesized from the stack for the configuration the test gives it, and every AWS
+call it makes is authorised against that role. Seeding and assertions use the unrestricted test key."""
 
 from __future__ import annotations
 
@@ -8,6 +12,7 @@ from collections.abc import Iterator
 import pytest
 from botocore.retries import bucket, standard
 
+from local import world
 from local.standins import LocalAws
 
 
@@ -19,11 +24,13 @@ def _local_aws_server() -> Iterator[LocalAws]:
 
 
 @pytest.fixture
-def local_aws(_local_aws_server: LocalAws) -> Iterator[LocalAws]:
-    """The stand-ins, empty, with AWS_ENDPOINT_URL and fake credentials set for this test."""
+def local_aws(_local_aws_server: LocalAws, monkeypatch: pytest.MonkeyPatch) -> Iterator[LocalAws]:
+    """The stand-ins, empty, with AWS_ENDPOINT_URL and fake credentials set for this test, and the
+    handlers running as their deployed roles."""
     aws = _local_aws_server
     aws.reset()
     aws.activate()
+    world.run_handlers_as_deployed(aws, monkeypatch.setattr)
     try:
         yield aws
     finally:
