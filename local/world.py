@@ -13,12 +13,12 @@ import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import boto3
 from botocore.exceptions import ClientError
 
-from asset_type_resource.provision import create_form_types, provision_asset_type
+from asset_type_resource.provision import create_form_types
 from local import debezium
 from local.standins.iam_roles import FUNCTION_NAMES, Role
 from local.synth import Deployment, deployment_roles
@@ -87,12 +87,40 @@ def environment(sources: Iterable[dict[str, Any]], tuning: dict[str, Any] | None
 
 
 def bootstrap_catalog(datazone_backend: Any) -> str:
-    """Seed the domain and project, then create our form types and asset type; returns its revision."""
+    """Seed the domain and project, then deploy our types as the stack does: the form types as CloudFormation
+    creates them (the deployer's credentials), the asset type through the custom resource's handler (under
+    its own role when the handlers run as deployed). Returns the asset type's revision."""
+    from asset_type_resource import handler as resource
+
     datazone_backend.add_domain(DOMAIN_ID, project_ids=[PROJECT_ID])
     datazone = boto3.client("datazone", region_name=REGION)
     revisions = create_form_types(datazone, DOMAIN_ID, PROJECT_ID, SMITHY)
     spec = json.loads((SMITHY / "KafkaTopicAssetType.json").read_text())
-    return provision_asset_type(datazone, DOMAIN_ID, PROJECT_ID, spec, revisions)
+    event = {
+        "RequestType": "Create",
+        "ResourceType": "Custom::DataZoneAssetType",
+        "LogicalResourceId": "DataZoneTypesAssetType",
+        "StackId": f"arn:aws:cloudformation:{REGION}:{ACCOUNT}:stack/KafkaLineage/local",
+        "RequestId": "local-bootstrap",
+        "ResourceProperties": {
+            "DomainId": DOMAIN_ID,
+            "ProjectId": PROJECT_ID,
+            "Spec": json.dumps(spec, sort_keys=True, separators=(",", ":")),
+            "FormRevisions": revisions,
+            "RemovalPolicy": "retain",
+        },
+    }
+    answer = resource.handler(event, cast(Any, _ResourceContext()))
+    return str(answer["Data"]["Revision"])
+
+
+class _ResourceContext:
+    """What Powertools reads from the custom resource handler's Lambda context."""
+
+    function_name = "asset-type-resource"
+    memory_limit_in_mb = 256
+    invoked_function_arn = f"arn:aws:lambda:{REGION}:{ACCOUNT}:function:asset-type-resource"
+    aws_request_id = "00000000-0000-4000-8000-0000000a55e7"
 
 
 def create_registry(registry: str) -> None:
@@ -158,9 +186,14 @@ def deployment_for(aws: Any, function: str, event: Mapping[str, Any]) -> Deploym
         return Deployment.from_environment(
             env, asset_type_removal_policy=str(props.get("RemovalPolicy", "retain"))
         )
-    glue = aws.client("glue")
-    databases = [d["Name"] for page in glue.get_paginator("get_databases").paginate() for d in page["DatabaseList"]]
-    return Deployment.from_environment(os.environ, extra_databases=databases)
+    return Deployment.from_environment(os.environ, extra_databases=_glue_databases(aws))
+
+
+def _glue_databases(aws: Any) -> list[str]:
+    # Read from moto's state in this process, not over the wire: tests count the calls the functions make.
+    from moto.glue.models import glue_backends
+
+    return sorted(glue_backends[aws.account][aws.region].databases)
 
 
 def deployed_role(aws: Any, function: str, event: Mapping[str, Any]) -> Role:

@@ -18,12 +18,14 @@ Lambda Invoke of a function of the deployment is checked, then queued for `run_p
 from __future__ import annotations
 
 import base64
+import dataclasses
 import hashlib
 import importlib
 import json
 import logging
 import os
 import threading
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -31,7 +33,7 @@ from typing import Any
 
 from local.standins import protocol
 from local.standins.errors import ServiceError
-from local.standins.iam_policy import Decision, Request, denial_message, evaluate
+from local.standins.iam_policy import Decision, Request, Statement, action_matches, denial_message, evaluate
 from local.standins.iam_requests import CannotAuthorize, Where, requests_for
 from local.standins.iam_roles import Role
 
@@ -81,9 +83,11 @@ class Iam:
     _by_key: dict[str, Role] = field(default_factory=dict)
     _by_function: dict[str, Role] = field(default_factory=dict)
     denials: list[Denial] = field(default_factory=list)
+    allowed: Counter[str] = field(default_factory=Counter)  # "role action" -> requests allowed
     pending: list[Invocation] = field(default_factory=list)
     _lock: threading.RLock = field(default_factory=threading.RLock)
     _acting: list[Any] = field(default_factory=list)  # [role, depth, saved environment]
+    revoked: dict[str, set[str]] = field(default_factory=dict)  # function -> actions taken from its role
 
     # ---------------------------------------------------------------------------------------- identities
 
@@ -94,10 +98,43 @@ class Iam:
         self.enabled = False
 
     def reset(self) -> None:
-        """Forget denials and queued invocations (roles and their keys stay: keys are derived)."""
+        """Forget denials, queued invocations and revocations (roles keep their keys: keys are derived)."""
         with self._lock:
             self.denials.clear()
+            self.allowed.clear()
             self.pending.clear()
+            self.revoked.clear()
+
+    def revoke(self, function: str, *actions: str) -> None:
+        """Take these actions out of the function's role, as if the stack did not grant them (tests prove
+        with it that a grant is needed). Only actions the role names literally can be taken out."""
+        with self._lock:
+            self.revoked.setdefault(function, set()).update(actions)
+
+    def statements_of(self, role: Role) -> tuple[Statement, ...]:
+        """The role's statements less any revoked action."""
+        gone = self.revoked.get(role.name)
+        if not gone:
+            return role.statements
+        out = []
+        for statement in role.statements:
+            if statement.effect == "Allow":
+                wild = [
+                    a
+                    for a in statement.actions
+                    if any(c in a for c in "*?") and any(action_matches(a, g) for g in gone)
+                ]
+                if wild:
+                    raise ValueError(
+                        f"cannot revoke {sorted(gone)} from {role.name}: granted by wildcard {wild}"
+                    )
+                kept = tuple(a for a in statement.actions if a.lower() not in {g.lower() for g in gone})
+                if not kept:
+                    continue
+                out.append(dataclasses.replace(statement, actions=kept))
+                continue
+            out.append(statement)
+        return tuple(out)
 
     def credentials_for(self, role: Role) -> dict[str, str]:
         """The environment a function of this role runs with (as Lambda sets it): its role's keys."""
@@ -177,11 +214,14 @@ class Iam:
             log.error("IAM mode cannot authorise %s:%s: %s", route.service, route.operation_name, error)
             return protocol.error_response(route, ServiceError("InternalFailure", f"IAM mode: {error}", 500))
         if route.service == "events" and route.operation_name == "PutEvents":
-            return self._put_events(route, role, params, asked, forward)
+            return self._put_events(route, role, self.statements_of(role), params, asked, forward)
+        statements = self.statements_of(role)
         for request in asked:
-            decision = evaluate(role.statements, request)
+            decision = evaluate(statements, request)
             if not decision.allowed:
                 return protocol.error_response(route, self._denied(role, request, decision, route))
+        with self._lock:
+            self.allowed[f"{role.name} {asked[0].action}"] += 1
         if route.service == "lambda" and route.operation_name == "Invoke":
             return self._invoke(route, role, params, asked[0].resources[0])
         return None
@@ -202,17 +242,20 @@ class Iam:
         self,
         route: protocol.Route,
         role: Role,
+        statements: tuple[Statement, ...],
         params: dict[str, Any],
         asked: list[Request],
         forward: Callable[[bytes], protocol.Response],
     ) -> protocol.Response | None:
         results: list[dict[str, str] | None] = []
         for request in asked:
-            decision = evaluate(role.statements, request)
+            decision = evaluate(statements, request)
             if decision.allowed:
+                with self._lock:
+                    self.allowed[f"{role.name} {request.action}"] += 1
                 results.append(None)
                 continue
-            if not decision.explicit_deny and not evaluate(role.statements, request, False).allowed:
+            if not decision.explicit_deny and not evaluate(statements, request, False).allowed:
                 # Nothing grants PutEvents on this bus at all: the whole request is refused.
                 return protocol.error_response(route, self._denied(role, request, decision, route))
             denial = self._denied(role, request, decision, route)
