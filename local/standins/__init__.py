@@ -8,7 +8,9 @@
         assert aws.call_counts()["glue:ListSchemas"] == 1
 
 Every request is validated against botocore's model (maxima, patterns, enums, SSM's naming rules) the way
-AWS does server-side; undocumented behaviour follows `aws.readings` (see readings.py). `python -m
+AWS does server-side; undocumented behaviour follows `aws.readings` (see readings.py). In IAM mode
+(`aws.iam`, see iam.py) a request signed with a role's key is authorised against that role's policies, as
+the stack synthesizes them; the default fake key stays unrestricted. `python -m
 local.standins` serves the same in a separate process, driven by `remote.RemoteAws`.
 """
 
