@@ -98,10 +98,26 @@ def show_columns(aws: LocalAws, topic: str) -> None:
             print(table([[c["columnName"], c["dataType"]] for c in columns], ["column", "type"]))
 
 
+def show_iam(aws: LocalAws) -> None:
+    per_role: dict[str, list[int]] = {}
+    for key, count in aws.iam.allowed.items():
+        per_role.setdefault(key.split(" ")[0], [0, 0, 0])[0] += count
+        per_role[key.split(" ")[0]][1] += 1
+    for denial in aws.iam.denials:
+        per_role.setdefault(denial.role, [0, 0, 0])[2] += 1
+    rows = [[role, *counts] for role, counts in sorted(per_role.items())]
+    print(table(rows, ["role", "calls allowed", "distinct actions", "denied"]))
+    for denial in aws.iam.denials:
+        print(f"  denied: {denial.message}")
+
+
 def main() -> int:
     OUT.mkdir(parents=True, exist_ok=True)
     with LocalAws() as aws:
         say("Local AWS stand-ins up at " + aws.endpoint_url)
+        # IAM mode: each function runs under its own role, as synthesized from the stack for this
+        # configuration, and every AWS call it makes must be allowed by that role.
+        world.run_handlers_as_deployed(aws)
         world.bootstrap_catalog(aws.datazone)
         aws.kafka.set_brokers(world.CLUSTER_ARN, sasl_iam=world.BROKERS_IAM)
         world.create_registry("cdc")
@@ -141,6 +157,8 @@ def main() -> int:
         show_columns(aws, "dbserver1.inventory.customers")
 
         lineage = _lineage(aws)
+        say("IAM: each function's calls, authorised against its own role as synthesized from the stack")
+        show_iam(aws)
         catalog = [dataclasses.asdict(asset) for asset in aws.datazone.assets(world.DOMAIN_ID)]
         (OUT / "catalog.json").write_text(json.dumps(catalog, indent=2, default=str, sort_keys=True))
         say(f"Written: {OUT / 'catalog.json'} and the lineage picture {lineage}")

@@ -7,17 +7,21 @@ by the same code as the stack's custom resource).
 
 from __future__ import annotations
 
+import functools
 import json
-from collections.abc import Iterable
+import os
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import boto3
 from botocore.exceptions import ClientError
 
-from asset_type_resource.provision import create_form_types, provision_asset_type
+from asset_type_resource.provision import create_form_types
 from local import debezium
+from local.standins.iam_roles import FUNCTION_NAMES, Role
+from local.synth import Deployment, deployment_roles
 
 REPO = Path(__file__).resolve().parent.parent
 SMITHY = REPO / "smithy"
@@ -83,12 +87,40 @@ def environment(sources: Iterable[dict[str, Any]], tuning: dict[str, Any] | None
 
 
 def bootstrap_catalog(datazone_backend: Any) -> str:
-    """Seed the domain and project, then create our form types and asset type; returns its revision."""
+    """Seed the domain and project, then deploy our types as the stack does: the form types as CloudFormation
+    creates them (the deployer's credentials), the asset type through the custom resource's handler (under
+    its own role when the handlers run as deployed). Returns the asset type's revision."""
+    from asset_type_resource import handler as resource
+
     datazone_backend.add_domain(DOMAIN_ID, project_ids=[PROJECT_ID])
     datazone = boto3.client("datazone", region_name=REGION)
     revisions = create_form_types(datazone, DOMAIN_ID, PROJECT_ID, SMITHY)
     spec = json.loads((SMITHY / "KafkaTopicAssetType.json").read_text())
-    return provision_asset_type(datazone, DOMAIN_ID, PROJECT_ID, spec, revisions)
+    event = {
+        "RequestType": "Create",
+        "ResourceType": "Custom::DataZoneAssetType",
+        "LogicalResourceId": "DataZoneTypesAssetType",
+        "StackId": f"arn:aws:cloudformation:{REGION}:{ACCOUNT}:stack/KafkaLineage/local",
+        "RequestId": "local-bootstrap",
+        "ResourceProperties": {
+            "DomainId": DOMAIN_ID,
+            "ProjectId": PROJECT_ID,
+            "Spec": json.dumps(spec, sort_keys=True, separators=(",", ":")),
+            "FormRevisions": revisions,
+            "RemovalPolicy": "retain",
+        },
+    }
+    answer = resource.handler(event, cast(Any, _ResourceContext()))
+    return str(answer["Data"]["Revision"])
+
+
+class _ResourceContext:
+    """What Powertools reads from the custom resource handler's Lambda context."""
+
+    function_name = "asset-type-resource"
+    memory_limit_in_mb = 256
+    invoked_function_arn = f"arn:aws:lambda:{REGION}:{ACCOUNT}:function:asset-type-resource"
+    aws_request_id = "00000000-0000-4000-8000-0000000a55e7"
 
 
 def create_registry(registry: str) -> None:
@@ -129,3 +161,69 @@ def delete_schema(registry: str, name: str) -> None:
 
 def schema_arn(registry: str, name: str) -> str:
     return f"arn:aws:glue:{REGION}:{ACCOUNT}:schema/{registry}/{name}"
+
+
+# ------------------------------------------------------------------------------ running as the deployed role
+
+
+def deployment_for(aws: Any, function: str, event: Mapping[str, Any]) -> Deployment:
+    """The stack deployment a function invoked now would belong to, built from what it is configured with.
+
+    schema-sync and lineage-emission: their environment (as the stack sets it from cdk.json), with every
+    Glue database of the catalog listed in `extraDatabases` (what an operator lists for the tables their
+    mappings name). The asset-type custom resource: the domain, project, asset type name and removal
+    policy its CloudFormation event carries, which the stack sets from the same context.
+    """
+    if function == "asset-type-resource":
+        props = event.get("ResourceProperties", {})
+        env = {
+            "SOURCES": json.dumps([source_config()]),
+            **{k: v for k, v in os.environ.items() if k in ("SOURCES", "MAPPING_PATH")},
+            "DATAZONE_DOMAIN_ID": str(props.get("DomainId", DOMAIN_ID)),
+            "DATAZONE_PROJECT_ID": str(props.get("ProjectId", PROJECT_ID)),
+            "ASSET_TYPE_NAME": str(json.loads(props.get("Spec") or "{}").get("name") or ""),
+        }
+        return Deployment.from_environment(
+            env, asset_type_removal_policy=str(props.get("RemovalPolicy", "retain"))
+        )
+    return Deployment.from_environment(os.environ, extra_databases=_glue_databases(aws))
+
+
+def _glue_databases(aws: Any) -> list[str]:
+    # Read from moto's state in this process, not over the wire: tests count the calls the functions make.
+    from moto.glue.models import glue_backends
+
+    return sorted(glue_backends[aws.account][aws.region].databases)
+
+
+def deployed_role(aws: Any, function: str, event: Mapping[str, Any]) -> Role:
+    roles = deployment_roles(deployment_for(aws, function, event), aws.region, aws.account)
+    return roles[function]
+
+
+def as_deployed(aws: Any, function: str, handler: Callable[..., Any]) -> Callable[..., Any]:
+    """`handler` run as Lambda runs it in the deployed stack: under its own role (the stand-ins' IAM mode
+    authorises each call it makes against that role's synthesized policies)."""
+    if function not in FUNCTION_NAMES.values():
+        raise ValueError(f"no deployed function {function!r}; known: {sorted(FUNCTION_NAMES.values())}")
+
+    @functools.wraps(handler)
+    def run(event: dict[str, Any], context: Any) -> Any:
+        with aws.iam.acting_as(deployed_role(aws, function, event)):
+            return handler(event, context)
+
+    return run
+
+
+def run_handlers_as_deployed(aws: Any, patch: Callable[[Any, str, Any], None] = setattr) -> None:
+    """Replace each deployed function's handler (module attribute) by `as_deployed`: every caller, tests
+    and follow-up invocations alike, then runs it under its role. `patch` is setattr, or a test's
+    monkeypatch.setattr so the change is undone."""
+    import importlib
+
+    aws.iam.enable()
+    for dotted, function in FUNCTION_NAMES.items():
+        module_name, _, attribute = dotted.rpartition(".")
+        module = importlib.import_module(module_name)
+        original = getattr(module, attribute)
+        patch(module, attribute, as_deployed(aws, function, getattr(original, "__wrapped__", original)))

@@ -8,7 +8,9 @@
         assert aws.call_counts()["glue:ListSchemas"] == 1
 
 Every request is validated against botocore's model (maxima, patterns, enums, SSM's naming rules) the way
-AWS does server-side; undocumented behaviour follows `aws.readings` (see readings.py). `python -m
+AWS does server-side; undocumented behaviour follows `aws.readings` (see readings.py). In IAM mode
+(`aws.iam`, see iam.py) a request signed with a role's key is authorised against that role's policies, as
+the stack synthesizes them; the default fake key stays unrestricted. `python -m
 local.standins` serves the same in a separate process, driven by `remote.RemoteAws`.
 """
 
@@ -21,6 +23,7 @@ from typing import Any
 
 from local.standins.errors import ServiceError
 from local.standins.faults import Call, CallLog, Fault, Faults
+from local.standins.iam import Iam
 from local.standins.kafka import KafkaBrokers
 from local.standins.readings import Readings
 from local.standins.server import FrontDoor, ServerThread, Standins
@@ -30,6 +33,7 @@ __all__ = [
     "CallLog",
     "Fault",
     "Faults",
+    "Iam",
     "KafkaBrokers",
     "LocalAws",
     "Readings",
@@ -135,6 +139,11 @@ class LocalAws:
     def datazone(self) -> Any:
         """The DataZoneBackend (local/standins/datazone.py), or None while that module is missing."""
         return self.standins.datazone
+
+    @property
+    def iam(self) -> Iam:
+        """IAM mode (iam.py): off until `aws.iam.enable()`; then role-signed requests are authorised."""
+        return self.standins.iam
 
     @property
     def latency_ms(self) -> float:

@@ -28,6 +28,7 @@ from local.standins import protocol, ssm_names
 from local.standins.errors import ServiceError
 from local.standins.faults import Call, CallLog, Faults
 from local.standins.glue_registry import GlueSchemaRegistry
+from local.standins.iam import Iam
 from local.standins.kafka import KafkaBrokers
 from local.standins.readings import Readings
 from local.standins.validation import validate
@@ -68,6 +69,7 @@ class Standins:
         self.kafka = KafkaBrokers()
         self.glue = GlueSchemaRegistry(lambda: self.readings, account, lambda: self.region)
         self.datazone = new_datazone(self.readings)
+        self.iam = Iam(region, account)
         self.lock = threading.RLock()  # one request at a time touches the stand-ins (and moto's Glue)
 
     def reset(self) -> None:
@@ -80,6 +82,7 @@ class Standins:
             self.kafka.reset()
             self.glue.reset()
             self.datazone = new_datazone(self.readings)
+            self.iam.reset()
 
     def set_readings(self, **changes: Any) -> Readings:
         fields = {f.name: f for f in dataclasses.fields(Readings)}
@@ -169,6 +172,10 @@ class FrontDoor:
                     readings=s.readings,
                     current_tier=lambda name: _ssm_tier(s.account, route.region, name),
                 )
+            # IAM mode (iam.py): a request signed by a role's key must be allowed by its policies.
+            gated = s.iam.gate(route, request.headers, params, lambda body: self._forward(environ, body))
+            if gated is not None:
+                return gated
             handler = self._standin(route)
             if handler is not None:
                 with s.lock:

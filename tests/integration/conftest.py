@@ -1,14 +1,31 @@
 """Integration tests run against the local stand-ins: one server per test session (per xdist worker), state
-reset before every test, boto3 pointed at it only while a test that asks for `local_aws` runs."""
+reset before every test, boto3 pointed at it only while a test that asks for `local_aws` runs.
+
+IAM mode is on: each Lambda handler (schema-sync, lineage-emission, the asset-type custom resource) runs
+under its own role, synthesized from the stack for the configuration the test gives it, and every AWS
+call it makes is authorised against that role. Seeding and assertions use the unrestricted test key.
+
+REVOKE_GRANTS_VARIABLE (e.g. `schema-sync=datazone:CreateAsset`, comma-separated) takes grants out of the
+roles for a whole run: a test that needs a grant then fails with AccessDenied."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import pytest
 from botocore.retries import bucket, standard
 
+from local import world
 from local.standins import LocalAws
+
+REVOKE_GRANTS_VARIABLE = "KAFKA_LINEAGE_TEST_REVOKE_GRANTS"
+
+
+def revoke_from_environment(aws: LocalAws) -> None:
+    for item in filter(None, os.environ.get(REVOKE_GRANTS_VARIABLE, "").split(",")):
+        function, _, action = item.partition("=")
+        aws.iam.revoke(function.strip(), action.strip())
 
 
 @pytest.fixture(scope="session")
@@ -19,11 +36,14 @@ def _local_aws_server() -> Iterator[LocalAws]:
 
 
 @pytest.fixture
-def local_aws(_local_aws_server: LocalAws) -> Iterator[LocalAws]:
-    """The stand-ins, empty, with AWS_ENDPOINT_URL and fake credentials set for this test."""
+def local_aws(_local_aws_server: LocalAws, monkeypatch: pytest.MonkeyPatch) -> Iterator[LocalAws]:
+    """The stand-ins, empty, with AWS_ENDPOINT_URL and fake credentials set for this test, and the
+    handlers running as their deployed roles."""
     aws = _local_aws_server
     aws.reset()
     aws.activate()
+    world.run_handlers_as_deployed(aws, monkeypatch.setattr)
+    revoke_from_environment(aws)
     try:
         yield aws
     finally:
