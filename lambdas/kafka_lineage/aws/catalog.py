@@ -103,17 +103,19 @@ class Catalog:
         project_id: str,
         limiter: RateLimiter | None = None,
         *,
-        listing_wait_seconds: float = LISTING_WAIT_SECONDS,
-        sleep: Callable[[float], None] = time.sleep,
-        clock: Callable[[], float] = time.monotonic,
+        listing_wait_seconds: float | None = None,
+        sleep: Callable[[float], None] | None = None,
+        clock: Callable[[], float] | None = None,
     ) -> None:
         self.datazone = datazone
         self.domain_id = domain_id
         self.project_id = project_id
         self.limiter = limiter
-        self.listing_wait_seconds = listing_wait_seconds
-        self._sleep = sleep
-        self._clock = clock
+        self.listing_wait_seconds = (
+            LISTING_WAIT_SECONDS if listing_wait_seconds is None else listing_wait_seconds
+        )
+        self._sleep = sleep or time.sleep
+        self._clock = clock or time.monotonic
         self._type_filter_refused = False
         self._members: dict[tuple[str, str], frozenset[str] | None] = {}
         self._members_lock = threading.Lock()
