@@ -8,7 +8,7 @@ Behaviour follows the API reference and AWS's user guides; where they are silent
 reading that is hardest on a caller, and each such reading is a switch on `readings` (see READING_DEFAULTS).
 
 Python-side helpers for tests and the demo (not API): add_domain, add_project, inject_fault, assets,
-listings, lineage_events, lineage_edges, linked_assets.
+listings, settle_listings, lineage_events, lineage_edges, linked_assets.
 """
 
 from __future__ import annotations
@@ -52,6 +52,8 @@ READING_DEFAULTS: dict[str, Any] = {
     "search_text_matches_external_identifier": False,
     # Whether CreateAssetRevision without typeRevision keeps the asset's type revision (else: the latest).
     "revision_keeps_type_revision": True,
+    # Whether CreateAsset's conflict on a duplicate externalIdentifier says "Conflict with asset <id>".
+    "conflict_message_names_asset": True,
     # What Search does with a filter on typeName: "honoured", "unindexed" (matches nothing) or "rejected".
     "search_type_filter": "honoured",
     # For how many further calls in the domain a listing change stays in progress (0: applied at once).
@@ -1242,7 +1244,9 @@ class DataZoneBackend:
                 holder = domain.by_external_id.get(external_id)
                 if holder is not None:
                     # Undocumented message shape; public code parses the asset id out of it.
-                    raise conflict(f"Conflict with asset {holder}")
+                    if _reading(self.readings, "conflict_message_names_asset"):
+                        raise conflict(f"Conflict with asset {holder}")
+                    raise conflict("An asset with this externalIdentifier already exists in the domain")
             revision = self._revision("1", params, asset_type, forms)
             asset = _Asset(self._new_id(), external_id, asset_type.name, project, [revision])
             domain.assets[asset.id] = asset

@@ -62,6 +62,11 @@ class Readings:
     """DataZone: does CreateAssetRevision without typeRevision keep the asset's type revision (else the
     latest)? Undocumented."""
 
+    conflict_message_names_asset: bool = True
+    """DataZone: does CreateAsset's ConflictException for a duplicate externalIdentifier name the asset
+    ("Conflict with asset <id>")? Public code parses the id out of it; the message is no contract. When
+    False the message names no asset and the caller must find it (Search)."""
+
     search_type_filter: str = "honoured"
     """DataZone: what Search does with a filter on the attribute `typeName`. The API reference lists no
     filterable attributes; `typeName` is what the console and public samples filter on. "honoured": it

@@ -28,8 +28,9 @@ MANAGED_FORM_PREFIX = "amazon.datazone."
 LISTING_WAIT_SECONDS = 60.0
 LISTING_FIRST_PAUSE_SECONDS = 0.25
 LISTING_MAX_PAUSE_SECONDS = 5.0
-# "Conflict with asset <id>": not a documented contract, so a message we can't parse falls back to Search.
-_CONFLICT_ASSET = re.compile(r"asset\s+([a-zA-Z0-9_-]{1,36})\b")
+# "Conflict with asset <id>": not a documented contract, so a message we can't parse falls back to Search,
+# and so does an id that does not lead to the asset with our external identifier.
+_CONFLICT_ASSET = re.compile(r"\bConflict with asset ([a-zA-Z0-9_-]{1,36})\b")
 
 
 @dataclass(frozen=True)
@@ -199,7 +200,11 @@ class Catalog:
             if error_code(error) == "ConflictException":
                 message = str(error.response.get("Error", {}).get("Message", ""))
                 found = _CONFLICT_ASSET.search(message)
-                raise AssetConflict(message, found.group(1) if found else None) from error
+                named = self.get_asset(found.group(1)) if found else None
+                asset_id = (
+                    named.asset_id if named and named.external_identifier == external_identifier else None
+                )
+                raise AssetConflict(message, asset_id) from error
             raise
         return CatalogAsset(answer["id"], external_identifier, answer["revision"])
 

@@ -10,7 +10,6 @@ import pytest
 
 from kafka_lineage.aws import catalog
 from local import world
-from local.standins.errors import conflict
 from tests.integration.sync.conftest import CdcWorld
 from tests.integration.sync.test_schema_sync import by_external_id, v2
 
@@ -50,25 +49,51 @@ def test_verify_finds_and_removes_an_orphan_whatever_search_does_with_the_type_f
 
 
 @pytest.mark.parametrize("reading", TYPE_FILTER_READINGS)
+@pytest.mark.parametrize("text_matches_id", [False, True])
 @pytest.mark.parametrize(("registry", "name"), [("cdc", "orders"), ("r" * 255, "t" * 255)])
 def test_an_existing_asset_is_adopted_without_the_conflict_naming_it(
-    cdc: CdcWorld, reading: str, registry: str, name: str
+    cdc: CdcWorld, reading: str, text_matches_id: bool, registry: str, name: str
 ) -> None:
     # Given an asset the mapping does not know (mapping lost), a ConflictException whose message names no
-    # asset, and an external identifier that may be longer than searchText's 512 characters
-    cdc.aws.set_readings(search_type_filter=reading)
+    # asset, free-text Search that may or may not match external identifiers, and an external identifier
+    # that may be longer than searchText's 512 characters (the server rejects more)
+    cdc.aws.set_readings(
+        search_type_filter=reading,
+        conflict_message_names_asset=False,
+        search_text_matches_external_identifier=text_matches_id,
+    )
     cdc.configure(world.source_config(registry))
     cdc.register(name, registry=registry)
     cdc.sync()
     arn = world.schema_arn(registry, name)
-    assert len(arn) > 512 or registry == "cdc"  # the long case cannot be searched by its full text
+    assert len(arn) > 512 or registry == "cdc"
     forget_the_mapping()
-    cdc.aws.datazone.inject_fault("CreateAsset", conflict("The externalIdentifier is already in use"))
+    cdc.aws.set_readings(client_token_ttl_seconds=0)  # DataZone forgot the first CreateAsset's token
     # When the sync runs again
     result = cdc.sync()
-    # Then the asset is found (never with more than 512 characters of search text) and adopted
+    # Then the asset is found by Search and adopted, not duplicated
     assert (result["adopted"], result["failed"]) == (1, []), result
     assert list(by_external_id(cdc)) == [arn]
+
+
+def test_an_asset_search_does_not_see_yet_fails_its_schema_and_a_later_run_adopts_it(cdc: CdcWorld) -> None:
+    # Given assets that Search sees only 200 searches after they were written, and a conflict naming none
+    cdc.aws.set_readings(conflict_message_names_asset=False, search_lag_calls=200)
+    cdc.register("orders")
+    cdc.register("keep")
+    cdc.sync()
+    forget_the_mapping()
+    cdc.aws.set_readings(client_token_ttl_seconds=0)
+    # When the sync runs before Search caught up / Then those schemas fail clearly, never duplicated
+    with pytest.raises(Exception, match="already exists"):
+        cdc.sync()
+    assert len(cdc.assets()) == 2
+    # And once Search caught up (time passing: other searches), the next run adopts them
+    for _ in range(200):
+        cdc.aws.datazone.handle("Search", {"domainIdentifier": world.DOMAIN_ID, "searchScope": "ASSET"})
+    result = cdc.sync()
+    assert (result["adopted"], result["failed"]) == (2, []), result
+    assert len(cdc.assets()) == 2
 
 
 def forget_the_mapping() -> None:
@@ -172,3 +197,24 @@ def test_only_declared_managed_members_are_written_while_unknown_members_are_rej
         if "description" in undeclared:
             assert all("description" not in column for column in columns)
     assert forms["AssetCommonDetailsForm"] == {"sourceIdentifier": f"{world.NAMESPACE}/orders"}
+
+
+# ------------------------------------------------------ normalize_form_content, revision_keeps_type_revision
+
+
+@pytest.mark.parametrize("normalized", [True, False])
+@pytest.mark.parametrize("keeps_type_revision", [True, False])
+def test_an_unchanged_rerun_writes_nothing_whatever_datazone_does_with_content_and_type_revisions(
+    cdc: CdcWorld, normalized: bool, keeps_type_revision: bool
+) -> None:
+    # The sync compares what it wrote (a hash in the mapping), never DataZone's rendering of it, and names
+    # the type revision on every write
+    cdc.aws.set_readings(normalize_form_content=normalized, revision_keeps_type_revision=keeps_type_revision)
+    cdc.register("orders")
+    cdc.sync()
+    cdc.register("orders", v2())
+    assert cdc.sync()["updated"] == 1
+    cdc.reset_calls()
+    again = cdc.sync({"verify": True})
+    assert (again["created"], again["updated"], again["unchanged"]) == (0, 0, 1), again
+    assert "datazone:CreateAssetRevision" not in cdc.calls()
