@@ -237,6 +237,7 @@ def test_schema_sync_permissions_are_explicit_and_scoped(synth: Synthesized):
     assert statements["DataZoneAssets"]["Resource"] == "*"
     assert set(statements["DataZoneAssets"]["Action"]) == {
         "datazone:GetAssetType",
+        "datazone:GetFormType",
         "datazone:CreateAsset",
         "datazone:CreateAssetRevision",
         "datazone:GetAsset",
