@@ -147,13 +147,15 @@ class Catalog:
         if not type_name.startswith(MANAGED_FORM_PREFIX):
             return None
         key = (type_name, type_revision)
+        # One read per revision, even when parallel workers ask at once: they wait for the first.
         with self._members_lock:
-            if key in self._members:
-                return self._members[key]
+            if key not in self._members:
+                self._members[key] = self._read_members(type_name, type_revision)
+            return self._members[key]
+
+    def _read_members(self, type_name: str, type_revision: str) -> frozenset[str] | None:
         try:
             answer = self._call("get_form_type", formTypeIdentifier=type_name, revision=type_revision)
-            text = (answer.get("model") or {}).get("smithy")
-            members = declared_paths(text, type_name.removeprefix(MANAGED_FORM_PREFIX)) if text else None
         except ClientError as error:
             if error_code(error) not in ("AccessDeniedException", "ResourceNotFoundException"):
                 raise  # passing (throttling, a server error): this schema fails and the next run retries
@@ -161,10 +163,9 @@ class Catalog:
                 "form type model unreadable; its undocumented members are not written",
                 extra={"formType": type_name, "revision": type_revision, "error": str(error)},
             )
-            members = None
-        with self._members_lock:
-            self._members[key] = members
-        return members
+            return None
+        text = (answer.get("model") or {}).get("smithy")
+        return declared_paths(text, type_name.removeprefix(MANAGED_FORM_PREFIX)) if text else None
 
     @staticmethod
     def _forms(asset_type: AssetType, content: AssetContent) -> list[dict[str, Any]]:

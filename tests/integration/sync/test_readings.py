@@ -10,6 +10,7 @@ import pytest
 
 from kafka_lineage.aws import catalog
 from local import world
+from local.standins.errors import ServiceError
 from tests.integration.sync.conftest import CdcWorld
 from tests.integration.sync.test_schema_sync import by_external_id, v2
 
@@ -218,3 +219,26 @@ def test_an_unchanged_rerun_writes_nothing_whatever_datazone_does_with_content_a
     again = cdc.sync({"verify": True})
     assert (again["created"], again["updated"], again["unchanged"]) == (0, 0, 1), again
     assert "datazone:CreateAssetRevision" not in cdc.calls()
+
+
+def test_the_managed_model_is_read_once_per_run_and_a_denied_read_leaves_the_table_form_out(
+    cdc: CdcWorld,
+) -> None:
+    # Given several schemas synced in parallel
+    for name in ("a", "b", "c", "d"):
+        cdc.register(name)
+    cdc.reset_calls()
+    cdc.sync()
+    # Then RelationalTableFormType's model was read once
+    assert cdc.calls()["datazone:GetFormType"] == 1
+    # When the role may not read form types
+    cdc.register("e")
+    cdc.aws.datazone.inject_fault(
+        "GetFormType", ServiceError("AccessDeniedException", "not authorized to perform datazone:GetFormType")
+    )
+    result = cdc.sync()
+    # Then the asset is still made, without the optional table form (its members unknown)
+    assert (result["created"], result["failed"]) == (1, []), result
+    forms = by_external_id(cdc)[world.schema_arn("cdc", "e")].forms
+    assert "RelationalTableForm" not in forms
+    assert forms["AssetCommonDetailsForm"] == {"sourceIdentifier": f"{world.NAMESPACE}/e"}
