@@ -242,3 +242,25 @@ def test_the_managed_model_is_read_once_per_run_and_a_denied_read_leaves_the_tab
     forms = by_external_id(cdc)[world.schema_arn("cdc", "e")].forms
     assert "RelationalTableForm" not in forms
     assert forms["AssetCommonDetailsForm"] == {"sourceIdentifier": f"{world.NAMESPACE}/e"}
+
+
+# ---------------------------------------------------------------------------------- deleted_versions_linger
+
+
+@pytest.mark.parametrize("linger", [0, 2])
+def test_a_deleted_latest_version_moves_the_asset_back_whether_or_not_it_lingers(
+    cdc: CdcWorld, linger: int
+) -> None:
+    # Given an asset at version 2, then version 2 deleted (listed as DELETING for `linger` listings)
+    cdc.aws.set_readings(deleted_versions_linger=linger)
+    cdc.register("orders")
+    cdc.register("orders", v2())
+    cdc.sync()
+    glue = boto3.client("glue", region_name=world.REGION)
+    glue.delete_schema_versions(SchemaId={"RegistryName": "cdc", "SchemaName": "orders"}, Versions="2")
+    # When the daily verification runs
+    result = cdc.sync({"verify": True})
+    # Then the asset describes version 1, the only AVAILABLE one
+    assert (result["updated"], result["failed"]) == (1, []), result
+    form = by_external_id(cdc)[world.schema_arn("cdc", "orders")].forms["KafkaSchemaFormType"]
+    assert form["schema_version"] == "1"
