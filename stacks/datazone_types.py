@@ -132,7 +132,6 @@ class DataZoneTypes(Construct):
             description="Creates the KafkaTopicAssetType asset type in DataZone (custom resource)",
         )
         handler_log_group.grant_write(self.handler_role)
-        delete_actions = ["datazone:DeleteAssetType"] if removal_policy == "destroy" else []
         # SAR: these DataZone actions take no resource type, so only "*" grants them; DataZone then
         # authorises each call by the role's project membership (PROJECT_OWNER, below).
         self.handler_role.add_to_policy(
@@ -142,7 +141,9 @@ class DataZoneTypes(Construct):
                     "datazone:CreateAssetType",
                     "datazone:GetAssetType",
                     "datazone:GetFormType",
-                    *delete_actions,
+                    # Stack deletion under "destroy"; and, whatever the policy, replacing an asset type no
+                    # asset uses when DataZone refuses a new revision (CreateAssetType on an existing name).
+                    "datazone:DeleteAssetType",
                 ],
                 resources=["*"],
             )

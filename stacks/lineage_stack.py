@@ -192,6 +192,8 @@ class KafkaLineageStack(cdk.Stack):
             "DataZoneAssets",
             [
                 "datazone:GetAssetType",
+                # the managed form types' models: only the members they declare are written
+                "datazone:GetFormType",
                 "datazone:CreateAsset",
                 "datazone:CreateAssetRevision",
                 "datazone:GetAsset",

@@ -12,7 +12,7 @@ from typing import Any
 
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from asset_type_resource.provision import delete_asset_type, provision_asset_type
+from asset_type_resource.provision import delete_asset_type, reconcile_asset_type
 from kafka_lineage.aws.clients import client
 from kafka_lineage.observability import logger
 
@@ -33,11 +33,18 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     datazone = client("datazone")
 
     if request in ("Create", "Update"):
-        revision = provision_asset_type(
+        outcome = reconcile_asset_type(
             datazone, domain_id, project_id, spec, props.get("FormRevisions") or {}
         )
-        logger.info("asset type ready", extra={"assetType": name, "revision": revision, "request": request})
-        return {"PhysicalResourceId": this_id, "Data": {"Revision": revision, "Name": name}}
+        logger.info(
+            "asset type ready" if outcome.converged else "asset type kept at its current revision",
+            extra={"assetType": name, "revision": outcome.revision, "request": request, "note": outcome.note},
+        )
+        data = {"Revision": outcome.revision, "Name": name}
+        if not outcome.converged:
+            # Deploy on: the functions read the type's forms from DataZone, so they keep working with it.
+            data["NotConverged"] = outcome.note
+        return {"PhysicalResourceId": this_id, "Data": data}
 
     if request == "Delete":
         # Only delete what this resource made: a failed Create reports some other physical id.

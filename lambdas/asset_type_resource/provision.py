@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from kafka_lineage.observability import logger
 
 MANAGED_FORM_PREFIX = "amazon.datazone."
 # botocore datazone shapes: FormName (asset type form names, no dots), TypeName, FormsInputMap max.
@@ -25,6 +28,13 @@ class AssetTypeError(Exception):
     """The asset type cannot be provisioned as specified; the message says why."""
 
 
+@dataclass(frozen=True)
+class Provisioned:
+    revision: str  # the asset type revision in DataZone now
+    converged: bool  # whether that revision is the one the spec describes
+    note: str = ""  # why not, and what to do
+
+
 def provision_asset_type(
     datazone_client: Any,
     domain_id: str,
@@ -32,31 +42,94 @@ def provision_asset_type(
     spec: Mapping[str, Any],
     form_revisions: Mapping[str, str],
 ) -> str:
-    """Make the asset type described by `spec` exist with exactly these forms; return its revision.
+    """Make the asset type described by `spec` exist with exactly these forms; return its revision."""
+    return reconcile_asset_type(datazone_client, domain_id, project_id, spec, form_revisions).revision
+
+
+def reconcile_asset_type(
+    datazone_client: Any,
+    domain_id: str,
+    project_id: str,
+    spec: Mapping[str, Any],
+    form_revisions: Mapping[str, str],
+) -> Provisioned:
+    """Make the asset type described by `spec` exist with exactly these forms.
 
     `spec` is smithy/KafkaTopicAssetType.json: `{"name", "description", "forms": {FormName: {"typeName",
     "required"}}}`. Custom form types are pinned at `form_revisions[typeName]`; DataZone-managed ones
     (`amazon.datazone.*`) at the revision GetFormType reports.
+
+    A changed type is a CreateAssetType on the existing name. Whether DataZone answers that with a new
+    revision (as the console's edits suggest) or with ConflictException (as the API text says) is
+    undocumented. On a conflict the type is read again: equal is done; otherwise it is replaced (delete,
+    create) when no asset uses it. When assets use it DataZone offers no way to change it, so the existing
+    revision stays in place, reported as not converged, and the deploy goes on.
     """
     name, description, wanted = _desired(datazone_client, domain_id, spec, form_revisions)
+    existing = _existing(datazone_client, domain_id, project_id, name)
+    if existing is not None and _matches(existing, wanted, description):
+        return Provisioned(str(existing["revision"]), True)
+    try:
+        return Provisioned(_create(datazone_client, domain_id, project_id, name, description, wanted), True)
+    except datazone_client.exceptions.ConflictException as error:
+        logger.info(
+            "CreateAssetType refused an existing name", extra={"assetType": name, "error": str(error)}
+        )
+    existing = _existing(datazone_client, domain_id, project_id, name)
+    if existing is None:  # deleted in between
+        return Provisioned(_create(datazone_client, domain_id, project_id, name, description, wanted), True)
+    if _matches(existing, wanted, description):  # a concurrent create made it
+        return Provisioned(str(existing["revision"]), True)
+    try:
+        datazone_client.delete_asset_type(domainIdentifier=domain_id, identifier=name)
+    except datazone_client.exceptions.ResourceNotFoundException:
+        pass
+    except (
+        datazone_client.exceptions.ConflictException,
+        datazone_client.exceptions.AccessDeniedException,
+    ) as error:
+        note = (
+            f"asset type {name} stays at revision {existing['revision']}: DataZone refused a new revision "
+            f"(ConflictException) and the type cannot be replaced ({error}). Delete the assets of the type "
+            "(or grant datazone:DeleteAssetType), then update the stack again; the functions keep working "
+            "with the current revision meanwhile."
+        )
+        logger.warning(note, extra={"assetType": name})
+        return Provisioned(str(existing["revision"]), False, note)
+    logger.info("asset type replaced: no asset used it", extra={"assetType": name})
+    return Provisioned(_create(datazone_client, domain_id, project_id, name, description, wanted), True)
+
+
+def _existing(datazone_client: Any, domain_id: str, project_id: str, name: str) -> dict[str, Any] | None:
     existing = _get_or_none(datazone_client.get_asset_type, domainIdentifier=domain_id, identifier=name)
-    if existing is not None:
-        owner = existing.get("owningProjectId")
-        if owner != project_id:
-            raise AssetTypeError(
-                f"asset type {name} already exists in domain {domain_id}, owned by project {owner}, not "
-                f"{project_id}: choose another assetTypeName or deploy with that project"
-            )
-        if (
-            _forms_of(existing) == _forms_of_input(wanted)
-            and (existing.get("description") or "") == description
-        ):
-            return str(existing["revision"])
+    if existing is not None and existing.get("owningProjectId") != project_id:
+        raise AssetTypeError(
+            f"asset type {name} already exists in domain {domain_id}, owned by project "
+            f"{existing.get('owningProjectId')}, not {project_id}: choose another assetTypeName or deploy "
+            "with that project"
+        )
+    return existing
+
+
+def _matches(existing: Mapping[str, Any], wanted: Mapping[str, Mapping[str, Any]], description: str) -> bool:
+    return (
+        _forms_of(existing) == _forms_of_input(wanted) and (existing.get("description") or "") == description
+    )
+
+
+def _create(
+    datazone_client: Any,
+    domain_id: str,
+    project_id: str,
+    name: str,
+    description: str,
+    wanted: Mapping[str, Mapping[str, Any]],
+) -> str:
     created = datazone_client.create_asset_type(
         domainIdentifier=domain_id,
         name=name,
         description=description,
-        formsInput=wanted,
+        formsInput=dict(wanted),
         owningProjectIdentifier=project_id,
     )
     return str(created["revision"])

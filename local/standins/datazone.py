@@ -8,7 +8,7 @@ Behaviour follows the API reference and AWS's user guides; where they are silent
 reading that is hardest on a caller, and each such reading is a switch on `readings` (see READING_DEFAULTS).
 
 Python-side helpers for tests and the demo (not API): add_domain, add_project, inject_fault, assets,
-listings, lineage_events, lineage_edges, linked_assets.
+listings, settle_listings, lineage_events, lineage_edges, linked_assets.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import random
 import re
 import threading
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -52,12 +52,24 @@ READING_DEFAULTS: dict[str, Any] = {
     "search_text_matches_external_identifier": False,
     # Whether CreateAssetRevision without typeRevision keeps the asset's type revision (else: the latest).
     "revision_keeps_type_revision": True,
+    # Whether CreateAsset's conflict on a duplicate externalIdentifier says "Conflict with asset <id>".
+    "conflict_message_names_asset": True,
+    # What Search does with a filter on typeName: "honoured", "unindexed" (matches nothing) or "rejected".
+    "search_type_filter": "honoured",
+    # For how many further calls in the domain a listing change stays in progress (0: applied at once).
+    "listing_change_calls": 0,
+    # CreateAssetType on an existing name: "revision" (a new revision) or "conflict" (ConflictException).
+    "asset_type_create_existing": "revision",
+    # Managed form type members left out of the models served (comma-separated "FormType.path").
+    "managed_form_members_undeclared": "",
 }
+SEARCH_TYPE_FILTER_READINGS = ("honoured", "unindexed", "rejected")
 
 MAX_FORMS = 10
 MAX_FORM_CONTENT = 300_000  # characters
 MAX_LINEAGE_EVENT = 300_000  # bytes
 MAX_PAGE = 50
+MAX_SEARCH_TEXT = 512  # SearchText's documented maximum
 MAX_NODE_REFERENCES = 100
 MAX_SOURCE_IDENTIFIER_LOOKUP = 1800  # GetLineageNode: longer sourceIdentifiers need the node id
 LISTING_NAME_MAX = 64  # GetListing's ListingName is at most 64 characters
@@ -137,6 +149,55 @@ def _compact(value: dict[str, Any]) -> dict[str, Any]:
 # ----------------------------------------------------------------------------------------- the state
 
 
+def _without_members(form_type: _FormType, undeclared: str) -> _FormType:
+    """A managed form type as served under the reading `managed_form_members_undeclared`."""
+    prefix = form_type.name.removeprefix(MANAGED_PREFIX) + "."
+    paths = tuple(
+        sorted(p.strip()[len(prefix) :] for p in undeclared.split(",") if p.strip().startswith(prefix))
+    )
+    return _pruned(form_type, paths) if paths else form_type
+
+
+_PRUNED: dict[tuple[str, str, tuple[str, ...]], _FormType] = {}
+
+
+def _pruned(form_type: _FormType, paths: tuple[str, ...]) -> _FormType:
+    key = (form_type.name, form_type.revision, paths)
+    if key not in _PRUNED:
+        _PRUNED[key] = _prune(form_type, paths)
+    return _PRUNED[key]
+
+
+def _prune(form_type: _FormType, paths: tuple[str, ...]) -> _FormType:
+    text = form_type.smithy_text
+    model = form_type.model
+    for path in paths:
+        *parents, member = path.split(".")
+        shape = model.local(form_type.structure)
+        for step in parents:  # through structure members and list elements to the structure holding it
+            if shape is None or step not in shape.members:
+                raise ValueError(f"{form_type.name} has no member path {path}")
+            shape = model.shape(shape.members[step].target)
+            if shape.type in ("list", "set"):
+                shape = model.shape(shape.members["member"].target)
+        if shape is None or member not in shape.members:
+            raise ValueError(f"{form_type.name} has no member path {path}")
+        text = _drop_member(text, shape.name, member)
+        model = smithy.parse(text)
+    return replace(form_type, smithy_text=text, model=model)
+
+
+def _drop_member(text: str, structure: str, member: str) -> str:
+    """The model text without one member (and the trait lines above it) of one structure."""
+    lines = text.splitlines(keepends=True)
+    start = next(i for i, line in enumerate(lines) if re.match(rf"\s*structure\s+{structure}\b", line))
+    at = next(i for i in range(start, len(lines)) if re.match(rf"\s*{member}\s*:", lines[i]))
+    first = at
+    while first > start + 1 and lines[first - 1].strip().startswith("@"):
+        first -= 1
+    return "".join(lines[:first] + lines[at + 1 :])
+
+
 @dataclass
 class _FormType:
     name: str
@@ -212,8 +273,10 @@ class _Asset:
 class _ListingRevision:
     listing_revision: str
     asset_revision: str
-    status: str  # ACTIVE | INACTIVE
+    status: str  # ACTIVE | INACTIVE, once the change has taken effect
     at: datetime
+    due: int = 0  # the change takes effect once the domain's call count reaches this
+    pending_status: str = ""  # what the listing shows until then: CREATING, or ACTIVE while unpublishing
 
 
 @dataclass
@@ -225,6 +288,17 @@ class _Listing:
     @property
     def latest(self) -> _ListingRevision:
         return self.revisions[-1]
+
+    def in_progress(self, calls: int) -> bool:
+        return calls < self.latest.due
+
+    def status(self, calls: int) -> str:
+        """What the listing shows now: its latest change's pending status until that change takes effect."""
+        return self.latest.pending_status if self.in_progress(calls) else self.latest.status
+
+    def applied(self, calls: int) -> _ListingRevision | None:
+        """The latest revision whose change has taken effect."""
+        return next((r for r in reversed(self.revisions) if r.due <= calls), None)
 
 
 @dataclass
@@ -302,6 +376,7 @@ class _Domain:
     tokens: dict[tuple[str, str], _TokenRecord] = field(default_factory=dict)
     search: _SearchIndex = field(default_factory=_SearchIndex)
     lineage_reads: int = 0
+    calls: int = 0  # every API call on the domain: the clock of asynchronous listing changes
     lineage_version: int = 0  # moves whenever the processed, live events change
     graph_cache: tuple[int, LineageGraph] | None = None
 
@@ -619,13 +694,22 @@ def _check_clause(clause: dict[str, Any]) -> None:
             _check_clause(item)
 
 
-def _matches(clause: dict[str, Any], doc: _Doc) -> bool:
+def _filter_attributes(clause: dict[str, Any]) -> set[str]:
+    """Every attribute a checked FilterClause filters on."""
+    if clause.get("filter") is not None:
+        return {clause["filter"]["attribute"]}
+    return set().union(*(_filter_attributes(item) for item in clause.get("and") or clause.get("or") or []))
+
+
+def _matches(clause: dict[str, Any], doc: _Doc, unindexed: frozenset[str] = frozenset()) -> bool:
     """Evaluate a checked FilterClause. An attribute DataZone does not index matches nothing."""
     if clause.get("and") is not None:
-        return all(_matches(item, doc) for item in clause["and"])
+        return all(_matches(item, doc, unindexed) for item in clause["and"])
     if clause.get("or") is not None:
-        return any(_matches(item, doc) for item in clause["or"])
+        return any(_matches(item, doc, unindexed) for item in clause["or"])
     spec = clause["filter"]
+    if spec["attribute"] in unindexed:
+        return False
     target = _filter_target(spec)
     operator = spec.get("operator") or "EQ"
     return any(
@@ -716,7 +800,9 @@ class DataZoneBackend:
                 raise ServiceError(
                     "UnknownOperationException", f"The DataZone stand-in does not implement {operation_name}"
                 )
-            return handler(self._domain(params["domainIdentifier"]), params)
+            domain = self._domain(params["domainIdentifier"])
+            domain.calls += 1
+            return handler(domain, params)
 
     # ------------------------------------------------------------------------------- Python helpers
 
@@ -774,16 +860,24 @@ class DataZoneBackend:
 
     def listings(self, domain_id: str) -> list[ListingView]:
         with self._lock:
+            domain = self._domain(domain_id)
             return [
                 ListingView(
                     lst.id,
                     lst.asset_id,
                     lst.latest.asset_revision,
                     lst.latest.listing_revision,
-                    lst.latest.status,
+                    lst.status(domain.calls),
                 )
-                for lst in self._domain(domain_id).listings.values()
+                for lst in domain.listings.values()
             ]
+
+    def settle_listings(self, domain_id: str) -> None:
+        """Let every listing change in progress take effect now (as time passing would)."""
+        with self._lock:
+            domain = self._domain(domain_id)
+            for listing in domain.listings.values():
+                listing.revisions = [replace(r, due=min(r.due, domain.calls)) for r in listing.revisions]
 
     def lineage_events(self, domain_id: str) -> list[dict[str, Any]]:
         """Live (not deleted) lineage events, parsed, in the order they were posted (processed or not)."""
@@ -885,14 +979,19 @@ class DataZoneBackend:
 
     # ----------------------------------------------------------------------------------- form types
 
-    @staticmethod
-    def _form_type(domain: _Domain, name: str, revision: str | None = None) -> _FormType | None:
+    def _form_type(self, domain: _Domain, name: str, revision: str | None = None) -> _FormType | None:
         revisions = domain.form_types.get(name)
         if not revisions:
             return None
-        if revision is None:
-            return revisions[-1]
-        return next((ft for ft in revisions if ft.revision == revision), None)
+        found = (
+            revisions[-1]
+            if revision is None
+            else next((f for f in revisions if f.revision == revision), None)
+        )
+        if found is not None and found.managed:
+            undeclared = str(_reading(self.readings, "managed_form_members_undeclared"))
+            return _without_members(found, undeclared)
+        return found
 
     def _create_form_type(self, domain: _Domain, params: Params) -> Response:
         name: str = params["name"]
@@ -991,6 +1090,8 @@ class DataZoneBackend:
         latest = revisions[-1] if revisions else None
         if latest is not None and latest.owning_project_id != project:
             raise conflict(f"Asset type {name} already exists, owned by project {latest.owning_project_id}")
+        if latest is not None and _reading(self.readings, "asset_type_create_existing") == "conflict":
+            raise conflict(f"Asset type {name} already exists in domain {domain.id}")
         if latest is None or latest.forms != forms:
             latest = _AssetType(
                 name, str(len(revisions) + 1), params.get("description"), forms, project, self._now()
@@ -1143,7 +1244,9 @@ class DataZoneBackend:
                 holder = domain.by_external_id.get(external_id)
                 if holder is not None:
                     # Undocumented message shape; public code parses the asset id out of it.
-                    raise conflict(f"Conflict with asset {holder}")
+                    if _reading(self.readings, "conflict_message_names_asset"):
+                        raise conflict(f"Conflict with asset {holder}")
+                    raise conflict("An asset with this externalIdentifier already exists in the domain")
             revision = self._revision("1", params, asset_type, forms)
             asset = _Asset(self._new_id(), external_id, asset_type.name, project, [revision])
             domain.assets[asset.id] = asset
@@ -1189,7 +1292,7 @@ class DataZoneBackend:
     def _delete_asset(self, domain: _Domain, params: Params) -> Response:
         asset = self._live_asset(domain, params["identifier"])
         listing = domain.listings.get(asset.listing_id) if asset.listing_id else None
-        if listing is not None and listing.latest.status == "ACTIVE":
+        if listing is not None and listing.status(domain.calls) in ("ACTIVE", "CREATING"):
             must_unpublish = _reading(self.readings, "delete_requires_unpublish")
             if must_unpublish:
                 raise conflict(f"Asset {asset.id} is published (listing {listing.id}); unpublish it first")
@@ -1228,7 +1331,7 @@ class DataZoneBackend:
         listing = domain.listings.get(asset.listing_id) if asset.listing_id else None
         if listing is None:
             return None
-        return {"listingId": listing.id, "listingStatus": listing.latest.status}
+        return {"listingId": listing.id, "listingStatus": listing.status(domain.calls)}
 
     def _asset_output(
         self, domain: _Domain, asset: _Asset, revision: _AssetRevision, with_prediction: bool
@@ -1271,7 +1374,7 @@ class DataZoneBackend:
             forms={f.form_name: copy.deepcopy(f.parsed) for f in latest.forms},
             form_types={f.form_name: (f.type_name, f.type_revision) for f in latest.forms},
             listing_id=listing.id if listing else None,
-            listing_status=listing.latest.status if listing else None,
+            listing_status=listing.status(domain.calls) if listing else None,
             listed_revision=listing.latest.asset_revision if listing else None,
         )
 
@@ -1297,31 +1400,38 @@ class DataZoneBackend:
             asset = self._live_asset(domain, params["entityIdentifier"])
             listing = domain.listings.get(asset.listing_id) if asset.listing_id else None
             now = self._now()
+            # Listing changes are asynchronous: each takes effect `listing_change_calls` calls later.
+            lag = int(_reading(self.readings, "listing_change_calls"))
+            due = domain.calls + lag + 1 if lag else domain.calls
+            if listing is not None and listing.in_progress(domain.calls):
+                raise conflict(f"Listing {listing.id} of asset {asset.id} has a change in progress")
             if params["action"] == "PUBLISH":
                 revision = params.get("entityRevision") or asset.latest.revision
                 if asset.revision(revision) is None:
                     raise validation(f"Asset {asset.id} has no revision {revision}")
+                change = _ListingRevision("1", revision, "ACTIVE", now, due, "CREATING")
                 if listing is None:
-                    listing = _Listing(
-                        self._new_id(), asset.id, [_ListingRevision("1", revision, "ACTIVE", now)]
-                    )
+                    listing = _Listing(self._new_id(), asset.id, [change])
                     domain.listings[listing.id] = listing
                     asset.listing_id = listing.id
                 elif (listing.latest.status, listing.latest.asset_revision) != ("ACTIVE", revision):
-                    number = str(len(listing.revisions) + 1)
-                    listing.revisions.append(_ListingRevision(number, revision, "ACTIVE", now))
+                    listing.revisions.append(
+                        replace(change, listing_revision=str(len(listing.revisions) + 1))
+                    )
             else:
                 if listing is None:
                     raise not_found(f"Asset {asset.id} has no listing to unpublish")
                 if listing.latest.status == "ACTIVE":
                     number = str(len(listing.revisions) + 1)
                     listing.revisions.append(
-                        _ListingRevision(number, listing.latest.asset_revision, "INACTIVE", now)
+                        _ListingRevision(
+                            number, listing.latest.asset_revision, "INACTIVE", now, due, "ACTIVE"
+                        )
                     )
             return {
                 "listingId": listing.id,
                 "listingRevision": listing.latest.listing_revision,
-                "status": listing.latest.status,
+                "status": listing.status(domain.calls),
             }
 
         return self._idempotent(domain, "CreateListingChangeSet", params, produce)
@@ -1364,7 +1474,7 @@ class DataZoneBackend:
                 },
                 "name": revision.name[:LISTING_NAME_MAX],
                 "description": revision.description,
-                "status": chosen.status,
+                "status": listing.status(domain.calls) if chosen is listing.latest else chosen.status,
             }
         )
 
@@ -1376,13 +1486,23 @@ class DataZoneBackend:
         if project:
             docs = [doc for doc in docs if doc.owning_project_id == project]
         text = params.get("searchText")
+        if text and len(text) > MAX_SEARCH_TEXT:
+            raise validation(f"searchText is {len(text)} characters; at most {MAX_SEARCH_TEXT}")
         if text:
             fields = [item["attribute"] for item in params["searchIn"]] if params.get("searchIn") else None
             with_external_id = bool(_reading(self.readings, "search_text_matches_external_identifier"))
             docs = [doc for doc in docs if _text_matches(doc, text, fields, with_external_id)]
         if params.get("filters"):
             _check_clause(params["filters"])
-            docs = [doc for doc in docs if _matches(params["filters"], doc)]
+            unindexed: frozenset[str] = frozenset()
+            reading = _reading(self.readings, "search_type_filter")
+            if reading not in SEARCH_TYPE_FILTER_READINGS:
+                raise ValueError(f"search_type_filter must be one of {SEARCH_TYPE_FILTER_READINGS}")
+            if reading != "honoured" and "typeName" in _filter_attributes(params["filters"]):
+                if reading == "rejected":
+                    raise validation("typeName is not a valid search filter attribute")
+                unindexed = frozenset({"typeName"})
+            docs = [doc for doc in docs if _matches(params["filters"], doc, unindexed)]
         docs = sorted(docs, key=lambda doc: (doc.first_created_at, doc.asset_id))
         sort = params.get("sort")
         if sort:
@@ -1429,10 +1549,11 @@ class DataZoneBackend:
         docs: list[_Doc] = []
         by_asset: dict[str, _Listing] = {}
         for listing in domain.listings.values():
-            if listing.latest.status != "ACTIVE":
+            applied = listing.applied(domain.calls)
+            if applied is None or applied.status != "ACTIVE":
                 continue
             asset = domain.assets[listing.asset_id]
-            revision = asset.revision(listing.latest.asset_revision) or asset.latest
+            revision = asset.revision(applied.asset_revision) or asset.latest
             docs.append(_build_doc(asset, revision, lambda form: self._form_type_of(domain, form)))
             by_asset[asset.id] = listing
         selected = self._select(docs, params)

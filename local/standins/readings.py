@@ -61,3 +61,51 @@ class Readings:
     revision_keeps_type_revision: bool = True
     """DataZone: does CreateAssetRevision without typeRevision keep the asset's type revision (else the
     latest)? Undocumented."""
+
+    conflict_message_names_asset: bool = True
+    """DataZone: does CreateAsset's ConflictException for a duplicate externalIdentifier name the asset
+    ("Conflict with asset <id>")? Public code parses the id out of it; the message is no contract. When
+    False the message names no asset and the caller must find it (Search)."""
+
+    search_type_filter: str = "honoured"
+    """DataZone: what Search does with a filter on the attribute `typeName`. The API reference lists no
+    filterable attributes; `typeName` is what the console and public samples filter on. "honoured": it
+    selects assets of that type; "unindexed": it matches nothing, as a filter on any attribute Search does
+    not index; "rejected": ValidationException. The catalog never depends on it: it filters Search's
+    results by `AssetItem.typeIdentifier` (a required member of Search's output) and, when the filtered
+    search finds nothing or is refused, searches the project's assets without a type filter."""
+
+    listing_change_calls: int = 0
+    """DataZone: for how many further DataZone calls in the domain a listing change stays in progress.
+    CreateListingChangeSet answers a status CREATING | ACTIVE | INACTIVE, so listing changes are
+    asynchronous; how long they take, what a listing shows meanwhile and what a second change does are
+    undocumented. Here, while a change is in progress, a PUBLISH shows the listing CREATING, an UNPUBLISH
+    still shows it ACTIVE, and any further change of that listing is refused (ConflictException). 0: every
+    change takes effect at once."""
+
+    asset_type_create_existing: str = "revision"
+    """DataZone: CreateAssetType with the name of an asset type the project already owns. "revision": a new
+    revision (the user guide says asset types are versioned and the console edits a type as a new revision;
+    AWS's Data Solutions Framework calls CreateAssetType on every CloudFormation update); "conflict":
+    ConflictException, as CreateAssetType's API text says ("The name of the asset type must be unique
+    within the domain — duplicate names will cause failure"). DeleteAssetType is documented to fail while
+    assets use the type."""
+
+    managed_form_members_undeclared: str = ""
+    """DataZone: members of the managed form types that AWS documents only by example, left out of the
+    stand-in's models of those types (comma-separated `FormType.path`, e.g.
+    "RelationalTableFormType.tableName,RelationalTableFormType.columns.description").
+
+    What AWS documents (checked in the DataZone user guide, the SageMaker Unified Studio user guide and
+    botocore's datazone service model, which describes no form type's members):
+    - AssetCommonDetailsFormType.sourceIdentifier: documented. SageMaker Unified Studio user guide,
+      "Troubleshooting data lineage", shows GetAsset output with form AssetCommonDetailsForm, typeName
+      amazon.datazone.AssetCommonDetailsFormType and content {"sourceIdentifier": "arn:aws:glue:…"}; "The
+      importance of the sourceIdentifier attribute to lineage nodes" says assets join lineage nodes by it.
+    - RelationalTableFormType: the DataZone user guide, "Create custom asset types", says it adds "technical
+      metadata to columns (including column names, description, and data type)". The member names
+      `tableName`, `columns`, `columns.columnName`, `columns.dataType` appear only in AWS-authored code
+      (aws-samples' DataZone lineage sample; AWS Data Solutions Framework's MSK and Kinesis asset types);
+      `columns.description` appears nowhere. All five are readings.
+    The sync reads the pinned managed form type's model (GetFormType) and writes only the members it
+    declares, so it holds with any of them undeclared while `reject_unknown_form_members` is True."""

@@ -213,6 +213,21 @@ def test_asset_type_custom_resource_pins_the_form_type_revisions(synth: Synthesi
     assert (props["DomainId"], props["ProjectId"]) == ("dzd_PLACEHOLDER_domain", "PLACEHOLDER_project_id")
 
 
+def test_the_asset_type_handler_may_replace_an_unused_type_even_when_retained(synth: Synthesized):
+    # DataZone may refuse a new asset type revision (ConflictException); the handler then replaces a type
+    # no asset uses, so it needs DeleteAssetType under "retain" too
+    (policy,) = [
+        p
+        for lid, p in synth.resources("AWS::IAM::Policy").items()
+        if lid.startswith("DataZoneTypesHandlerRole")
+    ]
+    (statement,) = [
+        s for s in policy["Properties"]["PolicyDocument"]["Statement"] if s.get("Sid") == "DataZoneAssetType"
+    ]
+    assert "datazone:DeleteAssetType" in statement["Action"]
+    assert statement["Resource"] == "*"
+
+
 def test_every_role_writing_to_datazone_is_a_project_member(synth: Synthesized):
     memberships = synth.resources("AWS::DataZone::ProjectMembership")
     members = {
@@ -237,6 +252,7 @@ def test_schema_sync_permissions_are_explicit_and_scoped(synth: Synthesized):
     assert statements["DataZoneAssets"]["Resource"] == "*"
     assert set(statements["DataZoneAssets"]["Action"]) == {
         "datazone:GetAssetType",
+        "datazone:GetFormType",
         "datazone:CreateAsset",
         "datazone:CreateAssetRevision",
         "datazone:GetAsset",

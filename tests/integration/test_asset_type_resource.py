@@ -17,7 +17,9 @@ from asset_type_resource.provision import (
     create_form_types,
     delete_asset_type,
     provision_asset_type,
+    reconcile_asset_type,
 )
+from local.standins.errors import not_found
 
 ROOT = Path(__file__).resolve().parents[2]
 SMITHY = ROOT / "smithy"
@@ -41,10 +43,24 @@ def lambda_context() -> PowertoolsContext:
     return cast(PowertoolsContext, FakeContext())
 
 
+# CreateAssetType on an existing name: a new revision, or ConflictException (readings.py).
+CREATE_EXISTING = ["revision", "conflict"]
+
+
 @pytest.fixture
 def datazone(local_aws: Any) -> Any:
     local_aws.datazone.add_domain(DOMAIN, [PROJECT, OTHER_PROJECT])
     return local_aws.client("datazone")
+
+
+def with_msk_region_member(smithy: Path) -> None:
+    """A new member in one form type's model: the form type gets a new revision."""
+    path = smithy / "MskSourceReferenceFormType.smithy"
+    path.write_text(
+        path.read_text().replace(
+            "    lineage_namespace: String\n", "    lineage_namespace: String\n\n    region: String\n"
+        )
+    )
 
 
 def writes(local_aws: Any) -> dict[str, int]:
@@ -127,12 +143,7 @@ def test_a_changed_form_type_makes_a_new_asset_type_revision(datazone: Any, tmp_
         datazone, DOMAIN, PROJECT, SPEC, create_form_types(datazone, DOMAIN, PROJECT, smithy)
     )
     # Given a new member in one form type's model
-    path = smithy / "MskSourceReferenceFormType.smithy"
-    path.write_text(
-        path.read_text().replace(
-            "    lineage_namespace: String\n", "    lineage_namespace: String\n\n    region: String\n"
-        )
-    )
+    with_msk_region_member(smithy)
     revisions = create_form_types(datazone, DOMAIN, PROJECT, smithy)
     assert revisions == {"KafkaSchemaFormType": "1", "MskSourceReferenceFormType": "2"}
     # When the asset type is provisioned with the new revisions
@@ -222,6 +233,14 @@ def test_custom_resource_destroy_policy_deletes_only_what_it_made(datazone: Any)
 def test_deleting_an_asset_type_still_in_use_fails_with_advice(datazone: Any):
     revisions = create_form_types(datazone, DOMAIN, PROJECT, SMITHY)
     provision_asset_type(datazone, DOMAIN, PROJECT, SPEC, revisions)
+    create_heartbeat_asset(datazone)
+    with pytest.raises(AssetTypeError, match="still used by assets"):
+        delete_asset_type(datazone, DOMAIN, "KafkaTopicAssetType")
+    assert datazone.get_asset_type(domainIdentifier=DOMAIN, identifier="KafkaTopicAssetType")
+
+
+def create_heartbeat_asset(datazone: Any) -> None:
+    """One asset of the type (a heartbeat topic in a registry with `.`, `-` and `$` in its name)."""
     arn = "arn:aws:glue:eu-west-1:123456789012:schema/cdc.prod-$1/__debezium-heartbeat.dbserver1"
     datazone.create_asset(
         domainIdentifier=DOMAIN,
@@ -260,11 +279,87 @@ def test_deleting_an_asset_type_still_in_use_fails_with_advice(datazone: Any):
             },
         ],
     )
-    with pytest.raises(AssetTypeError, match="still used by assets"):
-        delete_asset_type(datazone, DOMAIN, "KafkaTopicAssetType")
-    assert datazone.get_asset_type(domainIdentifier=DOMAIN, identifier="KafkaTopicAssetType")
 
 
 def test_unknown_request_types_are_rejected(datazone: Any):
     with pytest.raises(ValueError, match="unexpected RequestType 'Import'"):
         resource.handler(event("Import"), lambda_context())
+
+
+@pytest.mark.parametrize("reading", CREATE_EXISTING)
+def test_a_changed_type_converges_under_either_reading_of_create_on_an_existing_name(
+    datazone: Any, local_aws: Any, tmp_path: Path, reading: str
+):
+    # Given an asset type no asset uses yet, and DataZone's answer to CreateAssetType on its name
+    local_aws.set_readings(asset_type_create_existing=reading)
+    smithy = tmp_path / "smithy"
+    shutil.copytree(SMITHY, smithy)
+    reconcile_asset_type(
+        datazone, DOMAIN, PROJECT, SPEC, create_form_types(datazone, DOMAIN, PROJECT, smithy)
+    )
+    # When a form type changes and the stack updates the resource
+    with_msk_region_member(smithy)
+    revisions = create_form_types(datazone, DOMAIN, PROJECT, smithy)
+    updated = resource.handler(
+        event("Update", FormRevisions=revisions, physical_id=f"{DOMAIN}:KafkaTopicAssetType"),
+        lambda_context(),
+    )
+    # Then the type pins the new form revision (a new revision, or the type replaced), and the deploy goes on
+    found = datazone.get_asset_type(domainIdentifier=DOMAIN, identifier="KafkaTopicAssetType")
+    assert found["formsOutput"]["MskSourceReferenceFormType"]["typeRevision"] == "2"
+    assert updated["Data"] == {"Revision": found["revision"], "Name": "KafkaTopicAssetType"}
+    # And a second identical update writes nothing
+    before = writes(local_aws)
+    again = resource.handler(
+        event("Update", FormRevisions=revisions, physical_id=f"{DOMAIN}:KafkaTopicAssetType"),
+        lambda_context(),
+    )
+    assert again == updated
+    assert writes(local_aws) == before
+
+
+def test_a_conflict_on_a_type_in_use_keeps_the_current_revision_without_failing_the_deploy(
+    datazone: Any, local_aws: Any, tmp_path: Path
+):
+    # Given the pessimistic reading (CreateAssetType on an existing name is a conflict) and a type in use
+    local_aws.set_readings(asset_type_create_existing="conflict")
+    smithy = tmp_path / "smithy"
+    shutil.copytree(SMITHY, smithy)
+    reconcile_asset_type(
+        datazone, DOMAIN, PROJECT, SPEC, create_form_types(datazone, DOMAIN, PROJECT, smithy)
+    )
+    create_heartbeat_asset(datazone)
+    # When a changed type is deployed
+    with_msk_region_member(smithy)
+    revisions = create_form_types(datazone, DOMAIN, PROJECT, smithy)
+    updated = resource.handler(
+        event("Update", FormRevisions=revisions, physical_id=f"{DOMAIN}:KafkaTopicAssetType"),
+        lambda_context(),
+    )
+    # Then the deploy succeeds, the type stays as it was and the resource says why and what to do
+    found = datazone.get_asset_type(domainIdentifier=DOMAIN, identifier="KafkaTopicAssetType")
+    assert found["formsOutput"]["MskSourceReferenceFormType"]["typeRevision"] == "1"
+    assert updated["Data"]["Revision"] == found["revision"]
+    assert "Delete the assets of the type" in updated["Data"]["NotConverged"]
+    # And once the assets are gone, the next update converges
+    for asset in local_aws.datazone.assets(DOMAIN):
+        datazone.delete_asset(domainIdentifier=DOMAIN, identifier=asset.id)
+    outcome = reconcile_asset_type(datazone, DOMAIN, PROJECT, SPEC, revisions)
+    assert outcome.converged
+    found = datazone.get_asset_type(domainIdentifier=DOMAIN, identifier="KafkaTopicAssetType")
+    assert (outcome.revision, found["formsOutput"]["MskSourceReferenceFormType"]["typeRevision"]) == (
+        found["revision"],
+        "2",
+    )
+
+
+def test_a_conflict_with_an_equal_type_made_meanwhile_is_success(datazone: Any, local_aws: Any):
+    # Given a conflict because another deploy created the same type between our read and our create
+    local_aws.set_readings(asset_type_create_existing="conflict")
+    revisions = create_form_types(datazone, DOMAIN, PROJECT, SMITHY)
+    made = reconcile_asset_type(datazone, DOMAIN, PROJECT, SPEC, revisions)
+    local_aws.datazone.inject_fault("GetAssetType", not_found("Asset type KafkaTopicAssetType not found"))
+    # When it is provisioned / Then the conflict resolves to the type that exists, without a delete
+    outcome = reconcile_asset_type(datazone, DOMAIN, PROJECT, SPEC, revisions)
+    assert outcome == made
+    assert "datazone:DeleteAssetType" not in writes(local_aws)

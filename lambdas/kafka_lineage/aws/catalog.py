@@ -3,21 +3,34 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from dataclasses import dataclass
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
 from botocore.exceptions import ClientError
 
 from kafka_lineage.aws.clients import RateLimiter
+from kafka_lineage.aws.form_members import declared_paths
+from kafka_lineage.observability import logger
 
 SEARCH_PAGE_SIZE = 50  # Search's maxResults maximum
+SEARCH_TEXT_LIMIT = 512  # Search's searchText maximum (SearchText shape)
 # The Search filter attribute that selects assets by type. Undocumented in the API reference; this is the
-# attribute the console and public samples filter on. A lookup that finds nothing through it falls back to
-# scanning the project's assets (see find_by_external_id), so a wrong guess costs calls, not correctness.
+# attribute the console and public samples filter on. Nothing depends on it: results are checked against
+# AssetItem.typeIdentifier, and a filtered search that finds nothing or is refused falls back to searching
+# the project's assets without it (see assets_of_type).
 TYPE_FILTER_ATTRIBUTE = "typeName"
-# "Conflict with asset <id>": not a documented contract, so a message we can't parse falls back to Search.
-_CONFLICT_ASSET = re.compile(r"asset\s+([a-zA-Z0-9_-]{1,36})\b")
+MANAGED_FORM_PREFIX = "amazon.datazone."
+# Listing changes are asynchronous (CreateListingChangeSet answers CREATING): how long to wait for one to
+# take effect before giving up on this run (the next run retries), and the first pause between looks.
+LISTING_WAIT_SECONDS = 60.0
+LISTING_FIRST_PAUSE_SECONDS = 0.25
+LISTING_MAX_PAUSE_SECONDS = 5.0
+# "Conflict with asset <id>": not a documented contract, so a message we can't parse falls back to Search,
+# and so does an id that does not lead to the asset with our external identifier.
+_CONFLICT_ASSET = re.compile(r"\bConflict with asset ([a-zA-Z0-9_-]{1,36})\b")
 
 
 @dataclass(frozen=True)
@@ -27,11 +40,20 @@ class FormSpec:
     required: bool
 
 
+def _unknown_members(type_name: str, type_revision: str) -> frozenset[str] | None:
+    return None
+
+
 @dataclass(frozen=True)
 class AssetType:
     name: str
     revision: str
     forms: dict[str, FormSpec]  # form name -> pinned form type
+    # (form type name, revision) -> the member paths its model declares; None when unknown. Read lazily:
+    # only runs that build asset content need it.
+    members_of: Callable[[str, str], frozenset[str] | None] = field(
+        default=_unknown_members, compare=False, repr=False
+    )
 
 
 @dataclass(frozen=True)
@@ -66,18 +88,38 @@ class AssetGone(Exception):
     """The asset no longer exists."""
 
 
+class ListingBusy(Exception):
+    """A listing change did not take effect within the wait; the next run retries."""
+
+
 def error_code(error: ClientError) -> str:
     return str(error.response.get("Error", {}).get("Code", ""))
 
 
 class Catalog:
     def __init__(
-        self, datazone: Any, domain_id: str, project_id: str, limiter: RateLimiter | None = None
+        self,
+        datazone: Any,
+        domain_id: str,
+        project_id: str,
+        limiter: RateLimiter | None = None,
+        *,
+        listing_wait_seconds: float | None = None,
+        sleep: Callable[[float], None] | None = None,
+        clock: Callable[[], float] | None = None,
     ) -> None:
         self.datazone = datazone
         self.domain_id = domain_id
         self.project_id = project_id
         self.limiter = limiter
+        self.listing_wait_seconds = (
+            LISTING_WAIT_SECONDS if listing_wait_seconds is None else listing_wait_seconds
+        )
+        self._sleep = sleep or time.sleep
+        self._clock = clock or time.monotonic
+        self._type_filter_refused = False
+        self._members: dict[tuple[str, str], frozenset[str] | None] = {}
+        self._members_lock = threading.Lock()
 
     def _call(self, operation: str, **kwargs: Any) -> dict[str, Any]:
         if self.limiter is not None:
@@ -95,7 +137,35 @@ class Catalog:
             )
             for form_name, form in answer.get("formsOutput", {}).items()
         }
-        return AssetType(name=answer["name"], revision=answer["revision"], forms=forms)
+        return AssetType(
+            name=answer["name"], revision=answer["revision"], forms=forms, members_of=self.form_members
+        )
+
+    def form_members(self, type_name: str, type_revision: str) -> frozenset[str] | None:
+        """The member paths a managed form type's model declares (GetFormType, once per revision); None
+        when the model cannot be read. Custom form types are ours (smithy/), so they are not read."""
+        if not type_name.startswith(MANAGED_FORM_PREFIX):
+            return None
+        key = (type_name, type_revision)
+        # One read per revision, even when parallel workers ask at once: they wait for the first.
+        with self._members_lock:
+            if key not in self._members:
+                self._members[key] = self._read_members(type_name, type_revision)
+            return self._members[key]
+
+    def _read_members(self, type_name: str, type_revision: str) -> frozenset[str] | None:
+        try:
+            answer = self._call("get_form_type", formTypeIdentifier=type_name, revision=type_revision)
+        except ClientError as error:
+            if error_code(error) not in ("AccessDeniedException", "ResourceNotFoundException"):
+                raise  # passing (throttling, a server error): this schema fails and the next run retries
+            logger.warning(
+                "form type model unreadable; its undocumented members are not written",
+                extra={"formType": type_name, "revision": type_revision, "error": str(error)},
+            )
+            return None
+        text = (answer.get("model") or {}).get("smithy")
+        return declared_paths(text, type_name.removeprefix(MANAGED_FORM_PREFIX)) if text else None
 
     @staticmethod
     def _forms(asset_type: AssetType, content: AssetContent) -> list[dict[str, Any]]:
@@ -131,7 +201,11 @@ class Catalog:
             if error_code(error) == "ConflictException":
                 message = str(error.response.get("Error", {}).get("Message", ""))
                 found = _CONFLICT_ASSET.search(message)
-                raise AssetConflict(message, found.group(1) if found else None) from error
+                named = self.get_asset(found.group(1)) if found else None
+                asset_id = (
+                    named.asset_id if named and named.external_identifier == external_identifier else None
+                )
+                raise AssetConflict(message, asset_id) from error
             raise
         return CatalogAsset(answer["id"], external_identifier, answer["revision"])
 
@@ -164,71 +238,190 @@ class Catalog:
         return CatalogAsset(answer["id"], answer.get("externalIdentifier", ""), answer["revision"])
 
     def publish(self, asset_id: str, revision: str, token: str) -> None:
-        """Publish (or refresh) the asset's listing so users outside the project can find it."""
-        self._call(
-            "create_listing_change_set",
-            entityIdentifier=asset_id,
-            entityType="ASSET",
-            entityRevision=revision,
-            action="PUBLISH",
-            clientToken=token,
-        )
+        """Publish (or refresh) the asset's listing so users outside the project can find it.
+
+        Listing changes are asynchronous. A change refused while an earlier one of the same listing is
+        still in progress (a revision published right after the last) is retried once that one took
+        effect; the accepted change itself is not waited for (CREATING turns ACTIVE on its own).
+        """
+        deadline = self._clock() + self.listing_wait_seconds
+        pause = LISTING_FIRST_PAUSE_SECONDS
+        while True:
+            try:
+                self._call(
+                    "create_listing_change_set",
+                    entityIdentifier=asset_id,
+                    entityType="ASSET",
+                    entityRevision=revision,
+                    action="PUBLISH",
+                    clientToken=token,
+                )
+                return
+            except ClientError as error:
+                if error_code(error) != "ConflictException":
+                    raise
+                if self._clock() + pause > deadline:
+                    raise ListingBusy(
+                        f"asset {asset_id}: revision {revision} not published, its listing kept a change in "
+                        f"progress for {self.listing_wait_seconds:.0f} s: {error}"
+                    ) from error
+            self._sleep(pause)
+            pause = min(pause * 2, LISTING_MAX_PAUSE_SECONDS)
 
     def unpublish(self, asset_id: str, token: str) -> None:
-        """Withdraw the listing; an asset that is gone or was never published needs nothing."""
-        try:
-            self._call(
-                "create_listing_change_set",
-                entityIdentifier=asset_id,
-                entityType="ASSET",
-                action="UNPUBLISH",
-                clientToken=token,
-            )
-        except ClientError as error:
-            if error_code(error) not in ("ResourceNotFoundException", "ConflictException"):
-                raise
+        """Withdraw the listing and wait until it is withdrawn; an asset that is gone or was never
+        published needs nothing.
+
+        A change refused while another of the listing is in progress is retried; the unpublish, being
+        asynchronous too, is waited for (GetListing) so that DeleteAsset, which refuses a published asset,
+        can follow. Both waits are bounded: past them ListingBusy, and the next run retries.
+        """
+        deadline = self._clock() + self.listing_wait_seconds
+        pause = LISTING_FIRST_PAUSE_SECONDS
+        while True:
+            try:
+                answer = self._call(
+                    "create_listing_change_set",
+                    entityIdentifier=asset_id,
+                    entityType="ASSET",
+                    action="UNPUBLISH",
+                    clientToken=token,
+                )
+                break
+            except ClientError as error:
+                code = error_code(error)
+                if code == "ResourceNotFoundException":
+                    return
+                if code != "ConflictException":
+                    raise
+                listing = self._listing_of(asset_id)
+                if listing is None or listing[1] == "INACTIVE":
+                    return  # nothing published: the conflict was about that
+                if self._clock() + pause > deadline:
+                    raise ListingBusy(
+                        f"asset {asset_id}: listing {listing[0]} kept a change in progress for "
+                        f"{self.listing_wait_seconds:.0f} s; not unpublished yet: {error}"
+                    ) from error
+            self._sleep(pause)
+            pause = min(pause * 2, LISTING_MAX_PAUSE_SECONDS)
+        listing_id, status = str(answer["listingId"]), str(answer.get("status", ""))
+        while status not in ("INACTIVE", ""):
+            if self._clock() + pause > deadline:
+                raise ListingBusy(
+                    f"asset {asset_id}: listing {listing_id} still {status} "
+                    f"{self.listing_wait_seconds:.0f} s after it was unpublished"
+                )
+            self._sleep(pause)
+            pause = min(pause * 2, LISTING_MAX_PAUSE_SECONDS)
+            status = self._listing_status(listing_id)
 
     def delete_asset(self, asset_id: str) -> None:
-        """Delete; an asset already gone counts as deleted (deletes are retried freely)."""
+        """Delete; an asset already gone counts as deleted (deletes are retried freely). A delete refused
+        while the asset's listing is still published or being published waits for it, within a bound."""
+        deadline = self._clock() + self.listing_wait_seconds
+        pause = LISTING_FIRST_PAUSE_SECONDS
+        while True:
+            try:
+                self._call("delete_asset", identifier=asset_id)
+                return
+            except ClientError as error:
+                code = error_code(error)
+                if code == "ResourceNotFoundException":
+                    return
+                if code != "ConflictException":
+                    raise
+                listing = self._listing_of(asset_id)
+                if listing is None or listing[1] == "INACTIVE":
+                    raise  # refused for another reason (asset filters, data products): say so
+                if self._clock() + pause > deadline:
+                    raise ListingBusy(
+                        f"asset {asset_id}: not deleted, its listing {listing[0]} is still {listing[1]} "
+                        f"after {self.listing_wait_seconds:.0f} s: {error}"
+                    ) from error
+            self._sleep(pause)
+            pause = min(pause * 2, LISTING_MAX_PAUSE_SECONDS)
+
+    def _listing_of(self, asset_id: str) -> tuple[str, str] | None:
+        """(listing id, status) of the asset's listing as GetAsset reports it; None when it has none."""
         try:
-            self._call("delete_asset", identifier=asset_id)
+            answer = self._call("get_asset", identifier=asset_id)
         except ClientError as error:
-            if error_code(error) != "ResourceNotFoundException":
-                raise
+            if error_code(error) == "ResourceNotFoundException":
+                return None
+            raise
+        listing = answer.get("listing")
+        if not listing:
+            return None
+        return str(listing["listingId"]), str(listing.get("listingStatus", ""))
+
+    def _listing_status(self, listing_id: str) -> str:
+        try:
+            answer = self._call("get_listing", identifier=listing_id)
+        except ClientError as error:
+            if error_code(error) == "ResourceNotFoundException":
+                return "INACTIVE"  # gone is withdrawn
+            raise
+        return str(answer.get("status", ""))
 
     def assets_of_type(self, type_name: str) -> Iterator[CatalogAsset]:
-        """Every asset of the type owned by the project (Search, 50 a page)."""
-        request: dict[str, Any] = {
-            "searchScope": "ASSET",
-            "owningProjectIdentifier": self.project_id,
-            "filters": {"filter": {"attribute": TYPE_FILTER_ATTRIBUTE, "value": type_name}},
-            "maxResults": SEARCH_PAGE_SIZE,
-        }
-        yield from self._search(request, type_name)
+        """Every asset of the type owned by the project (Search, 50 a page).
+
+        Filtered by type first (an undocumented attribute). When that finds nothing or is refused, the
+        project's assets are searched without it: the results are checked client-side either way.
+        """
+        seen: set[str] = set()
+        if not self._type_filter_refused:
+            try:
+                for asset in self._search(self._request(type_filter=type_name), type_name):
+                    seen.add(asset.asset_id)
+                    yield asset
+            except ClientError as error:
+                if error_code(error) != "ValidationException":
+                    raise
+                logger.info("Search refused the type filter; searching the project's assets instead")
+                self._type_filter_refused = True
+            if seen:
+                return
+        for asset in self._search(self._request(), type_name):
+            if asset.asset_id not in seen:
+                yield asset
 
     def find_by_external_id(self, external_identifier: str, type_name: str) -> CatalogAsset | None:
-        """The asset with this external identifier: a text search first, then a scan of the type."""
-        request: dict[str, Any] = {
-            "searchScope": "ASSET",
-            "owningProjectIdentifier": self.project_id,
-            "searchText": external_identifier,
-            "filters": {"filter": {"attribute": TYPE_FILTER_ATTRIBUTE, "value": type_name}},
-            "maxResults": SEARCH_PAGE_SIZE,
-        }
-        for asset in self._search(request, type_name):
-            if asset.external_identifier == external_identifier:
-                return asset
+        """The asset with this external identifier: a text search first (when the identifier fits
+        searchText's 512 characters), then every asset of the type."""
+        if len(external_identifier) <= SEARCH_TEXT_LIMIT:
+            for asset in self._search(self._request(text=external_identifier), type_name):
+                if asset.external_identifier == external_identifier:
+                    return asset
         for asset in self.assets_of_type(type_name):
             if asset.external_identifier == external_identifier:
                 return asset
         return None
 
+    def _request(self, type_filter: str | None = None, text: str | None = None) -> dict[str, Any]:
+        request: dict[str, Any] = {
+            "searchScope": "ASSET",
+            "owningProjectIdentifier": self.project_id,
+            "maxResults": SEARCH_PAGE_SIZE,
+        }
+        if type_filter is not None:
+            request["filters"] = {"filter": {"attribute": TYPE_FILTER_ATTRIBUTE, "value": type_filter}}
+        if text is not None:
+            request["searchText"] = text[:SEARCH_TEXT_LIMIT]
+        return request
+
     def _search(self, request: dict[str, Any], type_name: str) -> Iterator[CatalogAsset]:
+        """Search's asset items of this type owned by the project (typeIdentifier and owningProjectId are
+        required members of AssetItem), page by page."""
         while True:
             page = self._call("search", **request)
             for item in page.get("items", []):
                 asset = item.get("assetItem")
-                if not asset or asset.get("typeIdentifier", type_name) not in (type_name, ""):
+                if (
+                    not asset
+                    or asset.get("typeIdentifier") != type_name
+                    or asset.get("owningProjectId") != self.project_id
+                ):
                     continue
                 yield CatalogAsset(
                     asset["identifier"], asset.get("externalIdentifier", ""), asset.get("revision", "")

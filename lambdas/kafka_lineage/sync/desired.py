@@ -21,6 +21,11 @@ MSK_FORM_TYPE = "MskSourceReferenceFormType"
 COMMON_FORM_TYPE = "amazon.datazone.AssetCommonDetailsFormType"
 TABLE_FORM_TYPE = "amazon.datazone.RelationalTableFormType"
 
+# RelationalTableFormType's members are documented by example only (see local/standins/readings.py,
+# managed_form_members_undeclared): its form is written only when its model declares these, and each
+# further member only when declared.
+TABLE_FORM_ESSENTIALS = frozenset({"columns", "columns.columnName", "columns.dataType"})
+
 FORM_CONTENT_LIMIT = 300_000  # characters per form's content (CreateAsset)
 NAME_LIMIT = 256
 DESCRIPTION_LIMIT = 2048
@@ -88,21 +93,35 @@ def _form_names(asset_type: AssetType) -> dict[str, str]:
     return by_type
 
 
-def _table_form(topic: str, parsed: ParsedSchema) -> tuple[dict[str, Any], str | None]:
+def table_form_members(asset_type: AssetType, form_name: str) -> frozenset[str] | None:
+    """The RelationalTableForm members to write: those its pinned model declares; None to leave the
+    (optional) form out, when the model is unknown or lacks what a column needs."""
+    spec = asset_type.forms[form_name]
+    members = asset_type.members_of(spec.type_name, spec.type_revision)
+    if members is None or not members >= TABLE_FORM_ESSENTIALS:
+        return None
+    return members
+
+
+def _table_form(
+    topic: str, parsed: ParsedSchema, members: frozenset[str]
+) -> tuple[dict[str, Any], str | None]:
+    with_description = "columns.description" in members
     columns = [
         {"columnName": column.name, "dataType": column.data_type}
-        | ({"description": column.description} if column.description else {})
+        | ({"description": column.description} if column.description and with_description else {})
         for column in parsed.columns
     ]
-    form = {"tableName": topic, "columns": columns}
+    head = {"tableName": topic} if "tableName" in members else {}
+    form = head | {"columns": columns}
     if len(_json(form)) <= FORM_CONTENT_LIMIT:
         return form, None
     # Degrade deliberately: keep as many leading columns as fit, and say so in the schema form.
     kept = len(columns)
-    while kept > 0 and len(_json({"tableName": topic, "columns": columns[:kept]})) > FORM_CONTENT_LIMIT:
+    while kept > 0 and len(_json(head | {"columns": columns[:kept]})) > FORM_CONTENT_LIMIT:
         kept = kept * 9 // 10
     note = f"only the first {kept} of {len(columns)} fields are listed as columns (form size limit)"
-    return {"tableName": topic, "columns": columns[:kept]}, note
+    return head | {"columns": columns[:kept]}, note
 
 
 def desired_asset(
@@ -126,7 +145,10 @@ def desired_asset(
         }
         for v in details.versions[-HISTORY_LIMIT:]
     ]
-    table_form, table_note = _table_form(topic, parsed)
+    table_members = (
+        table_form_members(asset_type, form_names[TABLE_FORM_TYPE]) if TABLE_FORM_TYPE in form_names else None
+    )
+    table_form, table_note = _table_form(topic, parsed, table_members) if table_members else ({}, None)
     warning = "; ".join(note for note in (parsed.warning, table_note) if note) or None
     schema_form: dict[str, Any] = {
         "kafka_topic": topic,
@@ -162,7 +184,7 @@ def desired_asset(
             _json({"sourceIdentifier": topic_source_identifier(namespace, topic)}),
         ),
     ]
-    if TABLE_FORM_TYPE in form_names:
+    if table_members:
         forms.append(FormInput(form_names[TABLE_FORM_TYPE], _json(table_form)))
     cluster_name = source.cluster_arn.split("/")[-2]
     description = (
