@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import math
-import threading
 from typing import Any
 
 import fastavro
@@ -24,7 +23,7 @@ from proto_schema_parser import ast
 from proto_schema_parser.parser import Parser
 
 from kafka_lineage.drift.model import FieldFacts
-from kafka_lineage.schemas import avro, json_schema, protobuf
+from kafka_lineage.schemas import avro, json_schema, protobuf_text
 from kafka_lineage.schemas.model import MAX_COLUMNS, MAX_DEPTH
 
 # Defaults are shown in events and reports: a long one (a whole object) is cut to this many characters.
@@ -143,8 +142,8 @@ class _ConnectFacts(json_schema._ConnectWalker):
 # -- PROTOBUF -----------------------------------------------------------------------------------------
 
 # ANTLR's Python runtime shares prediction caches between parsers without locking: share the column
-# parser's lock when it has one, so the two never parse at the same time.
-_PARSE_LOCK = getattr(protobuf, "_PARSE_LOCK", None) or threading.Lock()
+# parser's lock, so the two never parse at the same time.
+_PARSE_LOCK = protobuf_text._PARSE_LOCK
 _ProtoNode = ast.Message | ast.Enum | ast.Group
 
 
@@ -249,7 +248,7 @@ class _ProtoFacts:
             self.facts.setdefault(path, FieldFacts(default=_proto_default(options), number=member.number))
             if (
                 target is None
-                or target in protobuf.WELL_KNOWN
+                or target in protobuf_text.WELL_KNOWN
                 or not isinstance(self._symbols.get(target), ast.Message | ast.Group)
                 or target in open_messages
                 or depth >= MAX_DEPTH
@@ -280,7 +279,7 @@ def _type_of(member: _Member) -> str | None:
         type_name = member.type
     else:
         return None
-    return None if type_name in protobuf.SCALARS else type_name
+    return None if type_name in protobuf_text.SCALARS else type_name
 
 
 def _proto_default(options: list[Any]) -> str | None:
