@@ -17,7 +17,7 @@ from kafka_lineage.aws.registry import RegistryReader
 from kafka_lineage.config import Settings, Source
 from kafka_lineage.mapping import AssetMapping
 from kafka_lineage.observability import logger, metrics, tracer
-from kafka_lineage.sync.requests import parse_sync_event
+from kafka_lineage.sync.requests import parse_sync_event, with_resume
 from kafka_lineage.sync.run import SchemaSync, SyncAdapters
 
 
@@ -56,9 +56,13 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     outcome = SchemaSync(settings, build_adapters(settings), remaining_seconds).run(request)
     result = outcome.to_dict()
     if outcome.incomplete and outcome.progressed:
-        # Checkpointed: the mapping holds every finished chunk, so the follow-up redoes none of them.
+        # Checkpointed: the mapping holds every finished chunk, and the follow-up resumes after the last one
+        # (a verify run would otherwise read again what it verified), so it redoes none of them.
+        follow_up = event
+        if outcome.resume_after is not None:
+            follow_up = with_resume(event, outcome.resume_after.group, outcome.resume_after.key)
         try:
-            continue_asynchronously(client("lambda"), context.invoked_function_arn, event)
+            continue_asynchronously(client("lambda"), context.invoked_function_arn, follow_up)
             result["continued"] = True
         except Exception as error:  # the next scheduled run continues instead; say so
             logger.error("follow-up invocation failed", extra={"error": str(error)})

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 import pytest
 
 from local import world
 from tests.fixtures import load_event
-from tests.integration.sync.conftest import AVRO_VALUE, CdcWorld, FakeContext
+from tests.integration.sync.conftest import AVRO_VALUE, CdcWorld, CountdownContext
 
 WRITE_OPERATIONS = {
     "datazone:CreateAsset",
@@ -367,25 +368,74 @@ def test_one_bad_schema_never_stops_the_others(cdc: CdcWorld) -> None:
     assert cdc.sync()["created"] == 1
 
 
-def test_near_the_deadline_the_sync_stops_and_the_next_run_finishes_without_redoing_work(
-    cdc: CdcWorld,
+def run_to_completion(
+    cdc: CdcWorld, monkeypatch: pytest.MonkeyPatch, event: dict[str, Any], seconds: float, limit: int = 20
+) -> list[tuple[dict[str, Any], float]]:
+    """Invoke with `seconds` left each time, then as the follow-up would (with the event it was handed),
+    until a run finishes; returns each result with its wall time."""
+    import schema_sync.handler
+
+    handed: list[dict[str, Any]] = []
+    monkeypatch.setattr(
+        schema_sync.handler,
+        "continue_asynchronously",
+        lambda _client, _arn, follow_up: handed.append(follow_up),
+    )
+    runs: list[tuple[dict[str, Any], float]] = []
+    while len(runs) < limit:
+        started = time.monotonic()
+        result = cdc.sync(event, context=CountdownContext(seconds))
+        runs.append((result, time.monotonic() - started))
+        if not result.get("incomplete"):
+            return runs
+        assert result.get("continued") is True, result
+        event = handed[-1]
+    raise AssertionError(f"no convergence in {limit} invocations: {[r for r, _ in runs]}")
+
+
+def test_near_the_deadline_every_invocation_stops_in_time_and_the_follow_ups_redo_nothing(
+    cdc: CdcWorld, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # Given 60 new schemas, Glue paced at 10 calls/s (3 reads a schema: 18 s of reads), and 8 s left in
+    # every invocation with a 2 s margin
     for i in range(60):
         cdc.register(f"t{i}")
-    cdc.configure(world.source_config(), tuning={"deadline_margin_seconds": 30})
+    cdc.configure(world.source_config(), tuning={"glue_rps": 10, "deadline_margin_seconds": 2})
 
-    class Clock(FakeContext):
-        calls = 0
+    # When the sync runs, and its follow-ups run with the event each one hands on
+    runs = run_to_completion(cdc, monkeypatch, {}, seconds=8)
 
-        def get_remaining_time_in_millis(self) -> int:
-            Clock.calls += 1
-            return 900_000 if Clock.calls == 1 else 10_000
-
-    first = cdc.sync(context=Clock())
-    assert cdc.calls().get("lambda:Invoke") == 1  # the follow-up invocation was requested
-    second = cdc.sync()  # what that follow-up runs: the same event
-
-    assert first["incomplete"] is True
-    assert first["created"] == 50
-    assert second["created"] == 10
+    # Then every invocation ended at least the margin before its deadline, and each made progress
+    walls = [round(wall, 2) for _, wall in runs]
+    assert all(wall <= 8 - 2 for wall in walls), walls
+    assert len(runs) > 1
+    assert all(result["created"] > 0 for result, _ in runs), [r["created"] for r, _ in runs]
+    # And all schemas were mirrored once: no schema was read or created twice
+    assert sum(result["created"] for result, _ in runs) == 60
     assert len(cdc.assets()) == 60
+    calls = cdc.calls()
+    assert calls["glue:GetSchema"] == 60
+    assert calls["glue:GetSchemaVersion"] == 60
+    assert calls["datazone:CreateAsset"] == 60
+
+
+def test_a_verify_run_that_needs_several_invocations_reads_each_schema_once(
+    cdc: CdcWorld, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given 40 mirrored schemas, and a verify run that cannot read them all in one invocation
+    for i in range(40):
+        cdc.register(f"t{i}")
+    cdc.sync()
+    cdc.configure(world.source_config(), tuning={"glue_rps": 10, "deadline_margin_seconds": 2})
+    cdc.reset_calls()
+
+    # When verify runs to completion through its follow-ups
+    runs = run_to_completion(cdc, monkeypatch, {"verify": True}, seconds=5)
+
+    # Then it took several invocations, and each schema was read once (a follow-up resumes after the last
+    # schema verified), and nothing was written
+    assert len(runs) > 1
+    calls = cdc.calls()
+    assert calls["glue:GetSchema"] == 40
+    assert not {op for op in calls if op in WRITE_OPERATIONS}
+    assert sum(result["unchanged"] for result, _ in runs) == 40
