@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import queue
 import threading
 import time
@@ -40,6 +41,7 @@ from aws_lambda_powertools.metrics import MetricUnit
 from kafka_lineage import failsafe
 from kafka_lineage.aws.bus import TopicEvents
 from kafka_lineage.aws.catalog import AssetConflict, AssetGone, AssetType, Catalog, CatalogAsset
+from kafka_lineage.aws.lease import LeaseBusy, LeaseLost
 from kafka_lineage.aws.packed_store import MAX_VALUE_BYTES
 from kafka_lineage.aws.registry import ListedSchema, RegistryNotFound, RegistryReader, SchemaNotFound
 from kafka_lineage.config import Settings, Source, Tuning
@@ -66,7 +68,14 @@ def client_token(*parts: Any) -> str:
 
 
 class StateLease(Protocol):
-    """The single-writer lease on the mapping (kafka_lineage.aws.lease): checked before every save."""
+    """The single-writer lease on the mapping (kafka_lineage.aws.lease.StateLease).
+
+    Taken before the run's first write (a run that finds nothing to write writes nothing, not even a lease),
+    then the mapping is read again, so every save builds on what the previous holder left; checked before
+    every save.
+    """
+
+    def acquire(self, wait_seconds: float) -> None: ...
 
     def ensure_held(self) -> None: ...
 
@@ -79,6 +88,7 @@ class SyncAdapters:
     events: TopicEvents
     namespace_of: Callable[[Source], str]  # the topic namespace of a source (its `namespace` or the brokers)
     lease: StateLease | None = None
+    lease_wait_seconds: float = 20.0  # then the run stops and says `deferred: busy` (the handler hands on)
 
 
 class Sample:
@@ -124,6 +134,7 @@ class SyncResult:
     incomplete: bool = False
     remaining: int = 0
     progressed: bool = False  # at least one chunk was saved (a follow-up invocation would not loop)
+    busy: bool = False  # another invocation held the mapping's lease: nothing was written
     resume_after: plan.Position | None = None  # the last item a follow-up need not look at again
 
     def to_dict(self) -> dict[str, Any]:
@@ -153,6 +164,8 @@ class SyncResult:
         if self.incomplete:
             result["incomplete"] = True
             result["remaining"] = self.remaining
+        if self.busy:
+            result["deferred"] = "busy"
         return result
 
 
@@ -178,12 +191,17 @@ class _Namespaces:
 
 
 class _Pace:
-    """How long a chunk's stages take: the configured rates as a floor, the speeds measured above it."""
+    """How long a chunk's stages take: the larger of what the configured rates allow and what the call
+    latency allows (calls in a row per item, items spread over the workers); once a stage has run, the speed
+    it measured replaces the guess. Estimates are on the safe side (SAFETY, STAGE_SECONDS)."""
 
-    def __init__(self, tuning: Tuning) -> None:
+    def __init__(self, tuning: Tuning, latency: float, cold: float = 0.0) -> None:
         self.read_unit = GLUE_CALLS_PER_READ / tuning.glue_rps
         self.write_unit = DATAZONE_CALLS_PER_WRITE / tuning.datazone_rps
         self.save_unit = 1 / tuning.ssm_write_rps
+        self.workers = tuning.max_concurrency
+        self.latency = latency  # one call's round trip, as the run's first calls took
+        self.cold = cold  # a client's first call of a kind (writes, the lease, events): until a save ran
         self.measured: dict[str, float] = {}
         self.writes_per_candidate = 1.0  # the share of inspected schemas that needed a DataZone write
         self._lock = threading.Lock()
@@ -201,10 +219,13 @@ class _Pace:
             with self._lock:
                 self.writes_per_candidate = (self.writes_per_candidate + writes / candidates) / 2
 
-    def _seconds(self, stage: str, floor: float, units: float) -> float:
+    def _seconds(self, stage: str, rate_unit: float, in_a_row: int, units: float, parallel: bool) -> float:
         if units <= 0:
             return STAGE_SECONDS
-        return SAFETY * units * max(floor, self.measured.get(stage, 0.0)) + STAGE_SECONDS
+        rounds = math.ceil(units / self.workers) if parallel else units
+        guess = max(units * rate_unit, rounds * in_a_row * self.latency)
+        known = self.measured.get(stage)
+        return SAFETY * (guess if known is None else max(units * rate_unit, units * known)) + STAGE_SECONDS
 
     def estimate(self, chunk: Sequence[tuple[plan.Position, plan.Work]]) -> tuple[float, float, float]:
         """(read, apply, save) seconds for `chunk`."""
@@ -213,10 +234,17 @@ class _Pace:
         groups = len({position.group for position, _ in chunk})
         parameters = groups + (len(chunk) * ENTRY_BYTES) // MAX_VALUE_BYTES
         return (
-            self._seconds("read", self.read_unit, candidates),
-            self._seconds("apply", self.write_unit, writes),
-            self._seconds("save", self.save_unit, parameters),
+            self._seconds("read", self.read_unit, GLUE_CALLS_PER_READ, candidates, parallel=True),
+            self._seconds("apply", self.write_unit, DATAZONE_CALLS_PER_WRITE, writes, parallel=True),
+            # the writes of a save go one after the other, then the chunk's events
+            self._seconds("save", self.save_unit, 1, parameters, parallel=False)
+            + self.latency
+            + (SAFETY * self.cold if "save" not in self.measured else 0.0),
         )
+
+    def lease_seconds(self) -> float:
+        """Taking the lease and reading the mapping again: a few calls in a row."""
+        return SAFETY * 4 * self.latency + STAGE_SECONDS
 
 
 @dataclass
@@ -229,6 +257,7 @@ class _ReadChunk:
     chunk_plan: plan.SyncPlan
     candidates: int
     complete: bool
+    apply_until: float  # no write starts after this (monotonic): the save must still fit
 
 
 @dataclass
@@ -266,11 +295,24 @@ class SchemaSync:
     def run(self, request: SyncRequest, on_plan: Callable[[plan.SyncPlan], None] | None = None) -> SyncResult:
         """Run the request; `on_plan` receives each chunk's plan value (a dry run's whole plan is theirs)."""
         result = SyncResult(dry_run=request.dry_run, trigger=request.trigger)
+        started = time.monotonic()
         asset_type = self.adapters.catalog.asset_type(self.settings.asset_type_name)
+        typed = time.monotonic()
         records = self.adapters.mapping.load()
+        loaded = time.monotonic()
         for arn in self.adapters.mapping.unreadable:
             result.warnings.append({"schemaArn": arn, "warning": "mapping entry unreadable; re-created"})
         triage, listings = self._triage(request, records, result)
+        # One call's round trip, the quickest of the setup's (the first call of a client costs more): the
+        # pacing's guess until chunks have run.
+        phases = (
+            typed - started,
+            (loaded - typed) / (1 + self.adapters.mapping.store.parameter_count() // 10),
+            (time.monotonic() - loaded) / max(1, len(listings)),
+        )
+        latency = min(phases)
+        # ...and the dearest: what a client's first call of a kind costs, paid again by the first chunk.
+        cold = max(phases)
         orphans = self._orphans(records, listings, triage, result) if request.verify else []
         ledger = failsafe.Ledger.start(
             plan.registry_totals(records.values(), orphans),
@@ -299,7 +341,7 @@ class SchemaSync:
                 "resumeAfter": request.resume_after,
             },
         )
-        _Pipeline(self, asset_type, result, ledger, request.dry_run, on_plan).run(work)
+        _Pipeline(self, asset_type, result, ledger, request.dry_run, on_plan, latency, cold).run(work)
         if not request.dry_run:
             self._emit_metrics(result)
         return result
@@ -571,6 +613,8 @@ class _Pipeline:
         ledger: failsafe.Ledger,
         dry_run: bool,
         on_plan: Callable[[plan.SyncPlan], None] | None,
+        latency: float,
+        cold: float,
     ) -> None:
         self.sync = sync
         self.on_plan = on_plan
@@ -578,9 +622,11 @@ class _Pipeline:
         self.result = result
         self.ledger = ledger
         self.dry_run = dry_run
-        self.pace = _Pace(sync.settings.tuning)
+        self.pace = _Pace(sync.settings.tuning, latency, cold)
         self.lock = sync._lock
-        self.stopped = threading.Event()  # lease lost, or a stage ran past the deadline
+        self.stopped = threading.Event()  # lease lost or busy, or a crash
+        self.leased = sync.adapters.lease is None or dry_run
+        self.pending: tuple[plan.Action, ...] = ()  # the chunk the applier is on
         self.apply_free_at = 0.0  # estimated monotonic time the applier is done with what it was given
         self.save_free_at = 0.0
         self.crash: BaseException | None = None
@@ -610,7 +656,11 @@ class _Pipeline:
                     break
                 chunk = work[position:end]
                 self.apply_free_at, self.save_free_at = self._finish_times(chunk)
-                read = self._read(number, chunk)
+                # Stage limits: a stage that runs late skips the rest of its items, so the later stages of
+                # the chunk still end in time (the skipped items are the follow-up's).
+                _, apply, save = self.pace.estimate(chunk)
+                until = self.sync.deadline() - self._finish_allowance()
+                read = self._read(number, chunk, read_until=until - apply - save, apply_until=until - save)
                 number += 1
                 position = end if read.complete else position
                 to_apply.put(read)
@@ -652,14 +702,26 @@ class _Pipeline:
         read, apply, save = self.pace.estimate(chunk)
         if self.dry_run:
             apply = save = 0.0
+        elif not self.leased:
+            apply += self.pace.lease_seconds()
         applied = max(time.monotonic() + read, self.apply_free_at) + apply
         return applied, max(applied, self.save_free_at) + save
 
+    def _finish_allowance(self) -> float:
+        """After the last save the handler still releases the lease and may invoke the follow-up."""
+        return 0.0 if self.dry_run else 2 * self.pace.latency + STAGE_SECONDS
+
     def _fits(self, chunk: Sequence[tuple[plan.Position, plan.Work]]) -> bool:
-        return self._finish_times(chunk)[1] <= self.sync.deadline()
+        return self._finish_times(chunk)[1] + self._finish_allowance() <= self.sync.deadline()
 
     # -- stage 1: reads (this thread, with the read pool), planning (pure)
-    def _read(self, number: int, chunk: Sequence[tuple[plan.Position, plan.Work]]) -> _ReadChunk:
+    def _read(
+        self,
+        number: int,
+        chunk: Sequence[tuple[plan.Position, plan.Work]],
+        read_until: float,
+        apply_until: float,
+    ) -> _ReadChunk:
         started = time.monotonic()
         candidates = [item for _, item in chunk if isinstance(item, plan.Candidate)]
         deletions = [item for _, item in chunk if isinstance(item, plan.Delete)]
@@ -671,7 +733,7 @@ class _Pipeline:
 
         def inspect(candidate: plan.Candidate) -> None:
             nonlocal unchanged, complete
-            if self.stopped.is_set() or time.monotonic() > sync.deadline():
+            if self.stopped.is_set() or time.monotonic() > read_until:
                 with self.lock:
                     complete = False
                 return
@@ -713,7 +775,9 @@ class _Pipeline:
         self.sync._report_held(chunk_plan, self.result)
         writes = sum(1 for action in decided if not isinstance(action, plan.Touch))
         self.pace.observe_writes(len(candidates), writes)
-        return _ReadChunk(number, chunk[-1][0], len(chunk), chunk_plan, len(candidates), complete)
+        return _ReadChunk(
+            number, chunk[-1][0], len(chunk), chunk_plan, len(candidates), complete, apply_until
+        )
 
     def result_warning(self, schema_arn: str, warning: str) -> None:
         with self.lock:
@@ -750,10 +814,13 @@ class _Pipeline:
             return _AppliedChunk(read, [], read.complete)
         done: list[tuple[plan.Action, AssetRecord | None, str, bool]] = []
         complete = read.complete
+        self.pending = chunk_plan.writes()
+        if self.pending and not self.leased and not self._take_lease():
+            return _AppliedChunk(read, done, False)
 
         def apply(action: plan.Action) -> None:
             nonlocal complete
-            if self.stopped.is_set() or time.monotonic() > self.sync.deadline():
+            if self.stopped.is_set() or time.monotonic() > read.apply_until:
                 with self.lock:
                     complete = False
                 return
@@ -775,6 +842,34 @@ class _Pipeline:
         writes = sum(1 for action in chunk_plan.writes() if not isinstance(action, plan.Touch))
         self.pace.observe("apply", writes, time.monotonic() - started)
         return _AppliedChunk(read, done, complete)
+
+    def _take_lease(self) -> bool:
+        """Hold the mapping's lease before the first write, then read the mapping again (the run planned on
+        what it read before: a decision made stale meanwhile is an idempotent write, a conflict adopts)."""
+        adapters = self.sync.adapters
+        assert adapters.lease is not None
+        try:
+            adapters.lease.acquire(wait_seconds=adapters.lease_wait_seconds)
+        except LeaseBusy as busy:
+            logger.info("mapping held by another invocation: stopping", extra={"lease": str(busy)})
+            with self.lock:
+                self.result.busy = True
+            self.stopped.set()
+            return False
+        except Exception as error:  # SSM failing: nothing may be written without the lease
+            for action in self.pending:
+                _fail(
+                    self.result,
+                    self.lock,
+                    f"mapping lease not acquired: {type(error).__name__}: {error}",
+                    schemaArn=action.schema_arn,
+                    registryName=action.registry_name,
+                )
+            self.stopped.set()
+            return False
+        self.leased = True
+        adapters.mapping.load()  # the saver has saved nothing yet: no chunk before this one had a change
+        return True
 
     # -- stage 3: the mapping save, then the chunk's events
     def _save_loop(self, inbox: queue.Queue[_AppliedChunk | None], _: None) -> None:
@@ -808,7 +903,7 @@ class _Pipeline:
                 lease.ensure_held()
             writes = mapping.save(changes) if changes else 0
         except Exception as error:
-            lost = isinstance(error, _Stop) or type(error).__name__ == "LeaseLost"
+            lost = isinstance(error, _Stop | LeaseLost)
             if lost:
                 self.stopped.set()
             # The DataZone side is done and idempotent: the next run adopts what the mapping missed.

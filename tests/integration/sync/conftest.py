@@ -42,8 +42,8 @@ class FakeContext:
 class CountdownContext(FakeContext):
     """A Lambda context whose deadline is `seconds` from its creation, counted down in real time."""
 
-    def __init__(self, seconds: float) -> None:
-        super().__init__()
+    def __init__(self, seconds: float, request_id: str = FakeContext.aws_request_id) -> None:
+        super().__init__(aws_request_id=request_id)
         self.deadline = time.monotonic() + seconds
 
     def get_remaining_time_in_millis(self) -> int:

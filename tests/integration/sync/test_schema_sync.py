@@ -210,7 +210,9 @@ def test_a_lost_response_beyond_the_sdk_retries_then_a_rerun_converges(cdc: CdcW
         cdc.sync()
         cdc.register("orders", v2())
     service = {"PutParameter": "ssm", "PutEvents": "events"}.get(operation, "datazone")
-    cdc.aws.faults.add(service=service, operation=operation, kind="lost_response", times=20)
+    # (PutParameter: the first one, the lease's, goes through; the mapping save's answers are lost)
+    after = 1 if operation == "PutParameter" else 0
+    cdc.aws.faults.add(service=service, operation=operation, kind="lost_response", times=20, after=after)
 
     # When the write happened but every answer was lost, the run fails (or warns) without corrupting anything
     try:
@@ -300,7 +302,7 @@ def test_verify_removes_an_orphan_left_by_a_crash_before_the_mapping_write(cdc: 
     # Given a crash between CreateAsset and the mapping write (SSM writes fail), then the schema's deletion
     cdc.register("orders")
     cdc.register("keep")
-    cdc.aws.faults.add(service="ssm", operation="PutParameter", kind="server_error", times=100)
+    cdc.aws.faults.add(service="ssm", operation="PutParameter", kind="server_error", times=100, after=1)
     with pytest.raises(Exception, match="mapping not saved"):
         cdc.sync()
     cdc.aws.faults.clear()
@@ -396,18 +398,18 @@ def run_to_completion(
 def test_near_the_deadline_every_invocation_stops_in_time_and_the_follow_ups_redo_nothing(
     cdc: CdcWorld, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # Given 60 new schemas, Glue paced at 10 calls/s (3 reads a schema: 18 s of reads), and 8 s left in
+    # Given 60 new schemas, Glue paced at 6 calls/s (3 reads a schema: 30 s of reads), and 12 s left in
     # every invocation with a 2 s margin
     for i in range(60):
         cdc.register(f"t{i}")
-    cdc.configure(world.source_config(), tuning={"glue_rps": 10, "deadline_margin_seconds": 2})
+    cdc.configure(world.source_config(), tuning={"glue_rps": 6, "deadline_margin_seconds": 2})
 
     # When the sync runs, and its follow-ups run with the event each one hands on
-    runs = run_to_completion(cdc, monkeypatch, {}, seconds=8)
+    runs = run_to_completion(cdc, monkeypatch, {}, seconds=12)
 
     # Then every invocation ended at least the margin before its deadline, and each made progress
     walls = [round(wall, 2) for _, wall in runs]
-    assert all(wall <= 8 - 2 for wall in walls), walls
+    assert all(wall <= 12 - 2 for wall in walls), walls
     assert len(runs) > 1
     assert all(result["created"] > 0 for result, _ in runs), [r["created"] for r, _ in runs]
     # And all schemas were mirrored once: no schema was read or created twice
