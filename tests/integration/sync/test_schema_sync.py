@@ -11,6 +11,7 @@ import pytest
 from local import world
 from tests.fixtures import load_event
 from tests.integration.sync.conftest import AVRO_VALUE, CdcWorld, CountdownContext
+from tests.integration.sync.test_pacing import mapping_parameters
 
 WRITE_OPERATIONS = {
     "datazone:CreateAsset",
@@ -419,6 +420,8 @@ def test_near_the_deadline_every_invocation_stops_in_time_and_the_follow_ups_red
     assert calls["glue:GetSchema"] == 60
     assert calls["glue:GetSchemaVersion"] == 60
     assert calls["datazone:CreateAsset"] == 60
+    # And each mapping parameter was written about once, checkpoints included
+    assert sum(result["mappingWrites"] for result, _ in runs) <= 1.2 * mapping_parameters()
 
 
 def test_a_verify_run_that_needs_several_invocations_reads_each_schema_once(
