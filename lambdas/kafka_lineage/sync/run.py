@@ -630,6 +630,7 @@ class _Pipeline:
         self.apply_free_at = 0.0  # estimated monotonic time the applier is done with what it was given
         self.save_free_at = 0.0
         self.crash: BaseException | None = None
+        self.resume_frozen = False  # a chunk left items undone: a follow-up must not resume past them
         self.read_pool = ThreadPoolExecutor(max_workers=sync.workers, thread_name_prefix="sync-read")
         self.write_pool = ThreadPoolExecutor(max_workers=sync.workers, thread_name_prefix="sync-write")
 
@@ -679,7 +680,7 @@ class _Pipeline:
         left = len(work) - position
         if left:
             self.result.incomplete = True
-            self.result.remaining = left
+            self.result.remaining += left
 
     def _guard(
         self, loop: Callable[..., None], inbox: queue.Queue[Any], outbox: queue.Queue[Any] | None
@@ -884,10 +885,9 @@ class _Pipeline:
         result = self.result
         read = applied.read
         if self.dry_run:
+            self._advance(applied)
             with self.lock:
                 result.chunks += 1
-                if applied.complete:
-                    result.resume_after = read.last
             return
         started = time.monotonic()
         changes: dict[str, AssetRecord | None] = {
@@ -911,7 +911,10 @@ class _Pipeline:
                 _fail(result, self.lock, f"mapping not saved: {error}", schemaArn=action.schema_arn)
             if not lost:
                 self._reload_mapping()
+            with self.lock:
+                self.resume_frozen = True  # unrecorded: the follow-up must look at these again
             return
+        self._advance(applied)
         self.pace.observe("save", writes, time.monotonic() - started)
         events = []
         for action, record, change, adopted in applied.done:
@@ -922,8 +925,6 @@ class _Pipeline:
             result.mapping_writes += writes
             result.chunks += 1
             result.progressed = True
-            if applied.complete:
-                result.resume_after = read.last
         logger.info(
             "schema-sync chunk saved",
             extra={"chunk": read.number, "items": read.items, "writes": writes, "through": read.last.group},
@@ -936,6 +937,17 @@ class _Pipeline:
                 logger.error("Topic Asset Changed events not put", extra={"error": str(error)})
             with self.lock:
                 result.events_failed += len(rejected)
+
+    def _advance(self, applied: _AppliedChunk) -> None:
+        """Move the resume point past a chunk whose every item was looked at (chunks come in order)."""
+        with self.lock:
+            if not applied.complete:
+                # Items skipped for time (read or write): the follow-up must see them again.
+                self.resume_frozen = True
+                self.result.incomplete = True
+                self.result.remaining += applied.read.items - len(applied.done)
+            elif not self.resume_frozen:
+                self.result.resume_after = applied.read.last
 
     def _reload_mapping(self) -> None:
         """After a failed save SSM may hold part of it: re-read, so later chunks save on what is there."""

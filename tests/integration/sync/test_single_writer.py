@@ -118,3 +118,43 @@ def test_a_lost_answer_to_the_lease_create_still_leaves_the_run_holding_its_leas
     assert result["created"] == 1
     assert "deferred" not in result
     assert mapped() == {world.schema_arn("cdc", "orders")}
+
+
+def test_a_run_that_loses_its_lease_stops_writing_and_the_next_run_adopts_what_it_left(
+    cdc: CdcWorld, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json
+
+    import schema_sync.handler
+    from kafka_lineage.aws.lease import LeaseLost, StateLease
+
+    class TakenOver(StateLease):
+        """Another invocation takes the lease over after the run's first save."""
+
+        checks = 0
+
+        def ensure_held(self) -> None:
+            TakenOver.checks += 1
+            if TakenOver.checks > 1:
+                raise LeaseLost("schema-sync lease generation 1 was taken over")
+            super().ensure_held()
+
+    # Given 60 new schemas, and a run whose lease is taken over after its first chunk was saved
+    for i in range(60):
+        cdc.register(f"t{i}")
+    monkeypatch.setattr(schema_sync.handler, "StateLease", TakenOver)
+
+    # When it runs, then it saves nothing more, stops, and reports the unsaved items as failed
+    with pytest.raises(Exception, match="mapping not saved") as raised:
+        cdc.sync(context=context("req-a"))
+    summary = json.loads(str(raised.value))
+    saved = mapped()
+    assert 0 < len(saved) < 60
+    assert summary["created"] == len(saved)
+
+    # When the next run holds the lease, then it adopts what the stopped run created but did not record
+    monkeypatch.setattr(schema_sync.handler, "StateLease", StateLease)
+    result = cdc.sync(context=context("req-b"))
+    assert len(cdc.assets()) == 60
+    assert mapped() == {world.schema_arn("cdc", f"t{i}") for i in range(60)}
+    assert result["created"] + result["adopted"] == 60 - len(saved)
