@@ -189,6 +189,39 @@ def test_dry_run_plans_without_writing(cdc: CdcWorld) -> None:
     assert cdc.assets() == []
 
 
+def test_the_plan_of_a_run_is_one_frozen_value_that_matches_what_a_dry_run_reports(cdc: CdcWorld) -> None:
+    import os
+
+    from kafka_lineage.config import Settings
+    from kafka_lineage.sync import plan
+    from kafka_lineage.sync.requests import parse_sync_event
+    from kafka_lineage.sync.run import SchemaSync
+    from schema_sync.handler import build_adapters
+
+    # Given the inventory mirrored, then one schema with a new version and one deleted
+    cdc.inventory()
+    cdc.sync()
+    cdc.register("orders", AVRO_VALUE)
+    world.register("cdc", world.inventory_v2("customers"))
+    world.delete_schema("cdc", "dbserver1.inventory.addresses")
+    cdc.reset_calls()
+
+    # When the whole plan is computed
+    settings = Settings.from_environment(os.environ)
+    whole, result = SchemaSync(settings, build_adapters(settings)).whole_plan(parse_sync_event({}))
+
+    # Then it is the value of a dry run: a create, a revision, a deletion, and nothing written
+    kinds = {(type(action).__name__, action.topic) for action in whole.writes()}
+    assert kinds == {
+        ("Create", "orders"),
+        ("Revise", "dbserver1.inventory.customers"),
+        ("Delete", "dbserver1.inventory.addresses"),
+    }
+    assert all(isinstance(action, plan.Create | plan.Revise | plan.Delete) for action in whole.writes())
+    assert whole.describe() == result.planned.items
+    assert not WRITE_OPERATIONS & set(cdc.calls())
+
+
 def test_cloudtrail_event_syncs_only_the_schema_it_names(cdc: CdcWorld) -> None:
     cdc.register("dbserver1.inventory.customers")
     cdc.register("other")
