@@ -102,6 +102,11 @@ class AssetMapping:
                 self.unreadable.append(schema_arn)
         return records
 
+    def group_of(self, schema_arn: str) -> str:
+        """The packed store's hash group of a schema's entry: a run that saves each group's changes at once
+        writes each parameter once (see sync.plan.order_work)."""
+        return PackedStore.group_of(schema_arn, self.store.group_bits)
+
     def save(self, changes: Mapping[str, AssetRecord | None]) -> int:
         """Upsert or (None) remove records; returns the number of SSM writes made."""
         return self.store.save(

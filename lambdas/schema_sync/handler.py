@@ -1,4 +1,10 @@
-"""schema-sync Lambda: parse the event and the environment, run one sync, return its result (contract §3)."""
+"""schema-sync Lambda: parse the event and the environment, run one sync, return its result (contract §3).
+
+One writer: a run holds the `schema-sync` state lease (kafka_lineage.aws.lease) from before its first write
+to its end (a run with nothing to write takes none: it writes nothing at all). An invocation that cannot get
+it within LEASE_WAIT_SECONDS stops, hands its event to a follow-up invocation and returns
+`"deferred": "busy"`, so no request is dropped. A dry run writes nothing and takes no lease.
+"""
 
 from __future__ import annotations
 
@@ -13,19 +19,25 @@ from kafka_lineage.aws.catalog import Catalog
 from kafka_lineage.aws.clients import RateLimiter, client
 from kafka_lineage.aws.continuation import continue_asynchronously
 from kafka_lineage.aws.kafka import cluster_namespace
+from kafka_lineage.aws.lease import LEASE_MARGIN_SECONDS, StateLease
 from kafka_lineage.aws.registry import RegistryReader
 from kafka_lineage.config import Settings, Source
 from kafka_lineage.mapping import AssetMapping
 from kafka_lineage.observability import logger, metrics, tracer
-from kafka_lineage.sync.requests import parse_sync_event
+from kafka_lineage.sync.requests import parse_sync_event, with_resume
 from kafka_lineage.sync.run import SchemaSync, SyncAdapters
+
+HOLDER = "schema-sync"
+# How long an invocation waits for another one's lease before handing its event on (a run that holds it
+# may take the whole Lambda timeout; waiting that long would only double the bill).
+LEASE_WAIT_SECONDS = 20.0
 
 
 class SyncFailed(RuntimeError):
     """Raised after every item was tried, when any failed: Lambda retries, the DLQ and alarms see it."""
 
 
-def build_adapters(settings: Settings) -> SyncAdapters:
+def build_adapters(settings: Settings, lease: StateLease | None = None) -> SyncAdapters:
     tuning = settings.tuning
 
     def namespace_of(source: Source) -> str:
@@ -39,7 +51,18 @@ def build_adapters(settings: Settings) -> SyncAdapters:
         mapping=AssetMapping(client("ssm"), settings.mapping_path, RateLimiter(tuning.ssm_write_rps)),
         events=TopicEvents(client("events")),
         namespace_of=namespace_of,
+        lease=lease,
     )
+
+
+def _hand_on(context: LambdaContext, event: dict[str, Any]) -> bool:
+    """Invoke this function again with `event`; False (logged) when that failed."""
+    try:
+        continue_asynchronously(client("lambda"), context.invoked_function_arn, event)
+    except Exception as error:  # the next scheduled run continues instead; say so
+        logger.error("follow-up invocation failed", extra={"error": str(error)})
+        return False
+    return True
 
 
 @logger.inject_lambda_context(clear_state=True)
@@ -53,16 +76,31 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     def remaining_seconds() -> float:
         return float(context.get_remaining_time_in_millis()) / 1000
 
-    outcome = SchemaSync(settings, build_adapters(settings), remaining_seconds).run(request)
+    lease: StateLease | None = None
+    if not request.dry_run:
+        lease = StateLease(
+            client("ssm"),
+            settings.mapping_path,
+            HOLDER,
+            ttl_seconds=remaining_seconds() + LEASE_MARGIN_SECONDS,
+            owner=context.aws_request_id,
+        )
+    try:
+        adapters = build_adapters(settings, lease)
+        adapters.lease_wait_seconds = LEASE_WAIT_SECONDS
+        outcome = SchemaSync(settings, adapters, remaining_seconds).run(request)
+    finally:
+        if lease is not None:
+            lease.release()
     result = outcome.to_dict()
-    if outcome.incomplete and outcome.progressed:
-        # Checkpointed: the mapping holds every finished chunk, so the follow-up redoes none of them.
-        try:
-            continue_asynchronously(client("lambda"), context.invoked_function_arn, event)
-            result["continued"] = True
-        except Exception as error:  # the next scheduled run continues instead; say so
-            logger.error("follow-up invocation failed", extra={"error": str(error)})
-            result["continued"] = False
+    if outcome.busy or (outcome.incomplete and outcome.progressed):
+        # Checkpointed: the mapping holds every finished chunk, and the follow-up resumes after the last one
+        # (a verify run would otherwise read again what it verified), so it redoes none of them. A run that
+        # found the mapping busy hands its event on too: no request is dropped.
+        follow_up = event
+        if outcome.resume_after is not None:
+            follow_up = with_resume(event, outcome.resume_after.group, outcome.resume_after.key)
+        result["continued"] = _hand_on(context, follow_up)
     logger.info("schema-sync finished", extra={"result": {k: v for k, v in result.items() if k != "planned"}})
     if result["failed"]:
         raise SyncFailed(json.dumps(result, separators=(",", ":")))

@@ -48,6 +48,8 @@ READING_DEFAULTS: dict[str, Any] = {
     "normalize_form_content": True,
     # How long a clientToken is remembered (the window is undocumented for DataZone).
     "client_token_ttl_seconds": 86_400,
+    # Whether a clientToken reused with a different request replays the first answer (else: Conflict).
+    "client_token_replays_changed_request": False,
     # Whether free-text Search matches externalIdentifier (not documented as indexed).
     "search_text_matches_external_identifier": False,
     # Whether CreateAssetRevision without typeRevision keeps the asset's type revision (else: the latest).
@@ -935,7 +937,8 @@ class DataZoneBackend:
         self, domain: _Domain, operation: str, params: Params, produce: Callable[[], Response]
     ) -> Response:
         """clientToken: the same token with the same request answers the first response again and changes
-        nothing; the same token with a different request is a ConflictException (AWS's usual rule)."""
+        nothing; the same token with a different request is a ConflictException (AWS's usual rule), or,
+        under the reading `client_token_replays_changed_request`, the first response again too."""
         token = params.get("clientToken")
         if not token:
             return produce()
@@ -944,7 +947,9 @@ class DataZoneBackend:
         record = domain.tokens.get((operation, token))
         ttl = float(_reading(self.readings, "client_token_ttl_seconds"))
         if record is not None and (now - record.at).total_seconds() <= ttl:
-            if record.fingerprint != fingerprint:
+            if record.fingerprint != fingerprint and not _reading(
+                self.readings, "client_token_replays_changed_request"
+            ):
                 raise conflict(f"Client token {token} was already used with a different {operation} request")
             return copy.deepcopy(record.response)
         response = produce()

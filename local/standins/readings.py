@@ -55,6 +55,12 @@ class Readings:
     client_token_ttl_seconds: int = 86_400
     """DataZone: how long is a clientToken remembered for idempotency? Undocumented for DataZone."""
 
+    client_token_replays_changed_request: bool = False
+    """DataZone: a clientToken reused with a *different* request: a ConflictException (AWS's usual rule,
+    e.g. EC2's IdempotentParameterMismatch), or a replay of the first request's answer, changing nothing?
+    DataZone's API reference only says the token "ensures idempotency". Under True a writer that reuses a
+    token for changed content silently keeps the old content: tokens must derive from the content too."""
+
     search_text_matches_external_identifier: bool = False
     """DataZone: does free-text Search match an asset's externalIdentifier? Not documented as indexed."""
 

@@ -7,10 +7,12 @@ from typing import Any
 
 
 def continue_asynchronously(lambda_client: Any, function_arn: str, event: dict[str, Any]) -> None:
-    """Invoke the function again with the same event (asynchronously: this invocation can end now).
+    """Invoke the function again with `event` (asynchronously: this invocation can end now).
 
-    The follow-up skips everything the mapping already records as done, so it continues where this one
-    stopped instead of starting over.
+    The caller passes the event its follow-up should run: schema-sync's adds `resumeAfter` (the last item it
+    finished), and the follow-up also skips everything the mapping records as done, so it continues where
+    this one stopped instead of starting over. A request deferred because another invocation held the
+    state's lease is handed on the same way, so it is never dropped.
     """
     lambda_client.invoke(
         FunctionName=function_arn, InvocationType="Event", Payload=json.dumps(event).encode()

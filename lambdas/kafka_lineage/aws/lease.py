@@ -98,6 +98,11 @@ class StateLease:
             chain = self._read_chain()
             live = chain[-1] if chain else None
             now = self._clock()
+            if live is not None and live.owner == self.owner and live.expires > now:
+                # Ours already: a create whose answer was lost (botocore's retry then met the name), or a
+                # retry of this same invocation (Lambda keeps the request id). Either way we hold it.
+                self.generation = live.number
+                return
             if live is None or live.expires <= now:
                 number = (live.number if live else 0) + 1
                 if self._create(number, now):

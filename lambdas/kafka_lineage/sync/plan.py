@@ -1,27 +1,30 @@
 """The pure middle of schema-sync: registry listings + mapping -> what to read, then what to write.
 
-Two steps, both pure:
-1. `triage` compares the listings (cheap: one call per 100 schemas) with the mapping. Unchanged schemas stop
-   here, so a no-change run reads nothing per schema. The rest become `Candidate`s to inspect, and schemas
-   that are gone become `Deletion`s.
-2. `decide` turns an inspected candidate (GetSchema + versions + definition -> desired content) into an
-   `Action`: create, revise, touch (mapping only) or nothing.
-`apply_fail_safe` then holds back a source's inferred deletions when they would remove too much of it.
+Every value here is frozen and every function pure (no I/O, no clock):
+1. `triage_listing` / `triage_targets` compare the listings (cheap: one call per 100 schemas) or the schemas
+   an event names with the mapping. Unchanged schemas stop here, so a no-change run reads nothing per schema.
+   The rest become `Candidate`s to inspect; schemas that are gone become `Delete`s.
+2. `order_work` puts candidates and deletions in the order the run processes them: by the packed store's
+   hash group of their key (the schema ARN), so that `cut` can end chunks on group boundaries and each SSM
+   parameter of the mapping is written once per run, not once per chunk that touches it.
+3. `decide` turns an inspected candidate (GetSchema + versions + definition -> desired content) into an
+   action: `Create`, `Revise`, `Touch` (mapping only) or nothing.
+4. A `SyncPlan` is the value a chunk (or a dry run: the whole run) amounts to; the fail-safe
+   (kafka_lineage.failsafe) decides which inferred deletions it may hold.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
-from typing import Literal
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import ClassVar
 
 from kafka_lineage.aws.registry import ListedSchema, SchemaDetails
 from kafka_lineage.config import Source
+from kafka_lineage.failsafe import Held
 from kafka_lineage.mapping import AssetRecord
 from kafka_lineage.sync.desired import Desired
 from kafka_lineage.sync.requests import SchemaRef
-
-ActionKind = Literal["create", "revise", "touch", "delete"]
 
 
 @dataclass(frozen=True)
@@ -36,56 +39,163 @@ class Candidate:
     listed: ListedSchema | None = None
     confirmed_deleted: bool = False  # an event confirmed its deletion; re-read to be sure it is gone
 
+    @property
+    def key(self) -> str:
+        """The mapping key the candidate lands under (its ARN; a targeted schema's name until it is read)."""
+        return self.schema_arn or f"{self.registry_name}/{self.schema_name}"
+
+
+def _summary(kind: str, registry: str, topic: str, arn: str, reason: str) -> dict[str, object]:
+    return {"action": kind, "registryName": registry, "topic": topic, "schemaArn": arn, "reason": reason}
+
 
 @dataclass(frozen=True)
-class Action:
-    kind: ActionKind
+class Create:
+    """A schema no mapping knows: create its asset (or adopt one that exists) and publish it."""
+
+    kind: ClassVar[str] = "create"
     registry_name: str
     topic: str
     schema_arn: str
     reason: str
-    record: AssetRecord | None = None  # the mapping as it stands
-    new_record: AssetRecord | None = None  # what the mapping holds after success (asset id filled in later)
-    desired: Desired | None = None
-    asset_id: str | None = None  # for deletions of assets no mapping knows (verify's orphans)
-    confirmed: bool = False  # deletion confirmed by an event: the fail-safe does not apply
+    new_record: AssetRecord  # asset id and revision are filled in when the write answers
+    desired: Desired
 
     def describe(self) -> dict[str, object]:
-        """The action as a dry run reports it."""
-        summary: dict[str, object] = {
-            "action": self.kind,
-            "registryName": self.registry_name,
-            "topic": self.topic,
-            "schemaArn": self.schema_arn,
-            "reason": self.reason,
-        }
-        asset_id = self.asset_id or (self.record.asset_id if self.record else None)
-        if asset_id:
-            summary["assetId"] = asset_id
-        if self.new_record is not None:
-            summary["schemaVersion"] = self.new_record.latest_version
-        if self.desired is not None and self.desired.warning:
+        summary = _summary(self.kind, self.registry_name, self.topic, self.schema_arn, self.reason)
+        summary["schemaVersion"] = self.new_record.latest_version
+        if self.desired.warning:
             summary["warning"] = self.desired.warning
         return summary
 
 
-@dataclass
+@dataclass(frozen=True)
+class Revise:
+    """The asset's content changed: write a new revision and refresh its listing."""
+
+    kind: ClassVar[str] = "revise"
+    registry_name: str
+    topic: str
+    schema_arn: str
+    reason: str
+    record: AssetRecord
+    new_record: AssetRecord
+    desired: Desired
+
+    def describe(self) -> dict[str, object]:
+        summary = _summary(self.kind, self.registry_name, self.topic, self.schema_arn, self.reason)
+        summary.update(assetId=self.record.asset_id, schemaVersion=self.new_record.latest_version)
+        if self.desired.warning:
+            summary["warning"] = self.desired.warning
+        return summary
+
+
+@dataclass(frozen=True)
+class Touch:
+    """Same content, newer registry times: only the mapping changes (no DataZone write)."""
+
+    kind: ClassVar[str] = "touch"
+    registry_name: str
+    topic: str
+    schema_arn: str
+    reason: str
+    record: AssetRecord
+    new_record: AssetRecord
+
+    def describe(self) -> dict[str, object]:
+        summary = _summary(self.kind, self.registry_name, self.topic, self.schema_arn, self.reason)
+        summary.update(assetId=self.record.asset_id, schemaVersion=self.new_record.latest_version)
+        return summary
+
+
+@dataclass(frozen=True)
+class Delete:
+    """Unpublish and delete an asset. `record` is None for an orphan (an asset no mapping knows)."""
+
+    kind: ClassVar[str] = "delete"
+    registry_name: str
+    topic: str
+    schema_arn: str
+    reason: str
+    asset_id: str
+    record: AssetRecord | None = None
+    confirmed: bool = False  # an event confirmed the deletion: the fail-safe does not apply
+
+    @property
+    def key(self) -> str:
+        return self.schema_arn
+
+    def describe(self) -> dict[str, object]:
+        summary = _summary(self.kind, self.registry_name, self.topic, self.schema_arn, self.reason)
+        summary["assetId"] = self.asset_id
+        return summary
+
+
+Action = Create | Revise | Touch | Delete
+Work = Candidate | Delete  # what a chunk holds before it is read: deletions need no read
+
+
+@dataclass(frozen=True)
 class Triage:
-    candidates: list[Candidate] = field(default_factory=list)
-    deletions: list[Action] = field(default_factory=list)
-    unchanged: list[str] = field(default_factory=list)
-    skipped: list[dict[str, str]] = field(default_factory=list)
+    candidates: tuple[Candidate, ...] = ()
+    deletions: tuple[Delete, ...] = ()
+    unchanged: tuple[str, ...] = ()
+    skipped: tuple[Mapping[str, str], ...] = ()
+
+    def __add__(self, other: Triage) -> Triage:
+        return Triage(
+            self.candidates + other.candidates,
+            self.deletions + other.deletions,
+            self.unchanged + other.unchanged,
+            self.skipped + other.skipped,
+        )
 
 
-def deletion(record: AssetRecord, reason: str, confirmed: bool) -> Action:
-    return Action(
-        kind="delete",
+@dataclass(frozen=True)
+class SyncPlan:
+    """What a chunk, or a whole dry run, amounts to: the writes, and the deletions the fail-safe held."""
+
+    actions: tuple[Action, ...] = ()
+    orphans: tuple[Delete, ...] = ()  # verify: assets of the type whose schema is gone and no mapping knows
+    held_back: tuple[Held[Delete], ...] = ()
+    unchanged: int = 0
+
+    def __add__(self, other: SyncPlan) -> SyncPlan:
+        return SyncPlan(
+            self.actions + other.actions,
+            self.orphans + other.orphans,
+            self.held_back + other.held_back,
+            self.unchanged + other.unchanged,
+        )
+
+    def writes(self) -> tuple[Action, ...]:
+        """The actions in the order they are applied (orphans are deletions like the others)."""
+        return self.actions + self.orphans
+
+    def describe(self) -> list[dict[str, object]]:
+        """The plan as a dry run reports it (touches only refresh the mapping: not listed)."""
+        return [action.describe() for action in self.writes() if not isinstance(action, Touch)]
+
+
+def deletion(record: AssetRecord, reason: str, confirmed: bool) -> Delete:
+    return Delete(
         registry_name=record.registry_name,
         topic=record.schema_name,
         schema_arn=record.schema_arn,
         reason=reason,
+        asset_id=record.asset_id,
         record=record,
         confirmed=confirmed,
+    )
+
+
+def orphan(registry_name: str, schema_arn: str, asset_id: str) -> Delete:
+    return Delete(
+        registry_name=registry_name,
+        topic=schema_arn.rsplit("/", 1)[-1],
+        schema_arn=schema_arn,
+        reason="orphan asset (no mapping, schema gone)",
+        asset_id=asset_id,
     )
 
 
@@ -93,24 +203,26 @@ def triage_listing(
     source: Source, listed: Iterable[ListedSchema], records: Mapping[str, AssetRecord], verify: bool
 ) -> Triage:
     """Compare one registry's listing with the mapping records of that registry."""
-    result = Triage()
+    candidates: list[Candidate] = []
+    deletions: list[Delete] = []
+    unchanged: list[str] = []
     seen: set[str] = set()
     for schema in listed:
         seen.add(schema.schema_arn)
         record = records.get(schema.schema_arn)
         if not source.mirrors(schema.schema_name):
             if record is not None:
-                result.deletions.append(deletion(record, "excluded by the source's filters", False))
+                deletions.append(deletion(record, "excluded by the source's filters", False))
             continue
         if schema.status == "DELETING":
             if record is not None:
-                result.deletions.append(deletion(record, "listed as DELETING", False))
+                deletions.append(deletion(record, "listed as DELETING", False))
             continue
         reason = _reason(schema, record, verify)
         if reason is None:
-            result.unchanged.append(schema.schema_arn)
+            unchanged.append(schema.schema_arn)
         else:
-            result.candidates.append(
+            candidates.append(
                 Candidate(
                     registry_name=schema.registry_name,
                     schema_name=schema.schema_name,
@@ -122,8 +234,8 @@ def triage_listing(
             )
     for arn, record in records.items():
         if arn not in seen:
-            result.deletions.append(deletion(record, "no longer listed", False))
-    return result
+            deletions.append(deletion(record, "no longer listed", False))
+    return Triage(tuple(candidates), tuple(deletions), tuple(unchanged))
 
 
 def _reason(schema: ListedSchema, record: AssetRecord | None, verify: bool) -> str | None:
@@ -145,12 +257,14 @@ def triage_targets(
     confirmed: frozenset[SchemaRef],
 ) -> Triage:
     """Schemas named by an event or by `schemaArns`: each is inspected, whatever the listing says."""
-    result = Triage()
+    candidates: list[Candidate] = []
+    deletions: list[Delete] = []
+    skipped: list[Mapping[str, str]] = []
     for ref in targets:
         source = sources.get(ref.registry_name)
         record = records_by_ref.get(ref)
         if source is None:
-            result.skipped.append(
+            skipped.append(
                 {
                     "registryName": ref.registry_name,
                     "topic": ref.schema_name,
@@ -160,11 +274,9 @@ def triage_targets(
             continue
         if not source.mirrors(ref.schema_name):
             if record is not None:
-                result.deletions.append(
-                    deletion(record, "excluded by the source's filters", ref in confirmed)
-                )
+                deletions.append(deletion(record, "excluded by the source's filters", ref in confirmed))
             else:
-                result.skipped.append(
+                skipped.append(
                     {
                         "registryName": ref.registry_name,
                         "topic": ref.schema_name,
@@ -172,7 +284,7 @@ def triage_targets(
                     }
                 )
             continue
-        result.candidates.append(
+        candidates.append(
             Candidate(
                 registry_name=ref.registry_name,
                 schema_name=ref.schema_name,
@@ -182,9 +294,73 @@ def triage_targets(
                 confirmed_deleted=ref in confirmed,
             )
         )
-    return result
+    return Triage(tuple(candidates), tuple(deletions), skipped=tuple(skipped))
 
 
+# ------------------------------------------------------------------------------------------- ordering, chunks
+@dataclass(frozen=True, order=True)
+class Position:
+    """Where an item stands in the run's order: (hash group, key). A follow-up resumes after one."""
+
+    group: str
+    key: str
+
+
+def order_work(
+    candidates: Iterable[Candidate],
+    deletions: Iterable[Delete],
+    group_of: Callable[[str], str],
+    after: Position | None = None,
+) -> tuple[tuple[Position, Work], ...]:
+    """Every item with its position, sorted; those at or before `after` (done by an earlier invocation of
+    the same run) are left out."""
+    every: list[Work] = [*candidates, *deletions]
+    items = [(Position(group_of(item.key), item.key), item) for item in every]
+    items.sort(key=lambda pair: pair[0])
+    if after is not None:
+        items = [pair for pair in items if pair[0] > after]
+    return tuple(items)
+
+
+def cut(
+    work: Sequence[tuple[Position, Work]],
+    start: int,
+    max_items: int,
+    fits: Callable[[Sequence[tuple[Position, Work]]], bool],
+) -> int:
+    """The end (exclusive) of the chunk that starts at `start`.
+
+    Whole hash groups, as many as stay within `max_items` (always at least one group), fewer while the chunk
+    does not `fit` (the time left). Only when not even one whole group fits is a group split, to the largest
+    prefix that fits; `start` itself means nothing fits.
+    """
+    boundaries: list[int] = []
+    index = start
+    while index < len(work):
+        group = work[index][0].group
+        while index < len(work) and work[index][0].group == group:
+            index += 1
+        if boundaries and index - start > max_items:
+            break
+        boundaries.append(index)
+        if index - start >= max_items:
+            break
+    for end in reversed(boundaries):
+        if fits(work[start:end]):
+            return end
+    if not boundaries:
+        return start
+    low, high = 0, boundaries[0] - start - 1  # the largest prefix of the first group that fits
+    while low < high:
+        middle = (low + high + 1) // 2
+        if fits(work[start : start + middle]):
+            low = middle
+        else:
+            high = middle - 1
+    return start + low
+
+
+# ------------------------------------------------------------------------------------------------- deciding
 def needs_definition(candidate: Candidate, fingerprint: str) -> bool:
     """False when GetSchema + versions match what was last mirrored: the definition need not be read."""
     record = candidate.record
@@ -211,26 +387,12 @@ def decide(
 ) -> Action | None:
     """Inspected candidate -> action. `desired` None means the fingerprint matched (content unchanged)."""
     record = candidate.record
-
-    def action(kind: ActionKind, new: AssetRecord, wanted: Desired | None = None) -> Action:
-        return Action(
-            kind=kind,
-            registry_name=details.registry_name,
-            topic=details.schema_name,
-            schema_arn=details.schema_arn,
-            reason=candidate.reason,
-            record=record,
-            new_record=new,
-            desired=wanted,
-        )
-
+    where = (details.registry_name, details.schema_name, details.schema_arn, candidate.reason)
     if desired is None:
         if record is None:
             raise ValueError("a schema without a mapping record must be inspected in full")
         refreshed = refreshed_record(record, details, candidate.listed, record.source_fingerprint)
-        if refreshed == record:
-            return None
-        return action("touch", refreshed)
+        return None if refreshed == record else Touch(*where, record=record, new_record=refreshed)
     new_record = AssetRecord(
         registry_name=details.registry_name,
         schema_name=details.schema_name,
@@ -247,15 +409,15 @@ def decide(
         source_fingerprint=desired.source_fingerprint,
     )
     if record is None:
-        return action("create", new_record, desired)
+        return Create(*where, new_record=new_record, desired=desired)
     if record.content_hash != desired.content_hash:
-        return action("revise", new_record, desired)
+        return Revise(*where, record=record, new_record=new_record, desired=desired)
     if new_record == record:
         return None
-    return action("touch", new_record)
+    return Touch(*where, record=record, new_record=new_record)
 
 
-def gone(candidate: Candidate) -> Action | None:
+def gone(candidate: Candidate) -> Delete | None:
     """The inspected schema does not exist (any more)."""
     if candidate.record is None:
         return None
@@ -266,39 +428,9 @@ def gone(candidate: Candidate) -> Action | None:
     )
 
 
-@dataclass(frozen=True)
-class Blocked:
-    registry_name: str
-    deletions: tuple[Action, ...]
-    total: int
-    share: float
-    limit: float
-
-
-def apply_fail_safe(
-    deletions: Iterable[Action],
-    records_per_registry: Mapping[str, int],
-    limit: float,
-    allow_mass_delete: bool,
-) -> tuple[list[Action], list[Blocked]]:
-    """Hold back a registry's *inferred* deletions when they would remove more than `limit` of its assets.
-
-    Deletions an event confirmed always pass. A share above the limit blocks all of that registry's inferred
-    deletions (none happen), so a listing that comes back empty or truncated can never wipe the catalog.
-    """
-    allowed: list[Action] = []
-    inferred: dict[str, list[Action]] = {}
-    for item in deletions:
-        if item.confirmed or allow_mass_delete:
-            allowed.append(item)
-        else:
-            inferred.setdefault(item.registry_name, []).append(item)
-    blocked: list[Blocked] = []
-    for registry, items in inferred.items():
-        total = max(records_per_registry.get(registry, 0), len(items))
-        share = len(items) / total
-        if share > limit:
-            blocked.append(Blocked(registry, tuple(items), total, share, limit))
-        else:
-            allowed.extend(items)
-    return allowed, blocked
+def registry_totals(records: Iterable[AssetRecord], orphans: Iterable[Delete]) -> dict[str, int]:
+    """A registry's assets, for the fail-safe's share: the mapped ones and the orphans verify found."""
+    totals: dict[str, int] = {}
+    for name in [record.registry_name for record in records] + [item.registry_name for item in orphans]:
+        totals[name] = totals.get(name, 0) + 1
+    return totals

@@ -8,7 +8,7 @@ CloudTrail records them (see tests/events/README.md for where each fixture's sha
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from aws_lambda_powertools.utilities.parser.models import EventBridgeModel
@@ -58,6 +58,8 @@ class SyncRequest:
     allow_mass_delete: bool = False
     trigger: str = "manual"
     notes: tuple[str, ...] = field(default=())
+    # A follow-up invocation of the same run: the (hash group, key) of the last item the earlier one finished.
+    resume_after: tuple[str, str] | None = None
 
 
 class _Flags(BaseModel):
@@ -141,10 +143,33 @@ def _from_cloudtrail(detail: dict[str, Any]) -> SyncRequest:
     return SyncRequest(scope="schemas", schemas=(ref,), confirmed_deleted_schemas=confirmed, trigger=trigger)
 
 
+RESUME_KEY = "resumeAfter"
+
+
+class _Resume(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    group: str = Field(pattern=r"^[0-9a-f]{1,4}$")
+    key: str = Field(min_length=1, max_length=2048)
+
+
+def with_resume(event: dict[str, Any], group: str, key: str) -> dict[str, Any]:
+    """The event a follow-up invocation gets: the same request, resuming after (group, key)."""
+    return {**event, RESUME_KEY: {"group": group, "key": key}}
+
+
 def parse_sync_event(event: Any) -> SyncRequest:
     """Turn any accepted invocation payload into a SyncRequest; raise InvalidRequest otherwise."""
     if not isinstance(event, dict):
         raise InvalidRequest(f"expected a JSON object, got {type(event).__name__}")
+    if RESUME_KEY in event:
+        # Added by the run itself to the event of its follow-up invocation (any accepted shape may carry it).
+        rest = {key: value for key, value in event.items() if key != RESUME_KEY}
+        try:
+            resume = _Resume.model_validate(event[RESUME_KEY])
+        except ValidationError as error:
+            raise InvalidRequest(f"malformed {RESUME_KEY}: {error.errors()[0]['msg']}") from error
+        return replace(parse_sync_event(rest), resume_after=(resume.group, resume.key))
     if "detail-type" in event or "source" in event:
         try:
             envelope = EventBridgeModel.model_validate(event)

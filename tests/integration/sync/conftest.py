@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -36,6 +37,17 @@ class FakeContext:
 
     def get_remaining_time_in_millis(self) -> int:
         return self.remaining_ms
+
+
+class CountdownContext(FakeContext):
+    """A Lambda context whose deadline is `seconds` from its creation, counted down in real time."""
+
+    def __init__(self, seconds: float, request_id: str = FakeContext.aws_request_id) -> None:
+        super().__init__(aws_request_id=request_id)
+        self.deadline = time.monotonic() + seconds
+
+    def get_remaining_time_in_millis(self) -> int:
+        return max(0, int((self.deadline - time.monotonic()) * 1000))
 
 
 class EventCatcher:

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 import pytest
 
 from local import world
 from tests.fixtures import load_event
-from tests.integration.sync.conftest import AVRO_VALUE, CdcWorld, FakeContext
+from tests.integration.sync.conftest import AVRO_VALUE, CdcWorld, CountdownContext
+from tests.integration.sync.test_pacing import mapping_parameters
 
 WRITE_OPERATIONS = {
     "datazone:CreateAsset",
@@ -187,6 +189,39 @@ def test_dry_run_plans_without_writing(cdc: CdcWorld) -> None:
     assert cdc.assets() == []
 
 
+def test_the_plan_of_a_run_is_one_frozen_value_that_matches_what_a_dry_run_reports(cdc: CdcWorld) -> None:
+    import os
+
+    from kafka_lineage.config import Settings
+    from kafka_lineage.sync import plan
+    from kafka_lineage.sync.requests import parse_sync_event
+    from kafka_lineage.sync.run import SchemaSync
+    from schema_sync.handler import build_adapters
+
+    # Given the inventory mirrored, then one schema with a new version and one deleted
+    cdc.inventory()
+    cdc.sync()
+    cdc.register("orders", AVRO_VALUE)
+    world.register("cdc", world.inventory_v2("customers"))
+    world.delete_schema("cdc", "dbserver1.inventory.addresses")
+    cdc.reset_calls()
+
+    # When the whole plan is computed
+    settings = Settings.from_environment(os.environ)
+    whole, result = SchemaSync(settings, build_adapters(settings)).whole_plan(parse_sync_event({}))
+
+    # Then it is the value of a dry run: a create, a revision, a deletion, and nothing written
+    kinds = {(type(action).__name__, action.topic) for action in whole.writes()}
+    assert kinds == {
+        ("Create", "orders"),
+        ("Revise", "dbserver1.inventory.customers"),
+        ("Delete", "dbserver1.inventory.addresses"),
+    }
+    assert all(isinstance(action, plan.Create | plan.Revise | plan.Delete) for action in whole.writes())
+    assert whole.describe() == result.planned.items
+    assert not WRITE_OPERATIONS & set(cdc.calls())
+
+
 def test_cloudtrail_event_syncs_only_the_schema_it_names(cdc: CdcWorld) -> None:
     cdc.register("dbserver1.inventory.customers")
     cdc.register("other")
@@ -209,7 +244,9 @@ def test_a_lost_response_beyond_the_sdk_retries_then_a_rerun_converges(cdc: CdcW
         cdc.sync()
         cdc.register("orders", v2())
     service = {"PutParameter": "ssm", "PutEvents": "events"}.get(operation, "datazone")
-    cdc.aws.faults.add(service=service, operation=operation, kind="lost_response", times=20)
+    # (PutParameter: the first one, the lease's, goes through; the mapping save's answers are lost)
+    after = 1 if operation == "PutParameter" else 0
+    cdc.aws.faults.add(service=service, operation=operation, kind="lost_response", times=20, after=after)
 
     # When the write happened but every answer was lost, the run fails (or warns) without corrupting anything
     try:
@@ -299,7 +336,7 @@ def test_verify_removes_an_orphan_left_by_a_crash_before_the_mapping_write(cdc: 
     # Given a crash between CreateAsset and the mapping write (SSM writes fail), then the schema's deletion
     cdc.register("orders")
     cdc.register("keep")
-    cdc.aws.faults.add(service="ssm", operation="PutParameter", kind="server_error", times=100)
+    cdc.aws.faults.add(service="ssm", operation="PutParameter", kind="server_error", times=100, after=1)
     with pytest.raises(Exception, match="mapping not saved"):
         cdc.sync()
     cdc.aws.faults.clear()
@@ -367,25 +404,76 @@ def test_one_bad_schema_never_stops_the_others(cdc: CdcWorld) -> None:
     assert cdc.sync()["created"] == 1
 
 
-def test_near_the_deadline_the_sync_stops_and_the_next_run_finishes_without_redoing_work(
-    cdc: CdcWorld,
+def run_to_completion(
+    cdc: CdcWorld, monkeypatch: pytest.MonkeyPatch, event: dict[str, Any], seconds: float, limit: int = 20
+) -> list[tuple[dict[str, Any], float]]:
+    """Invoke with `seconds` left each time, then as the follow-up would (with the event it was handed),
+    until a run finishes; returns each result with its wall time."""
+    import schema_sync.handler
+
+    handed: list[dict[str, Any]] = []
+    monkeypatch.setattr(
+        schema_sync.handler,
+        "continue_asynchronously",
+        lambda _client, _arn, follow_up: handed.append(follow_up),
+    )
+    runs: list[tuple[dict[str, Any], float]] = []
+    while len(runs) < limit:
+        started = time.monotonic()
+        result = cdc.sync(event, context=CountdownContext(seconds))
+        runs.append((result, time.monotonic() - started))
+        if not result.get("incomplete"):
+            return runs
+        assert result.get("continued") is True, result
+        event = handed[-1]
+    raise AssertionError(f"no convergence in {limit} invocations: {[r for r, _ in runs]}")
+
+
+def test_near_the_deadline_every_invocation_stops_in_time_and_the_follow_ups_redo_nothing(
+    cdc: CdcWorld, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # Given 60 new schemas, Glue paced at 6 calls/s (3 reads a schema: 30 s of reads), and 12 s left in
+    # every invocation with a 2 s margin
     for i in range(60):
         cdc.register(f"t{i}")
-    cdc.configure(world.source_config(), tuning={"deadline_margin_seconds": 30})
+    cdc.configure(world.source_config(), tuning={"glue_rps": 6, "deadline_margin_seconds": 2})
 
-    class Clock(FakeContext):
-        calls = 0
+    # When the sync runs, and its follow-ups run with the event each one hands on
+    runs = run_to_completion(cdc, monkeypatch, {}, seconds=12)
 
-        def get_remaining_time_in_millis(self) -> int:
-            Clock.calls += 1
-            return 900_000 if Clock.calls == 1 else 10_000
-
-    first = cdc.sync(context=Clock())
-    assert cdc.calls().get("lambda:Invoke") == 1  # the follow-up invocation was requested
-    second = cdc.sync()  # what that follow-up runs: the same event
-
-    assert first["incomplete"] is True
-    assert first["created"] == 50
-    assert second["created"] == 10
+    # Then every invocation ended at least the margin before its deadline, and each made progress
+    walls = [round(wall, 2) for _, wall in runs]
+    assert all(wall <= 12 - 2 for wall in walls), walls
+    assert len(runs) > 1
+    assert all(result["created"] > 0 for result, _ in runs), [r["created"] for r, _ in runs]
+    # And all schemas were mirrored once: no schema was read or created twice
+    assert sum(result["created"] for result, _ in runs) == 60
     assert len(cdc.assets()) == 60
+    calls = cdc.calls()
+    assert calls["glue:GetSchema"] == 60
+    assert calls["glue:GetSchemaVersion"] == 60
+    assert calls["datazone:CreateAsset"] == 60
+    # And each mapping parameter was written about once, checkpoints included
+    assert sum(result["mappingWrites"] for result, _ in runs) <= 1.2 * mapping_parameters()
+
+
+def test_a_verify_run_that_needs_several_invocations_reads_each_schema_once(
+    cdc: CdcWorld, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given 40 mirrored schemas, and a verify run that cannot read them all in one invocation
+    for i in range(40):
+        cdc.register(f"t{i}")
+    cdc.sync()
+    cdc.configure(world.source_config(), tuning={"glue_rps": 10, "deadline_margin_seconds": 2})
+    cdc.reset_calls()
+
+    # When verify runs to completion through its follow-ups
+    runs = run_to_completion(cdc, monkeypatch, {"verify": True}, seconds=5)
+
+    # Then it took several invocations, and each schema was read once (a follow-up resumes after the last
+    # schema verified), and nothing was written
+    assert len(runs) > 1
+    calls = cdc.calls()
+    assert calls["glue:GetSchema"] == 40
+    assert not {op for op in calls if op in WRITE_OPERATIONS}
+    assert sum(result["unchanged"] for result, _ in runs) == 40

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import replace
 
+import pytest
+
+from kafka_lineage import failsafe
 from kafka_lineage.aws.catalog import AssetContent
 from kafka_lineage.aws.registry import ListedSchema, SchemaDetails, SchemaVersion
 from kafka_lineage.config import Source
@@ -69,9 +73,9 @@ def test_given_nothing_changed_when_triaged_then_every_schema_is_unchanged_and_n
 
     result = plan.triage_listing(SOURCE, [listed("a"), listed("b")], records, verify=False)
 
-    assert result.unchanged == [arn("a"), arn("b")]
-    assert result.candidates == []
-    assert result.deletions == []
+    assert result.unchanged == (arn("a"), arn("b"))
+    assert result.candidates == ()
+    assert result.deletions == ()
 
 
 def test_given_new_changed_and_recreated_schemas_when_triaged_then_each_is_a_candidate_with_its_reason() -> (
@@ -123,9 +127,7 @@ def test_given_a_new_schema_when_decided_then_create() -> None:
 
     action = plan.decide(candidate, details("a"), desired("h1"), NAMESPACE)
 
-    assert action is not None
-    assert action.kind == "create"
-    assert action.new_record is not None
+    assert isinstance(action, plan.Create)
     assert action.new_record.updated_time == "t1"  # the listing's, so the next run finds it unchanged
 
 
@@ -137,11 +139,8 @@ def test_given_changed_content_when_decided_then_revise_and_same_content_only_re
     revise = plan.decide(candidate, details("a", versions=2), desired("h2", version=2), NAMESPACE)
     touch = plan.decide(candidate, details("a"), desired("h1"), NAMESPACE)
 
-    assert revise is not None
-    assert revise.kind == "revise"
-    assert touch is not None
-    assert touch.kind == "touch"
-    assert touch.new_record is not None
+    assert isinstance(revise, plan.Revise)
+    assert isinstance(touch, plan.Touch)
     assert touch.new_record.updated_time == "t2"
 
 
@@ -164,31 +163,69 @@ def test_given_a_vanished_schema_with_a_record_when_gone_then_a_deletion() -> No
     assert plan.gone(unknown) is None
 
 
-def test_given_most_of_a_registry_vanishing_when_fail_safe_applies_then_its_inferred_deletions_are_held() -> (
+def test_given_inferred_deletions_when_screened_then_the_shared_fail_safe_holds_a_registrys_majority() -> (
     None
 ):
     deletions = [plan.deletion(record(n), "no longer listed", False) for n in ("a", "b", "c")]
+    confirmed = plan.deletion(record("d"), "deletion confirmed by event", True)
 
-    allowed, blocked = plan.apply_fail_safe(deletions, {"cdc": 4}, 0.5, allow_mass_delete=False)
+    verdict = failsafe.screen(
+        [*deletions, confirmed],
+        totals=plan.registry_totals([record(n) for n in "abcd"], []),
+        limit=0.5,
+        allow=False,
+        group=lambda d: d.registry_name,
+        confirmed=lambda d: d.confirmed,
+    )
 
-    assert allowed == []
-    assert blocked[0].registry_name == "cdc"
-    assert blocked[0].total == 4
+    assert verdict.kept == (confirmed,)
+    assert verdict.held_items == tuple(deletions)
 
 
-def test_given_a_small_share_or_the_override_when_fail_safe_applies_then_deletions_pass() -> None:
-    deletions = [plan.deletion(record("a"), "no longer listed", False)]
+def work(*names: str) -> tuple[tuple[plan.Position, plan.Work], ...]:
+    """Deletions of `names`, each in the group its name's first letter says (a1 and a2 share group a)."""
+    items = [plan.deletion(record(name), "no longer listed", False) for name in names]
+    return plan.order_work((), items, group_of=lambda key: key.rsplit("/", 1)[-1][0])
 
-    assert plan.apply_fail_safe(deletions, {"cdc": 4}, 0.5, allow_mass_delete=False)[0] == deletions
-    assert plan.apply_fail_safe(deletions, {"cdc": 1}, 0.5, allow_mass_delete=True)[0] == deletions
+
+def test_given_work_when_ordered_then_by_group_then_key_and_a_resume_point_skips_what_was_done() -> None:
+    ordered = work("b1", "a2", "a1", "c1")
+
+    assert [position.key.rsplit("/", 1)[-1] for position, _ in ordered] == ["a1", "a2", "b1", "c1"]
+    resumed = plan.order_work(
+        (), [item for _, item in ordered if isinstance(item, plan.Delete)], lambda k: k[-2], ordered[1][0]
+    )
+    assert [position.key.rsplit("/", 1)[-1] for position, _ in resumed] == ["b1", "c1"]
 
 
-def test_given_a_confirmed_deletion_of_a_registrys_last_schema_when_fail_safe_applies_then_it_passes() -> (
-    None
-):
-    deletions = [plan.deletion(record("a"), "deletion confirmed by event", True)]
+def test_given_groups_when_cut_then_chunks_end_on_group_boundaries() -> None:
+    ordered = work("a1", "a2", "a3", "b1", "b2", "c1")
 
-    allowed, blocked = plan.apply_fail_safe(deletions, {"cdc": 1}, 0.5, allow_mass_delete=False)
+    assert plan.cut(ordered, 0, 4, lambda chunk: True) == 3  # a* (3) fits, a*+b* (5) is over 4
+    assert plan.cut(ordered, 0, 5, lambda chunk: True) == 5
+    assert plan.cut(ordered, 3, 10, lambda chunk: True) == 6
+    # a group larger than the chunk size is never split for size alone
+    assert plan.cut(ordered, 0, 2, lambda chunk: True) == 3
 
-    assert allowed == deletions
-    assert blocked == []
+
+def test_given_little_time_when_cut_then_whole_groups_shrink_first_and_a_group_splits_only_alone() -> None:
+    ordered = work("a1", "a2", "a3", "b1", "b2", "c1")
+
+    assert plan.cut(ordered, 0, 6, lambda chunk: len(chunk) <= 4) == 3
+    assert plan.cut(ordered, 0, 6, lambda chunk: len(chunk) <= 2) == 2
+    assert plan.cut(ordered, 0, 6, lambda chunk: False) == 0
+
+
+def test_given_actions_when_planned_then_the_plan_is_a_frozen_value_a_dry_run_describes() -> None:
+    candidate = plan.Candidate("cdc", "a", arn("a"), "new", None, listed("a"))
+    create = plan.decide(candidate, details("a"), desired("h1"), NAMESPACE)
+    assert isinstance(create, plan.Create)
+    orphan = plan.orphan("cdc", arn("z"), "asset-z")
+
+    whole = plan.SyncPlan(actions=(create,), unchanged=2) + plan.SyncPlan(orphans=(orphan,))
+
+    assert whole.writes() == (create, orphan)
+    assert [entry["action"] for entry in whole.describe()] == ["create", "delete"]
+    assert whole.unchanged == 2
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        whole.unchanged = 3  # type: ignore[misc]

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
-from kafka_lineage.sync.requests import InvalidRequest, SchemaRef, parse_sync_event
+from kafka_lineage.sync.requests import InvalidRequest, SchemaRef, parse_sync_event, with_resume
 from tests.fixtures import load_event
 
 SCHEDULED = {
@@ -127,3 +129,21 @@ def test_given_an_unknown_glue_event_name_when_parsed_then_rejected() -> None:
 
     with pytest.raises(InvalidRequest, match="eventName"):
         parse_sync_event(event)
+
+
+@pytest.mark.parametrize("fixture", ["glue_update_schema", None])
+def test_given_a_follow_up_event_when_parsed_then_it_is_the_same_request_resuming_after_its_position(
+    fixture: str | None,
+) -> None:
+    event = load_event(fixture) if fixture else {"verify": True}
+    original = parse_sync_event(event)
+
+    request = parse_sync_event(with_resume(event, "7f", "arn:aws:glue:eu-west-1:123456789012:schema/cdc/a"))
+
+    assert request.resume_after == ("7f", "arn:aws:glue:eu-west-1:123456789012:schema/cdc/a")
+    assert request == replace(original, resume_after=request.resume_after)
+
+
+def test_given_a_malformed_resume_point_when_parsed_then_rejected() -> None:
+    with pytest.raises(InvalidRequest, match="resumeAfter"):
+        parse_sync_event({"resumeAfter": {"group": "not hex", "key": "k"}})
