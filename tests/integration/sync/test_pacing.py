@@ -1,4 +1,4 @@
-"""What a first sync writes: SSM writes per mapping parameter (pacing efficiency is measured by `make bench`)."""
+"""What a first sync writes: SSM writes per mapping parameter (`make bench` measures pacing efficiency)."""
 
 from __future__ import annotations
 
