@@ -13,7 +13,7 @@ import pytest
 from local import world
 from tests.fixtures import REPO
 from tests.integration.conftest import REVOKE_GRANTS_VARIABLE
-from tests.integration.sync.conftest import CdcWorld, FakeContext
+from tests.integration.sync.conftest import CdcWorld, CountdownContext
 
 
 def test_a_role_without_a_glue_grant_fails_each_schema_with_access_denied(cdc: CdcWorld) -> None:
@@ -50,39 +50,30 @@ def test_a_role_without_a_datazone_grant_fails_each_schema_and_writes_no_mapping
     assert cdc.sync()["created"] == 1
 
 
-class NearTheDeadline(FakeContext):
-    """Plenty of time at the start, then only the deadline margin's worth."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.calls = 0
-
-    def get_remaining_time_in_millis(self) -> int:
-        self.calls += 1
-        return 900_000 if self.calls == 1 else 10_000
-
-
 def test_the_checkpoint_follow_up_is_invoked_under_the_role_and_the_sync_converges(cdc: CdcWorld) -> None:
-    # Given more schemas than one invocation finishes before its deadline
+    # Given more schemas than one invocation finishes before its deadline (Glue paced at 6 calls/s, three
+    # reads a schema, 12 s left with a 2 s margin)
     for i in range(60):
         cdc.register(f"t{i}")
-    cdc.configure(world.source_config(), tuning={"deadline_margin_seconds": 30})
+    cdc.configure(world.source_config(), tuning={"glue_rps": 6, "deadline_margin_seconds": 2})
     event = {"schemaArns": [world.schema_arn("cdc", f"t{i}") for i in range(60)]}
 
     # When the first invocation stops at its checkpoint
-    first = cdc.sync(event, context=NearTheDeadline())
+    first = cdc.sync(event, context=CountdownContext(12))
 
-    # Then it asked Lambda to invoke itself, allowed by its role, with the same event
+    # Then it asked Lambda to invoke itself, allowed by its role, with the same event and where to resume
     assert first["incomplete"] is True
+    assert first["created"] > 0
     assert first["continued"] is True
     (queued,) = cdc.aws.iam.pending
     assert queued.role.name == "schema-sync"
     assert queued.caller == "schema-sync"
-    assert queued.event == event
+    assert {k: v for k, v in queued.event.items() if k != "resumeAfter"} == event
+    assert "resumeAfter" in queued.event
     # And the follow-up, run as Lambda would (same function, same role), finishes the rest
-    (second,) = cdc.aws.iam.run_pending()
-    assert isinstance(second, dict), second
-    assert first["created"] + second["created"] == 60
+    follow_ups = cdc.aws.iam.run_pending()
+    assert all(isinstance(outcome, dict) for outcome in follow_ups), follow_ups
+    assert first["created"] + sum(outcome["created"] for outcome in follow_ups) == 60
     assert len(cdc.assets()) == 60
     assert cdc.aws.iam.denials == []
     assert cdc.sync(event)["unchanged"] == 60
@@ -91,10 +82,10 @@ def test_the_checkpoint_follow_up_is_invoked_under_the_role_and_the_sync_converg
 def test_without_the_invoke_grant_the_follow_up_is_refused_and_the_result_says_so(cdc: CdcWorld) -> None:
     for i in range(60):
         cdc.register(f"t{i}")
-    cdc.configure(world.source_config(), tuning={"deadline_margin_seconds": 30})
+    cdc.configure(world.source_config(), tuning={"glue_rps": 6, "deadline_margin_seconds": 2})
     cdc.aws.iam.revoke("schema-sync", "lambda:InvokeFunction")
 
-    first = cdc.sync(context=NearTheDeadline())
+    first = cdc.sync(context=CountdownContext(12))
 
     assert first["incomplete"] is True
     assert first["continued"] is False
