@@ -173,6 +173,9 @@ class FrontDoor:
             if handler is not None:
                 with s.lock:
                     return protocol.result_response(route, handler(params))
+            if route.service == "ssm" and route.operation_name == "PutParameter":
+                with s.lock:  # SSM creates-if-absent atomically (Overwrite=False); moto checks, then writes
+                    return self._forward(environ, request.body)
             if route.service != "glue":
                 # Not under the lock: moto serves concurrent requests itself; some wait (SQS long polling).
                 return self._forward(environ, request.body)

@@ -1,0 +1,205 @@
+"""One writer per state: a lease in SSM Parameter Store, whatever the Lambda concurrency settings.
+
+Each function keeps its state in packed SSM parameters, and SSM has no conditional update: two overlapping
+invocations that both load, change and save would each overwrite what the other wrote. The one atomic
+operation SSM offers is create-if-absent (`PutParameter` with `Overwrite=False` answers
+`ParameterAlreadyExists` when the name exists), so the lease is a chain of generations:
+
+    {MAPPING_PATH}/config/lease/{holder}/{generation:010d}   value {"owner", "acquired", "expires"}
+
+* The highest generation present is the live lease. It is held until `expires` (epoch seconds).
+* Acquiring creates the next generation with `Overwrite=False`: of two invocations racing for the same
+  generation exactly one creates it; the other reads the chain again and finds it held.
+* A lease lasts the holder's remaining Lambda time plus a margin, so it can only be taken over once its
+  holder must have been stopped by Lambda (the timeout kills it): a takeover never runs beside a live holder.
+* Releasing rewrites the holder's own generation as expired (only its holder ever writes it), instead of
+  deleting it: AWS asks callers not to re-create a deleted name within 30 seconds.
+* `ensure_held()` before every state save re-reads the chain and raises `LeaseLost` when a newer generation
+  exists (the holder outlived its lease, e.g. a clock far off): it then stops before writing anything.
+
+Reading chosen where AWS is silent: `Overwrite=False` is atomic per name (two concurrent creates of one name
+never both succeed). The SSM API reference documents `ParameterAlreadyExists` for exactly this case.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from kafka_lineage.aws.clients import RateLimiter
+from kafka_lineage.observability import logger
+
+HOLDERS = ("schema-sync", "lineage-emission")
+LEASE_MARGIN_SECONDS = 30.0  # added to the holder's remaining time: its lease outlives it
+KEEP_GENERATIONS = 2  # older generations are deleted by the next holder (best effort)
+
+
+class LeaseBusy(RuntimeError):
+    """`acquire()` waited, and another live invocation still holds the lease."""
+
+
+class LeaseLost(RuntimeError):
+    """A newer generation exists: another invocation holds the state now. Stop writing it."""
+
+
+def lease_path(mapping_path: str, holder: str) -> str:
+    """The SSM path of a holder's lease generations (the stack grants each function only its own)."""
+    if holder not in HOLDERS:
+        raise ValueError(f"unknown lease holder {holder!r}; known: {HOLDERS}")
+    return f"{mapping_path.rstrip('/')}/config/lease/{holder}"
+
+
+@dataclass(frozen=True)
+class Generation:
+    number: int
+    owner: str
+    expires: float
+
+
+class StateLease:
+    """The lease on one holder's state. Not thread-safe: the run's coordinating thread uses it."""
+
+    def __init__(
+        self,
+        ssm: Any,
+        mapping_path: str,
+        holder: str,
+        ttl_seconds: float,
+        owner: str,
+        *,
+        clock: Callable[[], float] = time.time,
+        sleep: Callable[[float], None] = time.sleep,
+        poll_seconds: float = 2.0,
+        write_limiter: RateLimiter | None = None,
+    ) -> None:
+        if ttl_seconds <= 0:
+            raise ValueError("ttl_seconds must be positive")
+        self._ssm = ssm
+        self.path = lease_path(mapping_path, holder)
+        self.holder = holder
+        self.ttl_seconds = ttl_seconds
+        self.owner = owner
+        self._clock = clock
+        self._sleep = sleep
+        self._poll_seconds = poll_seconds
+        self._write_limiter = write_limiter
+        self.generation: int | None = None  # ours, while held
+
+    # ------------------------------------------------------------------------------------------ public
+    def acquire(self, wait_seconds: float) -> None:
+        """Hold the lease, waiting up to `wait_seconds` for a live holder to finish; else `LeaseBusy`."""
+        give_up = self._clock() + max(0.0, wait_seconds)
+        while True:
+            chain = self._read_chain()
+            live = chain[-1] if chain else None
+            now = self._clock()
+            if live is None or live.expires <= now:
+                number = (live.number if live else 0) + 1
+                if self._create(number, now):
+                    self.generation = number
+                    logger.info(
+                        "state lease acquired",
+                        extra={"lease": self.path, "generation": number, "owner": self.owner},
+                    )
+                    self._prune(chain)
+                    return
+                continue  # another invocation created that generation first: read again
+            if now >= give_up:
+                raise LeaseBusy(
+                    f"{self.holder} state is held by {live.owner} until "
+                    f"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime(live.expires))}"
+                )
+            self._sleep(min(self._poll_seconds, max(0.05, min(live.expires, give_up) - now)))
+
+    def ensure_held(self) -> None:
+        """Raise `LeaseLost` unless our generation is still the live one and has not expired."""
+        if self.generation is None:
+            raise LeaseLost(f"{self.holder} lease is not held")
+        chain = self._read_chain()
+        live = chain[-1] if chain else None
+        if live is None or live.number != self.generation or live.owner != self.owner:
+            raise LeaseLost(
+                f"{self.holder} lease generation {self.generation} was taken over"
+                + (f" by {live.owner} (generation {live.number})" if live else "")
+            )
+        if live.expires <= self._clock():
+            raise LeaseLost(f"{self.holder} lease generation {self.generation} expired")
+
+    def release(self) -> None:
+        """Mark our generation expired, so the next invocation need not wait. Never raises."""
+        if self.generation is None:
+            return
+        number, self.generation = self.generation, None
+        try:
+            self._put(number, self._value(acquired=self._clock(), expires=0.0), overwrite=True)
+        except Exception as error:  # it expires by itself; the next holder waits for that at worst
+            logger.warning("state lease not released", extra={"lease": self.path, "error": str(error)})
+
+    # ------------------------------------------------------------------------------------------ SSM
+    def _read_chain(self) -> list[Generation]:
+        generations: list[Generation] = []
+        paginator = self._ssm.get_paginator("get_parameters_by_path")
+        for page in paginator.paginate(Path=self.path, Recursive=False):
+            for parameter in page.get("Parameters", []):
+                generation = _parse(self.path, parameter)
+                if generation is not None:
+                    generations.append(generation)
+        generations.sort(key=lambda g: g.number)
+        return generations
+
+    def _create(self, number: int, now: float) -> bool:
+        try:
+            self._put(number, self._value(acquired=now, expires=now + self.ttl_seconds), overwrite=False)
+        except ClientError as error:
+            if error.response.get("Error", {}).get("Code") == "ParameterAlreadyExists":
+                return False
+            raise
+        return True
+
+    def _put(self, number: int, value: str, *, overwrite: bool) -> None:
+        if self._write_limiter is not None:
+            self._write_limiter.acquire()
+        self._ssm.put_parameter(
+            Name=_name(self.path, number), Value=value, Type="String", Overwrite=overwrite, Tier="Standard"
+        )
+
+    def _value(self, *, acquired: float, expires: float) -> str:
+        return json.dumps(
+            {"owner": self.owner, "acquired": round(acquired, 3), "expires": round(expires, 3)},
+            separators=(",", ":"),
+        )
+
+    def _prune(self, chain: list[Generation]) -> None:
+        """Delete generations older than the last few (they only ever grow otherwise). Best effort."""
+        stale = chain[: max(0, len(chain) + 1 - KEEP_GENERATIONS)]
+        if not stale:
+            return
+        try:
+            self._ssm.delete_parameters(Names=[_name(self.path, g.number) for g in stale[:10]])
+        except Exception as error:
+            logger.warning(
+                "old lease generations not deleted", extra={"lease": self.path, "error": str(error)}
+            )
+
+
+def _name(path: str, number: int) -> str:
+    return f"{path}/{number:010d}"
+
+
+def _parse(path: str, parameter: dict[str, Any]) -> Generation | None:
+    """A generation, or None for a name that is not ours. An unreadable value counts as expired."""
+    name = str(parameter.get("Name", ""))
+    suffix = name[len(path) + 1 :] if name.startswith(path + "/") else ""
+    if not suffix.isdigit():
+        return None
+    try:
+        value = json.loads(parameter.get("Value", ""))
+        return Generation(int(suffix), str(value["owner"]), float(value["expires"]))
+    except (ValueError, KeyError, TypeError):
+        logger.error("unreadable lease generation counts as expired", extra={"parameter": name})
+        return Generation(int(suffix), "", 0.0)
