@@ -220,7 +220,7 @@ def make_plan(
             same = previous is not None and previous.emitted and previous.fingerprint == fingerprint
             if same and not scope.force:
                 assert previous is not None
-                if previous.stale:
+                if not previous.settled:
                     actions.append(Emit(key, target, content, fingerprint, previous, "cleanup"))
                 else:
                     unchanged.append(key)
@@ -231,13 +231,15 @@ def make_plan(
             actions.append(Emit(key, target, content, fingerprint, previous, reason))
         elif key in unmapped_keys:
             unmapped.append(key)
-            if previous is not None and (previous.emitted or previous.stale):
+            if previous is not None and (previous.emitted or not previous.settled):
                 actions.append(Retract(key, previous, "unmapped"))
         elif key in unconfigured:
             continue
-        elif previous is not None and (previous.emitted or previous.stale):
+        elif previous is not None and (previous.emitted or not previous.settled):
             retract = Retract(key, previous, "schema deleted")
-            (inferred if scope.mode == "all" else actions).append(retract)
+            # Only confirming deletions already requested is never held back: it removes nothing more.
+            confirming = not previous.emitted and not previous.stale
+            (inferred if scope.mode == "all" and not confirming else actions).append(retract)
     held_back: list[Retract] = []
     if inferred:
         kept, held_back = _fail_safe(inferred, states, mass_delete_share, scope.allow_mass_delete)

@@ -47,6 +47,9 @@ class MemoryLineage:
     fail_deletes: set[str] = field(default_factory=set)
     deletes: list[str] = field(default_factory=list)
     counter: int = 0
+    delete_lag: int = 0  # status checks that still find a deleted event (deletion is asynchronous)
+    deleting: dict[str, int] = field(default_factory=dict)  # event id -> checks that will still find it
+    checks: list[str] = field(default_factory=list)
 
     def post(self, body: bytes, token: str) -> str:
         self.posts.append(token)
@@ -75,7 +78,25 @@ class MemoryLineage:
             raise ClientError(
                 {"Error": {"Code": "ThrottlingException", "Message": "slow"}}, "DeleteLineageEvent"
             )
-        return self.events.pop(event_id, None) is not None
+        if event_id not in self.events:
+            return False
+        if self.delete_lag:
+            self.deleting.setdefault(event_id, self.delete_lag)
+        else:
+            del self.events[event_id]
+        return True
+
+    def status(self, event_id: str) -> str | None:
+        self.checks.append(event_id)
+        if event_id not in self.events:
+            return None
+        left = self.deleting.get(event_id)
+        if left is not None and left <= 0:
+            del self.events[event_id], self.deleting[event_id]
+            return None
+        if left is not None:
+            self.deleting[event_id] = left - 1
+        return "SUCCESS"
 
     def list_events(self, after: datetime, before: datetime):
         for stored in list(self.events.values()):
