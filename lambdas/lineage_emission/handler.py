@@ -7,6 +7,7 @@ import json
 import os
 from typing import Any
 
+from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from kafka_lineage.aws.clients import client
@@ -82,6 +83,7 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     except LeaseBusy as busy:
         # Another invocation writes the state now: never drop this request, hand it on.
         logger.warning("lineage state busy: handing the event to a follow-up", extra={"reason": str(busy)})
+        metrics.add_metric(name="LineageBusy", unit=MetricUnit.Count, value=1)
         busy_result = {**EmitResult(dry_run=False).to_dict(), "deferred": "busy"}
         busy_result["continued"] = _continue(context, event)
         return busy_result

@@ -21,6 +21,7 @@ leave a duplicate or a ghost.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
@@ -136,19 +137,39 @@ class Applier:
         stop: Callable[[], bool] | None = None,
     ) -> list[TopicOutcome]:
         """Apply every action (in order of start, `concurrency` at a time). `done` hears each outcome as it
-        happens (the run saves state from it while later actions proceed); once `stop()` says so, or the
-        deadline margin is reached, actions not yet started are deferred."""
+        happens (the run saves state from it while later actions proceed) and then the outcome is not kept:
+        the answer is empty. Once `stop()` says so, or the deadline margin is reached, actions not yet
+        started are deferred."""
         if not actions:
             return []
+        kept: list[TopicOutcome] = []
+        broken: list[BaseException] = []
+        lock = threading.Lock()
+        # At most a few actions queued beyond the running ones: no future per topic held for the whole run.
+        slots = threading.BoundedSemaphore(2 * self.concurrency)
 
-        def one(action: Action) -> TopicOutcome:
-            outcome = self._one(action, stop)
-            if done is not None:
-                done(outcome)
-            return outcome
+        def one(action: Action) -> None:
+            try:
+                outcome = self._one(action, stop)
+                if done is not None:
+                    done(outcome)
+                else:
+                    with lock:
+                        kept.append(outcome)
+            except BaseException as error:  # not a topic's failure (those are outcomes): a bug, raised below
+                with lock:
+                    broken.append(error)
+            finally:
+                slots.release()
 
         with ThreadPoolExecutor(max_workers=min(self.concurrency, len(actions))) as pool:
-            return list(pool.map(one, actions))
+            for action in actions:
+                slots.acquire()
+                pool.submit(one, action)
+        if broken:
+            raise broken[0]
+        position = {action.key: index for index, action in enumerate(actions)}
+        return sorted(kept, key=lambda outcome: position[outcome.key])
 
     def ending(self) -> bool:
         return self.remaining_seconds is not None and self.remaining_seconds() < self.margin_seconds

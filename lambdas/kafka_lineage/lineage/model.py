@@ -17,7 +17,7 @@ PART_SEPARATOR = "\n"
 ENTRY_BUDGET = 3_600
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True, order=True, slots=True)
 class TopicKey:
     """A mirrored topic: the schema `topic` in registry `registry_name`. `key` names its lineage state."""
 
@@ -38,7 +38,7 @@ class TopicKey:
         return cls(registry, topic)
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True, order=True, slots=True)
 class TableRef:
     """A Glue Data Catalog table (names as Glue stores them: lower case)."""
 
@@ -51,14 +51,14 @@ class TableRef:
         return f"{self.database}/{self.table}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class TableColumn:
     name: str
     type: str
     comment: str = ""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class GlueTable:
     """A table as the Glue Data Catalog returned it, with where it lives (for its ARN)."""
 
@@ -78,7 +78,7 @@ class GlueTable:
         return f"{self.namespace}/{self.ref.name}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class StaleRun:
     """A run whose events may exist in DataZone but are not (or no longer) the topic's current lineage.
 
@@ -112,7 +112,7 @@ class StaleRun:
         )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PendingDelete:
     """An event DeleteLineageEvent accepted, not yet confirmed gone (deletion is asynchronous).
 
@@ -131,7 +131,7 @@ class PendingDelete:
         return cls(str(event_id), int(checks))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class LineageState:
     """What was last emitted for a topic (under `{MAPPING_PATH}/lineage`, key `TopicKey.key`).
 
