@@ -34,8 +34,18 @@ lint: venv
 typecheck: venv
 	$(VENV)/bin/mypy lambdas stacks local bench tests app.py
 
+# The whole suite, after lint and types; each part of it on its own below.
 test: lint typecheck
 	$(VENV)/bin/pytest -n 2 -q
+
+unit: venv
+	$(VENV)/bin/pytest -n 2 -q tests/unit
+
+integration: venv
+	$(VENV)/bin/pytest -n 2 -q tests/integration
+
+infrastructure: venv
+	$(VENV)/bin/pytest -n 2 -q tests/infrastructure
 
 synth: venv node
 	npx --no-install cdk synth --quiet

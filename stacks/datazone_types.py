@@ -103,7 +103,6 @@ class DataZoneTypes(Construct):
         log_retention: logs.RetentionDays,
     ) -> None:
         super().__init__(scope, construct_id)
-        stack = cdk.Stack.of(self)
         models = read_form_models()
         # The functions find the type by ASSET_TYPE_NAME (assetTypeName): create it under that name.
         spec = {**read_asset_type_spec(form_types=set(models)), "name": asset_type_name}
@@ -134,17 +133,18 @@ class DataZoneTypes(Construct):
         )
         handler_log_group.grant_write(self.handler_role)
         delete_actions = ["datazone:DeleteAssetType"] if removal_policy == "destroy" else []
+        # SAR: these DataZone actions take no resource type, so only "*" grants them; DataZone then
+        # authorises each call by the role's project membership (PROJECT_OWNER, below).
         self.handler_role.add_to_policy(
             iam.PolicyStatement(
+                sid="DataZoneAssetType",
                 actions=[
                     "datazone:CreateAssetType",
                     "datazone:GetAssetType",
                     "datazone:GetFormType",
                     *delete_actions,
                 ],
-                resources=[
-                    stack.format_arn(service="datazone", resource="domain", resource_name=domain_id),
-                ],
+                resources=["*"],
             )
         )
         handler = lambda_.Function(

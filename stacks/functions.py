@@ -67,6 +67,7 @@ class LineageFunction(Construct):
             memory_size=memory_mb,
             timeout=cdk.Duration.seconds(timeout_seconds),
             reserved_concurrent_executions=reserved_concurrency,
+            # CDK grants X-Ray's PutTraceSegments/PutTelemetryRecords on "*": SAR, no resource type.
             tracing=lambda_.Tracing.ACTIVE,
             log_group=self.log_group,
             logging_format=lambda_.LoggingFormat.JSON,
@@ -95,6 +96,26 @@ class LineageFunction(Construct):
             evaluation_periods=1,
             comparison_operator=cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
             treat_missing_data=cloudwatch.TreatMissingData.NOT_BREACHING,
+        )
+
+    def allow_invoking_itself(self) -> None:
+        """Let the function hand unfinished work to a follow-up invocation of itself (asynchronous).
+
+        In a policy of its own: the role's default policy is created before the function, so naming the
+        function's ARN there would be a circular dependency. The follow-up only happens at run time, after
+        the whole stack exists.
+        """
+        self.self_invoke_policy = iam.Policy(
+            self,
+            "InvokeSelfPolicy",
+            roles=[self.role],
+            statements=[
+                iam.PolicyStatement(
+                    sid="InvokeItself",
+                    actions=["lambda:InvokeFunction"],
+                    resources=[self.function.function_arn],
+                )
+            ],
         )
 
     def allow(

@@ -34,6 +34,11 @@ LINEAGE_CONCURRENCY = 2
 # EventBridge's own delivery retries to Lambda (separate from Lambda's asynchronous retries).
 TARGET_RETRY_ATTEMPTS = 4
 TARGET_MAX_EVENT_AGE = cdk.Duration.hours(2)
+# Single-writer leases: {MAPPING_PATH}/config/lease/{holder}/{generation} (kafka_lineage.aws.lease's
+# lease_path and HOLDERS; the stack tests check these against it).
+LEASE_PATH = "config/lease"
+SCHEMA_SYNC_HOLDER = "schema-sync"
+LINEAGE_HOLDER = "lineage-emission"
 
 # nag's rendering of the pseudo parameters in Fn::Join ARNs (the exact `appliesTo` strings).
 _PARTITION, _REGION, _ACCOUNT = "<AWS::Partition>", "<AWS::Region>", "<AWS::AccountId>"
@@ -160,11 +165,9 @@ class KafkaLineageStack(cdk.Stack):
         self._suppress_nag_findings()
 
     # --- IAM ------------------------------------------------------------------------------------------
-    def _domain_arn(self) -> str:
-        return self.format_arn(
-            service="datazone", resource="domain", resource_name=self.config.settings.domain_id
-        )
-
+    # Which resource types an action accepts is the IAM Service Authorization Reference's (SAR) word, and
+    # tests/infrastructure/sar.py checks every statement against it. An action with no resource type is
+    # granted only on "*"; each such grant says so where it is made.
     def _registry_arns(self) -> list[str]:
         arns: list[str] = []
         for name in self.config.registry_names:
@@ -183,6 +186,8 @@ class KafkaLineageStack(cdk.Stack):
 
     def _grant_schema_sync(self) -> None:
         fn = self.schema_sync
+        # SAR: these DataZone actions take no resource type, so only "*" grants them; DataZone then
+        # authorises each call by the role's project membership (PROJECT_CONTRIBUTOR).
         fn.allow(
             "DataZoneAssets",
             [
@@ -195,7 +200,7 @@ class KafkaLineageStack(cdk.Stack):
                 "datazone:CreateListingChangeSet",
                 "datazone:GetListing",
             ],
-            [self._domain_arn()],
+            ["*"],
         )
         fn.allow(
             "GlueSchemaRegistryRead",
@@ -208,17 +213,24 @@ class KafkaLineageStack(cdk.Stack):
             ],
             self._registry_arns(),
         )
-        self._grant_kafka(fn)
+        if any(source.namespace is None for source in self.config.settings.sources):
+            # SAR: kafka:GetBootstrapBrokers takes no resource type ("*" only). Needed only to derive
+            # the default namespace of a source without an explicit one.
+            fn.allow("MskBootstrapBrokers", ["kafka:GetBootstrapBrokers"], ["*"])
         self._grant_mappings(fn, write_under="assets")
+        self._grant_lease(fn, holder=SCHEMA_SYNC_HOLDER)
         fn.allow(
             "PutAssetChangedEvents",
             ["events:PutEvents"],
             [self.format_arn(service="events", resource="event-bus", resource_name="default")],
             {"StringEquals": {"events:source": [ASSET_CHANGED_SOURCE]}},
         )
+        fn.allow_invoking_itself()
 
     def _grant_lineage(self) -> None:
         fn = self.lineage
+        # SAR: the lineage actions take no resource type, so only "*" grants them (DeleteLineageEvent is
+        # newer than the data: UNLISTED_ACTIONS in tests/infrastructure/sar.py). DataZone checks membership.
         fn.allow(
             "DataZoneLineage",
             [
@@ -226,16 +238,11 @@ class KafkaLineageStack(cdk.Stack):
                 "datazone:DeleteLineageEvent",
                 "datazone:ListLineageEvents",
                 "datazone:GetLineageEvent",
-                "datazone:GetAsset",
-                "datazone:Search",
             ],
-            [self._domain_arn()],
+            ["*"],
         )
-        fn.allow(
-            "GlueSchemaRegistryRead",
-            ["glue:GetSchema", "glue:GetSchemaVersion", "glue:ListSchemaVersions"],
-            self._registry_arns(),
-        )
+        # Schema versions are read by schema ARN and version number (the record's), nothing else.
+        fn.allow("GlueSchemaVersionRead", ["glue:GetSchemaVersion"], self._registry_arns())
         databases = self.config.databases
         if databases:
             catalog_arns = [self.format_arn(service="glue", resource="catalog")]
@@ -246,29 +253,37 @@ class KafkaLineageStack(cdk.Stack):
                 catalog_arns.append(
                     self.format_arn(service="glue", resource="table", resource_name=f"{database}/*")
                 )
-            fn.allow("GlueCatalogRead", ["glue:GetDatabase", "glue:GetTable", "glue:GetTables"], catalog_arns)
-        self._grant_kafka(fn)
+            fn.allow("GlueCatalogRead", ["glue:GetTable", "glue:GetTables"], catalog_arns)
         self._grant_mappings(fn, write_under="lineage")
-
-    def _grant_kafka(self, fn: LineageFunction) -> None:
-        # The default OpenLineage namespace comes from the cluster's bootstrap brokers.
-        fn.allow(
-            "MskClusterRead",
-            ["kafka:GetBootstrapBrokers", "kafka:DescribeClusterV2"],
-            list(self.config.cluster_arns),
-        )
+        self._grant_lease(fn, holder=LINEAGE_HOLDER)
+        fn.allow_invoking_itself()
 
     def _grant_mappings(self, fn: LineageFunction, write_under: str) -> None:
         """Read the whole MAPPING_PATH tree; write only the function's own part of it (contract §5)."""
         fn.allow(
             "MappingsRead",
-            ["ssm:GetParametersByPath", "ssm:GetParameter", "ssm:GetParameters"],
+            ["ssm:GetParametersByPath"],
             [self._parameter_arn(), self._parameter_arn("/*")],
         )
         fn.allow(
             "MappingsWrite",
-            ["ssm:PutParameter", "ssm:DeleteParameter", "ssm:DeleteParameters"],
+            ["ssm:PutParameter", "ssm:DeleteParameter"],
             [self._parameter_arn(f"/{write_under}/*")],
+        )
+
+    def _grant_lease(self, fn: LineageFunction, holder: str) -> None:
+        """The function's single-writer lease: generations under config/lease/{holder}, its own only.
+
+        kafka_lineage.aws.lease lists the generations by path, creates the next one (create-if-absent)
+        and prunes old ones in batches.
+        """
+        fn.allow(
+            "StateLease",
+            ["ssm:GetParametersByPath", "ssm:PutParameter", "ssm:DeleteParameters"],
+            [
+                self._parameter_arn(f"/{LEASE_PATH}/{holder}"),
+                self._parameter_arn(f"/{LEASE_PATH}/{holder}/*"),
+            ],
         )
 
     # --- triggers -------------------------------------------------------------------------------------
@@ -352,16 +367,22 @@ class KafkaLineageStack(cdk.Stack):
     # --- cdk-nag: each acknowledgment on one resource, for one exact finding, with its reason ------------
     def _suppress_nag_findings(self) -> None:
         mapping_path = self.config.settings.mapping_path
-        for fn, own in ((self.schema_sync, "assets"), (self.lineage, "lineage")):
+        for fn, own, holder in (
+            (self.schema_sync, "assets", SCHEMA_SYNC_HOLDER),
+            (self.lineage, "lineage", LINEAGE_HOLDER),
+        ):
             policy = _default_policy(fn.role)
             _acknowledge(
                 policy,
                 "AwsSolutions-IAM5[Resource::*]",
-                "X-Ray PutTraceSegments/PutTelemetryRecords support no resource-level permissions",
+                "Only actions the IAM Service Authorization Reference gives no resource type: X-Ray's "
+                "writes, DataZone's data-plane calls (authorised by project membership too) and "
+                "kafka:GetBootstrapBrokers",
             )
             wildcards = [
                 _arn("ssm", f"parameter{mapping_path}/*"),
                 _arn("ssm", f"parameter{mapping_path}/{own}/*"),
+                _arn("ssm", f"parameter{mapping_path}/{LEASE_PATH}/{holder}/*"),
             ]
             wildcards += [_arn("glue", f"schema/{name}/*") for name in self.config.registry_names]
             if fn is self.lineage:
@@ -373,6 +394,12 @@ class KafkaLineageStack(cdk.Stack):
                     "Scoped to the configured registries' schemas, the named Glue databases' tables or the "
                     "MAPPING_PATH subtree, whose members appear at run time and cannot be listed here",
                 )
+        _acknowledge(
+            _default_policy(self.types.handler_role),
+            "AwsSolutions-IAM5[Resource::*]",
+            "DataZone's asset and form type actions take no resource type in the IAM Service Authorization "
+            "Reference; DataZone authorises them by the role's project ownership",
+        )
         on_event = self.types.provider.on_event_handler
         assert isinstance(on_event, lambda_.Function)
         handler_id = self.get_logical_id(_cfn(on_event))

@@ -49,7 +49,8 @@ class Monitoring(Construct):
             key.add_to_resource_policy(
                 iam.PolicyStatement(
                     principals=[iam.ServicePrincipal("cloudwatch.amazonaws.com")],
-                    actions=["kms:Decrypt", "kms:GenerateDataKey*"],
+                    # SNS encrypts each message under a data key from GenerateDataKey (named: no wildcards).
+                    actions=["kms:Decrypt", "kms:GenerateDataKey"],
                     resources=["*"],  # a key policy's resource is always the key itself
                 )
             )

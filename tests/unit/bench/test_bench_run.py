@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
@@ -76,12 +77,17 @@ def test_long_result_lists_are_cut_for_the_report() -> None:
 
 
 def test_the_lambda_context_counts_down_from_its_deadline() -> None:
-    context = LambdaContext(deadline_seconds=900.0, started=0.0)
-
-    # monotonic() is far past 0 here: the deadline has passed
-    assert context.get_remaining_time_in_millis() == 0
+    # Given contexts started just now, 5 minutes ago and 15 minutes ago (relative to monotonic(), whose
+    # zero is arbitrary: on a freshly booted machine it can be under a minute)
+    now = time.monotonic()
     fresh = LambdaContext(deadline_seconds=900.0)
+    midway = LambdaContext(deadline_seconds=900.0, started=now - 300.0)
+    expired = LambdaContext(deadline_seconds=900.0, started=now - 900.5)
+
+    # Then the remaining time counts down from the deadline, and stops at zero once it has passed
     assert 899_000 < fresh.get_remaining_time_in_millis() <= 900_000
+    assert 590_000 < midway.get_remaining_time_in_millis() <= 600_000
+    assert expired.get_remaining_time_in_millis() == 0
 
 
 def test_scenarios_can_be_chosen_and_bring_what_they_need() -> None:
