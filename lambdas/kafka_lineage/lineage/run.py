@@ -315,9 +315,11 @@ class _Checkpoints:
         self._thread.start()
 
     def backlog_seconds(self) -> float:
-        """What the unsaved groups (ready, being saved, or under way) still need at the SSM write rate."""
+        """What the unsaved groups (ready, being saved, or under way) still need at the SSM write rate; a
+        group none of whose actions has finished needs nothing if the run stops now."""
         with self.lock:
-            groups = len(self._ready) + self._saving + sum(1 for n in self._open.values() if n)
+            under_way = sum(1 for group in self._finished if self._open[group])
+            groups = len(self._ready) + self._saving + under_way
         return groups / self.write_rps
 
     def done(self, outcome: TopicOutcome) -> None:
@@ -326,8 +328,7 @@ class _Checkpoints:
             group = self._group_of[key]
             if outcome.store:
                 self._changes.setdefault(group, {}).update(self.loaded.changes(key, outcome.state))
-            if outcome.kind != "deferred":
-                self._finished[group] = True
+            self._finished[group] = self._finished.get(group, False) or outcome.kind != "deferred"
             self._open[group] -= 1
             if not self._open[group]:
                 self._ready.append(group)
