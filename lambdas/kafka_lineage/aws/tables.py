@@ -12,6 +12,7 @@ STS call, and right for a catalog in another account too).
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -157,7 +158,8 @@ class GlueTables:
             columns=tuple(
                 TableColumn(
                     name=str(column["Name"]),
-                    type=str(column.get("Type", "")),
+                    # Types repeat across thousands of columns: one shared string each keeps memory down.
+                    type=sys.intern(str(column.get("Type", ""))),
                     comment=str(column.get("Comment", "") or ""),
                 )
                 for column in columns
