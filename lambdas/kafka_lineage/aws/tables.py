@@ -157,8 +157,8 @@ class GlueTables:
             ref=TableRef(database, str(table["Name"]).lower()),
             columns=tuple(
                 TableColumn(
-                    name=str(column["Name"]),
-                    # Types repeat across thousands of columns: one shared string each keeps memory down.
+                    # Names and types repeat across thousands of tables: one shared string each.
+                    name=sys.intern(str(column["Name"])),
                     type=sys.intern(str(column.get("Type", ""))),
                     comment=str(column.get("Comment", "") or ""),
                 )

@@ -76,7 +76,7 @@ def job_name(table: TableRef) -> str:
     return f"sink/{table.database}.{table.table}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class TopicField:
     """A field of the topic's schema: `name` is its flattened path (e.g. `after.id`)."""
 
@@ -85,7 +85,7 @@ class TopicField:
     description: str = ""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class RunContent:
     """Everything a run describes that is known without reading the schema definition."""
 

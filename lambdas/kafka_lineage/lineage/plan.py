@@ -28,7 +28,7 @@ class TopicSelector:
     registry_name: str | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class EmitScope:
     """What one invocation asks for (built by the handler from its event)."""
 
@@ -55,7 +55,7 @@ class Selection:
     failed: tuple[Failure, ...] = ()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Emit:
     """Post a run for the topic (or, for `cleanup`, only delete its stale events)."""
 
@@ -78,7 +78,7 @@ class Emit:
         }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Retract:
     """Delete every event of the topic's edge and drop its state."""
 

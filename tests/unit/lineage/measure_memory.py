@@ -84,7 +84,9 @@ class Tables:
         reads = TableReads()
         for ref in wanted:
             topic = self.topics[ref.table]
-            columns = tuple(TableColumn(c["Name"], sys.intern(c["Type"])) for c in seed.table_columns(topic))
+            columns = tuple(
+                TableColumn(sys.intern(c["Name"]), sys.intern(c["Type"])) for c in seed.table_columns(topic)
+            )
             reads.tables[ref] = GlueTable(ref, columns, "123456789012", "eu-west-1")
         return reads
 
