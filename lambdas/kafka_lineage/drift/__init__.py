@@ -1,0 +1,51 @@
+"""Schema drift: what a new schema version changes in the fields, and what that does to the mapped tables.
+
+Pure code, no AWS calls:
+  - `diff_fields(data_format, old_definition, new_definition) -> FieldDiff` (module `diff`): every field
+    change, classified, by column path;
+  - `assess_impact(diff, tables, walker) -> DriftImpact` (module `impact`): each change's severity and the
+    table columns it touches through column lineage, and what lies downstream of each impacted table
+    through a caller-supplied `DownstreamWalker`;
+  - `drift_detail(subject, impact)`: the detail of the "Schema Drift Detected" event (contract §6), and
+    `drift_fingerprint(subject, impact)` to announce each drift once.
+"""
+
+from kafka_lineage.drift.diff import diff_fields
+from kafka_lineage.drift.impact import (
+    DETAIL_TYPE,
+    MAX_DETAIL_BYTES,
+    AssessedChange,
+    ColumnHit,
+    DownstreamNode,
+    DownstreamWalker,
+    DriftImpact,
+    DriftSubject,
+    ImpactedTable,
+    Severity,
+    assess_impact,
+    drift_detail,
+    drift_fingerprint,
+)
+from kafka_lineage.drift.model import CHANGE_KINDS, ChangeKind, FieldChange, FieldDiff, FieldFacts
+
+__all__ = [
+    "CHANGE_KINDS",
+    "DETAIL_TYPE",
+    "MAX_DETAIL_BYTES",
+    "AssessedChange",
+    "ChangeKind",
+    "ColumnHit",
+    "DownstreamNode",
+    "DownstreamWalker",
+    "DriftImpact",
+    "DriftSubject",
+    "FieldChange",
+    "FieldDiff",
+    "FieldFacts",
+    "ImpactedTable",
+    "Severity",
+    "assess_impact",
+    "diff_fields",
+    "drift_detail",
+    "drift_fingerprint",
+]
