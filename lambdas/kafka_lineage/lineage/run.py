@@ -182,6 +182,9 @@ def emit_lineage(
         return remaining_seconds is not None and remaining_seconds() < margin
 
     result = EmitResult(dry_run=scope.dry_run)
+    if ending():  # not even the reads start: they could not finish in time
+        result.incomplete = True
+        return result
     records: dict[str, AssetRecord] = world.assets.load()
     parameters: list[MappingParameter] = world.table_mappings.load()
     mappings, invalid = parse_mappings(parameters, subpath(settings.mapping_path, TABLE_MAPPINGS))
