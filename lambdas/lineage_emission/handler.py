@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import replace
 from typing import Any
 
 from aws_lambda_powertools.metrics import MetricUnit
@@ -54,6 +55,10 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     def remaining_seconds() -> float:
         return float(context.get_remaining_time_in_millis()) / 1000
 
+    nonce = (scope.force_nonce or context.aws_request_id) if scope.force else ""
+    if nonce and scope.force_nonce != nonce:
+        scope = replace(scope, force_nonce=nonce)
+    follow_up = {**event, "forceNonce": nonce} if nonce else event
     lease: StateLease | None = None
     if not scope.dry_run:  # a dry run writes nothing: it needs no lease
         lease = StateLease(
@@ -74,8 +79,9 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
             scope,
             settings,
             LineageWorld.connect(settings, account=_account(context)),
-            # Fresh tokens per invocation; Lambda's own retries of it reuse the request id, hence the tokens.
-            force_nonce=context.aws_request_id if scope.force else "",
+            # Fresh tokens per forced request; Lambda's retries reuse the request id, and a follow-up
+            # carries the first invocation's nonce, hence the tokens (and what is done already).
+            force_nonce=nonce,
             remaining_seconds=remaining_seconds,
             lease=lease,
             acquire=acquire,
@@ -85,7 +91,7 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
         logger.warning("lineage state busy: handing the event to a follow-up", extra={"reason": str(busy)})
         metrics.add_metric(name="LineageBusy", unit=MetricUnit.Count, value=1)
         busy_result = {**EmitResult(dry_run=False).to_dict(), "deferred": "busy"}
-        busy_result["continued"] = _continue(context, event)
+        busy_result["continued"] = _continue(context, follow_up)
         return busy_result
     finally:
         if lease is not None:
@@ -93,7 +99,7 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     result = outcome.to_dict()
     if outcome.incomplete and outcome.progressed and not outcome.lease_lost:
         # Checkpointed: the state holds every finished topic, so the follow-up redoes none of them.
-        result["continued"] = _continue(context, event)
+        result["continued"] = _continue(context, follow_up)
     logger.info(
         "lineage-emission finished", extra={"result": {k: v for k, v in result.items() if k != "planned"}}
     )

@@ -285,6 +285,7 @@ class Applier:
             table=action.target.table.name,
             stale=tuple(result.remaining),
             deleting=tuple(result.pending),
+            forced=self.force_nonce,  # emitted within this forced request: its follow-up skips the topic
         )
         report = self._report(action, built, ids, result, parsed.warning)
         logger.info("lineage emitted", extra=report)

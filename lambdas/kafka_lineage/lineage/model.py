@@ -149,6 +149,7 @@ class LineageState:
     table: str = ""  # `{database}/{table}` of the current edge (reports, the demo)
     stale: tuple[StaleRun, ...] = field(default=())
     deleting: tuple[PendingDelete, ...] = field(default=())
+    forced: str = ""  # the nonce of the forced request that last emitted the current run, if any
 
     @property
     def emitted(self) -> bool:
@@ -177,6 +178,8 @@ class LineageState:
                     "tb": self.table,
                 }
             )
+            if self.forced:
+                entry["n"] = self.forced
         if self.stale:
             entry["s"] = [run.to_entry() for run in self.stale]
         if self.deleting:
@@ -193,6 +196,7 @@ class LineageState:
             table=str(entry.get("tb", "")),
             stale=tuple(StaleRun.from_entry(run) for run in entry.get("s", ())),
             deleting=tuple(PendingDelete.from_entry(item) for item in entry.get("d", ())),
+            forced=str(entry.get("n", "")),
         )
 
 

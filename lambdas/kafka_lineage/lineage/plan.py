@@ -35,6 +35,7 @@ class EmitScope:
     mode: Literal["all", "topics", "event"] = "all"
     topics: tuple[TopicSelector, ...] = ()
     force: bool = False
+    force_nonce: str = ""  # a forced run's follow-up: what was re-posted under this nonce is done
     dry_run: bool = False
     allow_mass_delete: bool = False
     trigger: str = "manual"
@@ -218,7 +219,12 @@ def make_plan(
             content = content_for(target, table)
             fingerprint = content.fingerprint()
             same = previous is not None and previous.emitted and previous.fingerprint == fingerprint
-            if same and not scope.force:
+            # A forced run cut short hands on its nonce: the topics it re-posted are done, not forced again.
+            forced_already = (
+                scope.force and bool(scope.force_nonce) and previous is not None
+                and previous.forced == scope.force_nonce
+            )  # fmt: skip
+            if same and (not scope.force or forced_already):
                 assert previous is not None
                 if not previous.settled:
                     actions.append(Emit(key, target, content, fingerprint, previous, "cleanup"))

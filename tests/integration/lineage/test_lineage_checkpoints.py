@@ -239,3 +239,28 @@ def test_the_edge_is_drawn_whether_or_not_start_events_draw_edges(lakehouse: Lak
     topic_world(lakehouse, TOPICS[:1])
     lakehouse.emit()
     assert set(lakehouse.edges()) == {edge(TOPICS[0], "lakehouse/t00")}
+
+
+def test_a_forced_run_cut_by_its_deadline_is_finished_by_its_follow_up_without_reposting(
+    lakehouse: Lakehouse, follow_ups: FollowUps
+) -> None:
+    # Given 6 emitted topics, and a forced run (one topic at a time) whose time runs out after 2 topics
+    lakehouse.configure(
+        {"registryName": "cdc", "clusterArn": "arn:aws:kafka:eu-west-1:123456789012:cluster/cdc/x-1",
+         "namespace": NAMESPACE, "tableRule": {"database": "lakehouse",
+         "match": r"^dbserver1\.inventory\.(?P<table>[^.]+)$", "table": "{table}"}},
+        tuning={"max_concurrency": 1},
+    )  # fmt: skip
+    topic_world(lakehouse, TOPICS[:6])
+    lakehouse.emit()
+    lakehouse.reset_calls()
+    first = lakehouse.emit({"force": True}, PostCountdown(lakehouse, posts=4))
+    assert (first["emitted"], first["remaining"], first["continued"]) == (2, 4, True)
+    # When the follow-up runs with the event handed on (it names the first invocation's nonce)
+    (handed_on,) = follow_ups.events
+    assert handed_on == {"force": True, "forceNonce": FakeContext().aws_request_id}
+    second = lakehouse.emit(handed_on, FakeContext(aws_request_id="7a2b0c3d-0000-4000-8000-000000000002"))
+    # Then it re-posts only the 4 topics the first did not: every topic forced exactly once, one run each
+    assert (second["emitted"], second["unchanged"]) == (4, 2)
+    assert lakehouse.count("datazone:PostLineageEvent") == 12
+    assert len(lakehouse.runs()) == 6
