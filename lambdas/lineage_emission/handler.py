@@ -1,17 +1,27 @@
-"""lineage-emission Lambda: parse the event and the environment, run one emission, return its result."""
+"""lineage-emission Lambda: parse the event and the environment, hold the state lease, run one emission,
+hand unfinished work to a follow-up invocation, return the result."""
 
 from __future__ import annotations
 
 import json
 import os
+from dataclasses import replace
 from typing import Any
 
+from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
+from kafka_lineage.aws.clients import client
+from kafka_lineage.aws.continuation import continue_asynchronously
+from kafka_lineage.aws.lease import LEASE_MARGIN_SECONDS, LeaseBusy, StateLease
 from kafka_lineage.config import Settings
-from kafka_lineage.lineage.run import LineageWorld, emit_lineage
+from kafka_lineage.lineage.run import EmitResult, LineageWorld, emit_lineage
 from kafka_lineage.observability import logger, metrics, tracer
 from lineage_emission.request import parse_emit_event
+
+LEASE_HOLDER = "lineage-emission"
+# How long an invocation waits for an overlapping one to finish before handing its event to a follow-up.
+LEASE_WAIT_SECONDS = 60.0
 
 
 class LineageEmissionFailed(RuntimeError):
@@ -22,6 +32,16 @@ def _account(context: LambdaContext) -> str:
     # arn:aws:lambda:<region>:<account>:function:<name>
     parts = str(getattr(context, "invoked_function_arn", "") or "").split(":")
     return parts[4] if len(parts) > 4 else ""
+
+
+def _continue(context: LambdaContext, event: dict[str, Any]) -> bool:
+    """Hand the same event to a follow-up invocation; False (and the next schedule) when that fails."""
+    try:
+        continue_asynchronously(client("lambda"), context.invoked_function_arn, event)
+    except Exception as error:
+        logger.error("follow-up invocation failed", extra={"error": str(error)})
+        return False
+    return True
 
 
 @logger.inject_lambda_context(clear_state=True)
@@ -35,15 +55,51 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     def remaining_seconds() -> float:
         return float(context.get_remaining_time_in_millis()) / 1000
 
-    outcome = emit_lineage(
-        scope,
-        settings,
-        LineageWorld.connect(settings, account=_account(context)),
-        # Fresh tokens per invocation; Lambda's own retries of it reuse the request id, hence the tokens.
-        force_nonce=context.aws_request_id if scope.force else "",
-        remaining_seconds=remaining_seconds,
-    )
+    nonce = (scope.force_nonce or context.aws_request_id) if scope.force else ""
+    if nonce and scope.force_nonce != nonce:
+        scope = replace(scope, force_nonce=nonce)
+    follow_up = {**event, "forceNonce": nonce} if nonce else event
+    lease: StateLease | None = None
+    if not scope.dry_run:  # a dry run writes nothing: it needs no lease
+        lease = StateLease(
+            client("ssm"),
+            settings.mapping_path,
+            LEASE_HOLDER,
+            ttl_seconds=remaining_seconds() + LEASE_MARGIN_SECONDS,
+            owner=context.aws_request_id,
+        )
+
+    def acquire() -> None:
+        assert lease is not None
+        wait = min(LEASE_WAIT_SECONDS, remaining_seconds() - settings.tuning.deadline_margin_seconds)
+        lease.acquire(wait_seconds=max(0.0, wait))
+
+    try:
+        outcome = emit_lineage(
+            scope,
+            settings,
+            LineageWorld.connect(settings, account=_account(context)),
+            # Fresh tokens per forced request; Lambda's retries reuse the request id, and a follow-up
+            # carries the first invocation's nonce, hence the tokens (and what is done already).
+            force_nonce=nonce,
+            remaining_seconds=remaining_seconds,
+            lease=lease,
+            acquire=acquire,
+        )
+    except LeaseBusy as busy:
+        # Another invocation writes the state now: never drop this request, hand it on.
+        logger.warning("lineage state busy: handing the event to a follow-up", extra={"reason": str(busy)})
+        metrics.add_metric(name="LineageBusy", unit=MetricUnit.Count, value=1)
+        busy_result = {**EmitResult(dry_run=False).to_dict(), "deferred": "busy"}
+        busy_result["continued"] = _continue(context, follow_up)
+        return busy_result
+    finally:
+        if lease is not None:
+            lease.release()
     result = outcome.to_dict()
+    if outcome.incomplete and outcome.progressed and not outcome.lease_lost:
+        # Checkpointed: the state holds every finished topic, so the follow-up redoes none of them.
+        result["continued"] = _continue(context, follow_up)
     logger.info(
         "lineage-emission finished", extra={"result": {k: v for k, v in result.items() if k != "planned"}}
     )

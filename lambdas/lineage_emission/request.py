@@ -3,7 +3,7 @@
 Accepted: an EventBridge schedule ("Scheduled Event") or `{}` (every mapped topic); schema-sync's
 "Topic Asset Changed" event (that topic only); `{"topics": [{"registryName"?, "topic"}, ...]}`; with
 `"force"`, `"dryRun"` and `"allowMassDelete"` (lifts the retraction fail-safe, as for schema-sync) added to
-the manual shapes.
+the manual shapes. `"forceNonce"` is the function's own: it marks the follow-up of a forced run.
 """
 
 from __future__ import annotations
@@ -44,6 +44,11 @@ class ManualRequest(BaseModel):
 
     topics: list[TopicRequest] | None = Field(default=None, min_length=1)
     force: bool = False
+    # Set by the function itself on the follow-up of a forced run it cut short: the topics the first
+    # invocation already re-posted under this nonce are not re-posted again (so the follow-up can finish).
+    force_nonce: str | None = Field(
+        default=None, alias="forceNonce", min_length=1, max_length=128, pattern=r"^[\x21-\x7e]+$"
+    )
     dry_run: bool = Field(default=False, alias="dryRun")
     allow_mass_delete: bool = Field(default=False, alias="allowMassDelete")
 
@@ -102,6 +107,7 @@ def parse_emit_event(event: Any) -> EmitScope:
         mode="topics" if selectors else "all",
         topics=selectors,
         force=manual.force,
+        force_nonce=manual.force_nonce or "",
         dry_run=manual.dry_run,
         allow_mass_delete=manual.allow_mass_delete,
         trigger="manual",

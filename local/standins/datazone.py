@@ -101,6 +101,21 @@ MANAGED_FORM_TYPES: dict[str, tuple[str, str]] = {
 }
 
 
+# Lineage readings (documented in local/standins/readings.py), read by the lineage code below.
+READING_DEFAULTS.update(
+    {
+        # A requested DeleteLineageEvent takes effect only after this many further lineage reads.
+        "lineage_delete_lag_calls": 0,
+        # Whether a deleted event's edges leave the graph (else they stay until a later run supersedes them).
+        "lineage_delete_removes_edges": True,
+        # Which time ListLineageEvents' timestampAfter/timestampBefore filter on: "eventTime" or "createdAt".
+        "lineage_time_filter": "eventTime",
+        # Whether START events draw edges (else only the run's other events do).
+        "lineage_start_builds_edges": True,
+    }
+)
+
+
 def _reading(readings: object, name: str) -> Any:
     return getattr(readings, name, READING_DEFAULTS[name])
 
@@ -313,6 +328,15 @@ class _LineageEvent:
     due: int  # processed once the domain's lineage reads reach this count
     status: str = "REQUESTED"
     deleted: bool = False
+    delete_due: int | None = None  # a requested deletion takes effect once lineage reads reach this count
+    retained: bool = False  # deleted, yet what it drew stays in the graph (`lineage_delete_removes_edges`)
+
+    @property
+    def run_id(self) -> str:
+        return str(self.event["run"]["runId"])
+
+    def inputs(self) -> list[str]:
+        return _datasets(self.event, "inputs")
 
 
 @dataclass(frozen=True)
@@ -387,6 +411,30 @@ class _Domain:
 
     def live_events(self) -> list[_LineageEvent]:
         return [event for event in self.events.values() if not event.deleted]
+
+    def drawn_events(self, readings: object) -> list[_LineageEvent]:
+        """The events whose edges the graph shows: live ones, and deleted ones whose edges a deletion left
+        (reading `lineage_delete_removes_edges` False) until a later run of the same input supersedes them
+        (DataZone versions nodes by event time); START events only if `lineage_start_builds_edges`."""
+        starts = bool(_reading(readings, "lineage_start_builds_edges"))
+        drawn = [
+            e
+            for e in self.events.values()
+            if (not e.deleted or e.retained) and (starts or e.event.get("eventType") != "START")
+        ]
+        latest: dict[str, list[tuple[datetime, str]]] = {}
+        for event in drawn:
+            for upstream in event.inputs():
+                latest.setdefault(upstream, []).append((event.event_time, event.run_id))
+
+        def superseded(event: _LineageEvent) -> bool:
+            return any(
+                moment > event.event_time and run != event.run_id
+                for upstream in event.inputs()
+                for moment, run in latest.get(upstream, ())
+            )
+
+        return [e for e in drawn if not e.retained or not superseded(e)]
 
 
 # ------------------------------------------------------------------------------ inspection (Python side)
@@ -887,10 +935,12 @@ class DataZoneBackend:
             return [copy.deepcopy(event.event) for event in self._domain(domain_id).live_events()]
 
     def lineage_edges(self, domain_id: str) -> set[DatasetEdge]:
-        """Dataset-to-dataset edges of live events, one per (upstream, downstream, job), columns merged."""
+        """Dataset-to-dataset edges the graph shows (processed or not), one per (upstream, downstream, job),
+        columns merged: those of live events, and under the readings of `_Domain.drawn_events` those a
+        deletion left."""
         with self._lock:
             merged: dict[tuple[str, str, str, str], set[tuple[str, str]]] = {}
-            for record in self._domain(domain_id).live_events():
+            for record in self._domain(domain_id).drawn_events(self.readings):
                 event = record.event
                 namespace, name = _job(event)
                 for upstream in _datasets(event, "inputs"):
@@ -1595,12 +1645,21 @@ class DataZoneBackend:
     def _lineage_read(self, domain: _Domain) -> None:
         """Processing is asynchronous in DataZone: here an event turns SUCCESS at the first lineage read
         (ListLineageEvents, GetLineageEvent, GetLineageNode, ListLineageNodeHistory) once
-        `lineage_processing_lag_calls` reads have passed since it was posted."""
+        `lineage_processing_lag_calls` reads have passed since it was posted; a requested deletion likewise
+        takes effect `lineage_delete_lag_calls` reads after DeleteLineageEvent."""
         for event in domain.events.values():
             if event.status == "REQUESTED" and event.due <= domain.lineage_reads:
                 event.status = "SUCCESS"
                 domain.lineage_version += 1
+            due = event.delete_due
+            if not event.deleted and due is not None and due <= domain.lineage_reads:
+                self._finish_delete(domain, event)
         domain.lineage_reads += 1
+
+    def _finish_delete(self, domain: _Domain, event: _LineageEvent) -> None:
+        event.deleted = True
+        event.retained = not _reading(self.readings, "lineage_delete_removes_edges")
+        domain.lineage_version += 1
 
     def _post_lineage_event(self, domain: _Domain, params: Params) -> Response:
         raw = params["event"]
@@ -1636,13 +1695,18 @@ class DataZoneBackend:
         events = domain.live_events()
         if params.get("processingStatus"):
             events = [e for e in events if e.status == params["processingStatus"]]
-        # Both bounds are exclusive and apply to eventTime (the reference does not say which time).
+        # Both bounds are exclusive; the reference does not say which time they filter on (a reading).
+        on_created = _reading(self.readings, "lineage_time_filter") == "createdAt"
+
+        def moment(event: _LineageEvent) -> datetime:
+            return event.created_at if on_created else event.event_time
+
         if params.get("timestampAfter") is not None:
             after = _as_datetime(params["timestampAfter"], "timestampAfter")
-            events = [e for e in events if e.event_time > after]
+            events = [e for e in events if moment(e) > after]
         if params.get("timestampBefore") is not None:
             before = _as_datetime(params["timestampBefore"], "timestampBefore")
-            events = [e for e in events if e.event_time < before]
+            events = [e for e in events if moment(e) < before]
         descending = (params.get("sortOrder") or "DESCENDING") == "DESCENDING"
         events.sort(key=lambda e: (e.event_time, e.created_at, e.id), reverse=descending)
         page, token = self._page(events, params, self._query(params))
@@ -1684,16 +1748,23 @@ class DataZoneBackend:
         }
 
     def _delete_lineage_event(self, domain: _Domain, params: Params) -> Response:
+        """Deletion is asynchronous: the event stays readable (and drawn) until `lineage_delete_lag_calls`
+        lineage reads have passed; the answer's processingStatus is the deletion's."""
         record = self._live_event(domain, params["identifier"])
-        record.deleted = True
-        domain.lineage_version += 1
-        return {"id": record.id, "domainId": domain.id, "processingStatus": record.status}
+        lag = int(_reading(self.readings, "lineage_delete_lag_calls"))
+        if record.delete_due is None:
+            record.delete_due = domain.lineage_reads + lag
+        if lag <= 0:
+            self._finish_delete(domain, record)
+        # The answer never says the deletion is done: a caller must look again later.
+        return {"id": record.id, "domainId": domain.id, "processingStatus": "REQUESTED"}
 
     def _graph(self, domain: _Domain, as_of: datetime | None = None) -> LineageGraph:
-        """The graph of processed, live events; the present one is cached until those events change."""
+        """The graph of processed events it draws; the present one is cached until those events change."""
         if as_of is None and domain.graph_cache and domain.graph_cache[0] == domain.lineage_version:
             return domain.graph_cache[1]
-        graph = LineageGraph((e for e in domain.live_events() if e.status == "SUCCESS"), as_of)
+        drawn = domain.drawn_events(self.readings)
+        graph = LineageGraph((e for e in drawn if e.status == "SUCCESS"), as_of)
         if as_of is None:
             domain.graph_cache = (domain.lineage_version, graph)
         return graph

@@ -115,3 +115,22 @@ class Readings:
       `columns.description` appears nowhere. All five are readings.
     The sync reads the pinned managed form type's model (GetFormType) and writes only the members it
     declares, so it holds with any of them undeclared while `reject_unknown_form_members` is True."""
+
+    lineage_delete_lag_calls: int = 0
+    """DataZone: after how many further lineage reads does a DeleteLineageEvent take effect? Deletion is
+    asynchronous (its answer carries a `processingStatus`); until then GetLineageEvent and ListLineageEvents
+    still return the event and the graph still draws it. Its delay is undocumented."""
+
+    lineage_delete_removes_edges: bool = True
+    """DataZone: does deleting a lineage event remove the edges it drew? Undocumented. When False, a deleted
+    event's edges stay in the graph until a run with the same input and a later eventTime supersedes them
+    (DataZone versions lineage nodes by event time). The default keeps True because a retracted topic (no
+    later run) cannot be superseded; tests run the remap under False."""
+
+    lineage_time_filter: str = "eventTime"
+    """DataZone: which time ListLineageEvents' `timestampAfter` / `timestampBefore` filter on, "eventTime" or
+    "createdAt". The API reference says only "the after timestamp of a lineage event"."""
+
+    lineage_start_builds_edges: bool = True
+    """DataZone: does a START RunEvent draw edges in the lineage graph, or only the run's later events
+    (COMPLETE)? Undocumented; the emitter posts both, each with the full inputs and outputs."""

@@ -1,4 +1,4 @@
-"""DataZone lineage events through boto3: post (with the caller's clientToken), delete, list.
+"""DataZone lineage events through boto3: post (with the caller's clientToken), delete, check, list.
 
 openlineage-python's DataZone transport sends no clientToken, so botocore invents a random one per call and
 a retry of ours would post a second copy; here the caller passes a token derived from the body instead.
@@ -69,6 +69,20 @@ class LineageApi:
                 return False
             raise
         return True
+
+    def status(self, event_id: str) -> str | None:
+        """GetLineageEvent's processingStatus, or None once the event is gone: how a deletion is confirmed
+        (DeleteLineageEvent is asynchronous, and its answer's status may be the event's, not the delete's)."""
+        try:
+            answer = self._call("get_lineage_event", identifier=event_id)
+        except ClientError as error:
+            if error.response.get("Error", {}).get("Code") == "ResourceNotFoundException":
+                return None
+            raise
+        body = answer.get("event")
+        if body is not None and hasattr(body, "close"):
+            body.close()  # the event itself is not needed; free the connection
+        return str(answer.get("processingStatus") or "")
 
     def list_events(self, after: datetime, before: datetime) -> Iterator[EventSummary]:
         """ListLineageEvents between two timestamps, every page."""

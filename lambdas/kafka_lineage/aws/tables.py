@@ -12,7 +12,8 @@ STS call, and right for a catalog in another account too).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import sys
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,6 +32,11 @@ ICEBERG_CURRENT = "iceberg.field.current"
 class TableReads:
     tables: dict[TableRef, GlueTable | None] = field(default_factory=dict)
     errors: dict[str, str] = field(default_factory=dict)  # database -> why it could not be read
+    stopped: bool = False  # the caller's deadline came before every database was read
+
+
+class _Stopped(Exception):
+    """The caller's deadline: no further read starts."""
 
 
 def _describe(error: Exception) -> str:
@@ -82,21 +88,27 @@ class GlueTables:
     def partition(self) -> str:
         return str(getattr(self.glue.meta, "partition", "aws") or "aws")
 
-    def read(self, wanted: Iterable[TableRef]) -> TableReads:
+    def read(self, wanted: Iterable[TableRef], stop: Callable[[], bool] | None = None) -> TableReads:
         """Every wanted table (None for one that does not exist, nor its database), and per database the error
-        that kept it from being read (access denied, say): one database's trouble fails only its topics."""
+        that kept it from being read (access denied, say): one database's trouble fails only its topics.
+        Once `stop()` says so, no further call starts and the answer says `stopped`."""
         by_database: dict[str, set[str]] = {}
         for ref in wanted:
             by_database.setdefault(ref.database, set()).add(ref.table)
         reads = TableReads()
         for database, names in sorted(by_database.items()):
             try:
-                reads.tables.update(self._read_database(database, names))
+                reads.tables.update(self._read_database(database, names, stop))
+            except _Stopped:
+                reads.stopped = True
+                return reads
             except (ClientError, BotoCoreError) as error:
                 reads.errors[database] = _describe(error)
         return reads
 
-    def _read_database(self, database: str, names: set[str]) -> dict[TableRef, GlueTable | None]:
+    def _read_database(
+        self, database: str, names: set[str], stop: Callable[[], bool] | None = None
+    ) -> dict[TableRef, GlueTable | None]:
         found: dict[TableRef, GlueTable | None] = {}
         try:
             for expression in expressions(names):
@@ -106,6 +118,8 @@ class GlueTables:
                     "MaxResults": PAGE_SIZE,
                 }
                 while True:
+                    if stop is not None and stop():
+                        raise _Stopped
                     page = self._call("get_tables", **request)
                     for table in page.get("TableList", []):
                         name = str(table.get("Name", "")).lower()
@@ -122,6 +136,8 @@ class GlueTables:
         for name in sorted(names):
             ref = TableRef(database, name)
             if ref not in found:
+                if stop is not None and stop():
+                    raise _Stopped
                 found[ref] = self._get_one(ref)
         return found
 
@@ -141,8 +157,9 @@ class GlueTables:
             ref=TableRef(database, str(table["Name"]).lower()),
             columns=tuple(
                 TableColumn(
-                    name=str(column["Name"]),
-                    type=str(column.get("Type", "")),
+                    # Names and types repeat across thousands of tables: one shared string each.
+                    name=sys.intern(str(column["Name"])),
+                    type=sys.intern(str(column.get("Type", ""))),
                     comment=str(column.get("Comment", "") or ""),
                 )
                 for column in columns

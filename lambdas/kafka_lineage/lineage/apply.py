@@ -4,6 +4,13 @@ Order per emitted topic: post START, post COMPLETE, then delete what the new run
 of the topic and any stale runs). Posting first means the graph never has a gap; deleting after means no
 ghost edge survives a successful run. DataZone keeps exactly one run per topic: the current one.
 
+Deletion is asynchronous (DeleteLineageEvent answers a `processingStatus`), so an accepted delete only moves
+the event to the topic's `deleting` list; it counts as done once a later GetLineageEvent no longer finds it
+(checked right after the deletes, and on every later run until confirmed; sent again when the event is still
+there after a few checks or its processing FAILED). Because AWS does not document that a deleted event's
+edges leave the graph, a run that replaces another gets an eventTime strictly later than every run it
+replaces: DataZone versions lineage nodes by event time, so the new run supersedes the old one either way.
+
 Nothing here loses track of an event. When a post fails (after botocore's own retries), the attempt is kept
 in the topic's state as a stale run with the ids DataZone confirmed; the next run either adopts those events
 (the same run again: same runId, same bodies, same tokens) or deletes them. Events whose response was lost
@@ -14,6 +21,7 @@ leave a duplicate or a ghost.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
@@ -25,6 +33,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 from kafka_lineage.aws.lineage_api import EventSummary, client_token
 from kafka_lineage.aws.tables import VersionDefinition
 from kafka_lineage.lineage.events import (
+    COMPLETE_AFTER,
     BuiltRun,
     TopicField,
     build_run,
@@ -33,7 +42,7 @@ from kafka_lineage.lineage.events import (
     format_time,
     parse_time,
 )
-from kafka_lineage.lineage.model import EVENT_TYPES, LineageState, StaleRun, TopicKey
+from kafka_lineage.lineage.model import EVENT_TYPES, LineageState, PendingDelete, StaleRun, TopicKey
 from kafka_lineage.lineage.plan import Action, Emit, Retract
 from kafka_lineage.observability import logger
 
@@ -43,9 +52,16 @@ ATTEMPT_WINDOW_BEFORE = timedelta(minutes=5)
 ATTEMPT_WINDOW_AFTER = timedelta(minutes=15)
 
 
+# A pending deletion still found after this many checks is sent again (the first request may have been lost).
+RESEND_AFTER_CHECKS = 3
+# A replacing run starts this long after the replaced run's START (whose COMPLETE is COMPLETE_AFTER later).
+SUPERSEDE_BY = 2 * COMPLETE_AFTER
+
+
 class EventStore(Protocol):
     def post(self, body: bytes, token: str) -> str: ...
     def delete(self, event_id: str) -> bool: ...
+    def status(self, event_id: str) -> str | None: ...
     def list_events(self, after: datetime, before: datetime) -> Iterable[EventSummary]: ...
 
 
@@ -66,12 +82,22 @@ Parser = Callable[[str, str], ParsedFields]
 @dataclass(frozen=True)
 class TopicOutcome:
     key: TopicKey
-    kind: Literal["emitted", "cleaned", "retracted", "failed", "deferred"]
+    kind: Literal["emitted", "cleaned", "retracted", "retracting", "failed", "deferred"]
     state: LineageState | None  # what to keep (None: drop the entry)
     store: bool  # the state changed and must be written
     error: str | None = None
-    deleted: int = 0  # events deleted (superseded, stale or retracted)
+    deleted: int = 0  # events confirmed deleted (superseded, stale or retracted)
     report: dict[str, object] = field(default_factory=dict)
+
+
+@dataclass
+class _Deletions:
+    """What a round of deletes left: runs to retry, deletions to confirm, confirmed count, errors."""
+
+    remaining: list[StaleRun] = field(default_factory=list)
+    pending: list[PendingDelete] = field(default_factory=list)
+    deleted: int = 0
+    errors: list[str] = field(default_factory=list)
 
 
 def describe_error(error: BaseException) -> str:
@@ -104,15 +130,53 @@ class Applier:
         self.remaining_seconds = remaining_seconds
         self.margin_seconds = margin_seconds
 
-    def apply(self, actions: Sequence[Action]) -> list[TopicOutcome]:
+    def apply(
+        self,
+        actions: Sequence[Action],
+        done: Callable[[TopicOutcome], None] | None = None,
+        stop: Callable[[], bool] | None = None,
+    ) -> list[TopicOutcome]:
+        """Apply every action (in order of start, `concurrency` at a time). `done` hears each outcome as it
+        happens (the run saves state from it while later actions proceed) and then the outcome is not kept:
+        the answer is empty. Once `stop()` says so, or the deadline margin is reached, actions not yet
+        started are deferred."""
         if not actions:
             return []
-        with ThreadPoolExecutor(max_workers=min(self.concurrency, len(actions))) as pool:
-            return list(pool.map(self._one, actions))
+        kept: list[TopicOutcome] = []
+        broken: list[BaseException] = []
+        lock = threading.Lock()
+        # At most a few actions queued beyond the running ones: no future per topic held for the whole run.
+        slots = threading.BoundedSemaphore(2 * self.concurrency)
 
-    def _one(self, action: Action) -> TopicOutcome:
+        def one(action: Action) -> None:
+            try:
+                outcome = self._one(action, stop)
+                if done is not None:
+                    done(outcome)
+                else:
+                    with lock:
+                        kept.append(outcome)
+            except BaseException as error:  # not a topic's failure (those are outcomes): a bug, raised below
+                with lock:
+                    broken.append(error)
+            finally:
+                slots.release()
+
+        with ThreadPoolExecutor(max_workers=min(self.concurrency, len(actions))) as pool:
+            for action in actions:
+                slots.acquire()
+                pool.submit(one, action)
+        if broken:
+            raise broken[0]
+        position = {action.key: index for index, action in enumerate(actions)}
+        return sorted(kept, key=lambda outcome: position[outcome.key])
+
+    def ending(self) -> bool:
+        return self.remaining_seconds is not None and self.remaining_seconds() < self.margin_seconds
+
+    def _one(self, action: Action, stop: Callable[[], bool] | None = None) -> TopicOutcome:
         previous = action.previous if action.previous is not None else LineageState()
-        if self.remaining_seconds is not None and self.remaining_seconds() < self.margin_seconds:
+        if self.ending() or (stop is not None and stop()):
             return TopicOutcome(action.key, "deferred", previous, False, "deferred: the invocation is ending")
         try:
             if isinstance(action, Retract):
@@ -138,7 +202,9 @@ class Applier:
             moment = parse_time(previous.event_time)
         else:
             run_id = derive_run_id(action.fingerprint, previous.run_id)
-            moment = None
+            # An earlier attempt of this very run fixed its eventTime: keep it, so the bodies are the same.
+            earlier = next((r for r in previous.stale if r.run_id == run_id), None)
+            moment = parse_time(earlier.event_time) if earlier is not None else None
         if moment is None:
             mapping = action.target.mapping
             registered = (
@@ -147,6 +213,11 @@ class Applier:
                 or parse_time(record.created_time)
             )
             moment = derive_event_time(registered, mapping.last_modified if mapping else None)
+            times = [previous.event_time, *(r.event_time for r in previous.stale if r.run_id != run_id)]
+            floor = max((t for t in map(parse_time, times) if t is not None), default=None)
+            if floor is not None and moment < floor + SUPERSEDE_BY:
+                # Strictly later than every run it replaces, whatever their events' deletion does.
+                moment = floor + SUPERSEDE_BY
         built = build_run(action.content, parsed.fields, parsed.row_fields, run_id, moment)
         nonce = self.force_nonce if forced else ""
 
@@ -205,24 +276,28 @@ class Applier:
             )
         if extra:
             replaced.append(StaleRun(run_id, built.event_time, attempted_at, tuple(extra), complete=True))
-        remaining, deleted, errors = self._delete_runs(replaced, keep=set(ids))
+        result = self._delete_runs(replaced, keep=set(ids), pending=previous.deleting)
         state = LineageState(
             fingerprint=action.fingerprint,
             run_id=run_id,
             event_time=built.event_time,
             event_ids=tuple(ids),
             table=action.target.table.name,
-            stale=tuple(remaining),
+            stale=tuple(result.remaining),
+            deleting=tuple(result.pending),
+            forced=self.force_nonce,  # emitted within this forced request: its follow-up skips the topic
         )
-        report = self._report(action, built, ids, deleted, parsed.warning)
+        report = self._report(action, built, ids, result, parsed.warning)
         logger.info("lineage emitted", extra=report)
         problem = None
-        if errors:
-            problem = "posted; deleting replaced events failed (retried next run): " + "; ".join(errors)
-        return TopicOutcome(action.key, "emitted", state, state != previous, problem, deleted, report)
+        if result.errors:
+            problem = "posted; deleting replaced events failed (retried next run): " + "; ".join(
+                result.errors
+            )
+        return TopicOutcome(action.key, "emitted", state, state != previous, problem, result.deleted, report)
 
     def _report(
-        self, action: Emit, built: BuiltRun, ids: Sequence[str], deleted: int, warning: str | None
+        self, action: Emit, built: BuiltRun, ids: Sequence[str], deletions: _Deletions, warning: str | None
     ) -> dict[str, object]:
         report: dict[str, object] = {
             **action.key.as_dict(),
@@ -236,8 +311,10 @@ class Applier:
             "eventIds": list(ids),
             "columnLineage": built.lineage.as_dict(),
             "largestEventBytes": built.largest,
-            "replacedEvents": deleted,
+            "replacedEvents": deletions.deleted,
         }
+        if deletions.pending:
+            report["pendingDeletions"] = len(deletions.pending)
         if action.previous is not None and action.previous.table and action.previous.table != report["table"]:
             report["previousTable"] = action.previous.table
         if built.degraded:
@@ -250,10 +327,10 @@ class Applier:
 
     def _cleanup(self, action: Emit) -> TopicOutcome:
         previous = action.previous or LineageState()
-        remaining, deleted, errors = self._delete_runs(previous.stale, keep=set(previous.event_ids))
-        state = replace(previous, stale=tuple(remaining))
-        error = "deleting stale events failed: " + "; ".join(errors) if errors else None
-        return TopicOutcome(action.key, "cleaned", state, state != previous, error, deleted)
+        result = self._delete_runs(previous.stale, keep=set(previous.event_ids), pending=previous.deleting)
+        state = replace(previous, stale=tuple(result.remaining), deleting=tuple(result.pending))
+        error = "deleting stale events failed: " + "; ".join(result.errors) if result.errors else None
+        return TopicOutcome(action.key, "cleaned", state, state != previous, error, result.deleted)
 
     def _retract(self, action: Retract) -> TopicOutcome:
         previous = action.previous
@@ -269,34 +346,44 @@ class Applier:
                     complete=True,
                 ),
             )
-        remaining, deleted, errors = self._delete_runs(runs, keep=set())
+        result = self._delete_runs(runs, keep=set(), pending=previous.deleting)
         report: dict[str, object] = {
             **action.key.as_dict(),
             "table": previous.table or None,
             "reason": action.reason,
-            "deletedEvents": deleted,
+            "deletedEvents": result.deleted,
         }
-        if remaining:
-            state = LineageState(stale=tuple(remaining))
+        if result.remaining or result.pending:
+            # Not retracted until DataZone confirms every deletion: the state keeps what is left.
+            state = LineageState(
+                stale=tuple(result.remaining), deleting=tuple(result.pending), table=previous.table
+            )
+            if result.errors:
+                error = "retracting failed: " + "; ".join(result.errors)
+                return TopicOutcome(action.key, "failed", state, True, error, result.deleted, report)
+            report["pendingDeletions"] = len(result.pending)
+            logger.info("lineage retraction requested; deletion still processing", extra=report)
             return TopicOutcome(
-                action.key, "failed", state, True, "retracting failed: " + "; ".join(errors), deleted, report
+                action.key, "retracting", state, state != previous, None, result.deleted, report
             )
         logger.info("lineage retracted", extra=report)
-        return TopicOutcome(action.key, "retracted", None, True, None, deleted, report)
+        return TopicOutcome(action.key, "retracted", None, True, None, result.deleted, report)
 
-    def _delete_runs(self, runs: Sequence[StaleRun], keep: set[str]) -> tuple[list[StaleRun], int, list[str]]:
-        """Delete every event of `runs` except `keep`; returns what is left to retry, the count, errors."""
-        remaining: list[StaleRun] = []
-        deleted = 0
-        errors: list[str] = []
+    def _delete_runs(
+        self, runs: Sequence[StaleRun], keep: set[str], pending: Sequence[PendingDelete] = ()
+    ) -> _Deletions:
+        """Delete every event of `runs` except `keep`, then check every deletion not yet confirmed (those
+        requested now and the `pending` ones of earlier runs): what is gone counts, the rest stays pending."""
+        result = _Deletions()
+        requested: list[PendingDelete] = []
         for run in runs:
             ids = list(run.event_ids)
             if not run.complete:
                 try:
                     ids += [f.event_id for f in self._find(run) if f.event_id not in ids]
                 except (ClientError, BotoCoreError) as error:
-                    errors.append(f"looking up run {run.run_id}: {describe_error(error)}")
-                    remaining.append(run)
+                    result.errors.append(f"looking up run {run.run_id}: {describe_error(error)}")
+                    result.remaining.append(run)
                     continue
             left: list[str] = []
             for event_id in ids:
@@ -304,13 +391,39 @@ class Applier:
                     continue
                 try:
                     if self.events.delete(event_id):
-                        deleted += 1
+                        requested.append(PendingDelete(event_id))
+                    else:
+                        result.deleted += 1  # already gone
                 except (ClientError, BotoCoreError) as error:
-                    errors.append(f"deleting {event_id}: {describe_error(error)}")
+                    result.errors.append(f"deleting {event_id}: {describe_error(error)}")
                     left.append(event_id)
             if left:
-                remaining.append(replace(run, event_ids=tuple(left), complete=True))
-        return remaining, deleted, errors
+                result.remaining.append(replace(run, event_ids=tuple(left), complete=True))
+        known = {p.event_id for p in requested}
+        for item in [*pending, *requested]:
+            if item.event_id in keep or (item in pending and item.event_id in known):
+                continue
+            self._confirm(item, result)
+        return result
+
+    def _confirm(self, item: PendingDelete, result: _Deletions) -> None:
+        """One later look at a requested deletion: gone counts; FAILED, or still there after a few looks,
+        is deleted again (DataZone's answer to the first request may have been lost or its work undone)."""
+        try:
+            status = self.events.status(item.event_id)
+            if status is None:
+                result.deleted += 1
+                return
+            if status == "FAILED" or item.checks + 1 >= RESEND_AFTER_CHECKS:
+                if not self.events.delete(item.event_id):
+                    result.deleted += 1
+                    return
+                result.pending.append(PendingDelete(item.event_id, 0))
+                return
+            result.pending.append(PendingDelete(item.event_id, item.checks + 1))
+        except (ClientError, BotoCoreError) as error:
+            result.errors.append(f"checking the deletion of {item.event_id}: {describe_error(error)}")
+            result.pending.append(item)
 
     def _find(self, run: StaleRun) -> list[EventSummary]:
         """The events of `run` DataZone holds, looked up around its eventTime and around the attempt."""

@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 # One emission is one OpenLineage run of two events: START, then COMPLETE.
 EVENT_TYPES = ("START", "COMPLETE")
-# Stale runs remembered per topic (events that may still exist in DataZone and must be deleted).
-MAX_STALE_RUNS = 8
+# A topic's state is one packed entry, continued in further entries `{key}{PART_SEPARATOR}{n}` when its stale
+# runs and pending deletions outgrow one: nothing is ever dropped to make it fit. Glue names cannot contain a
+# line feed, so a part's key never equals a topic's.
+PART_SEPARATOR = "\n"
+# Bytes of one entry's JSON (with its key) kept well under a 4,096-byte SSM value.
+ENTRY_BUDGET = 3_600
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True, order=True, slots=True)
 class TopicKey:
     """A mirrored topic: the schema `topic` in registry `registry_name`. `key` names its lineage state."""
 
@@ -33,7 +38,7 @@ class TopicKey:
         return cls(registry, topic)
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True, order=True, slots=True)
 class TableRef:
     """A Glue Data Catalog table (names as Glue stores them: lower case)."""
 
@@ -46,14 +51,14 @@ class TableRef:
         return f"{self.database}/{self.table}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class TableColumn:
     name: str
     type: str
     comment: str = ""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class GlueTable:
     """A table as the Glue Data Catalog returned it, with where it lives (for its ARN)."""
 
@@ -73,7 +78,7 @@ class GlueTable:
         return f"{self.namespace}/{self.ref.name}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class StaleRun:
     """A run whose events may exist in DataZone but are not (or no longer) the topic's current lineage.
 
@@ -107,13 +112,34 @@ class StaleRun:
         )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
+class PendingDelete:
+    """An event DeleteLineageEvent accepted, not yet confirmed gone (deletion is asynchronous).
+
+    `checks` counts the later GetLineageEvent calls that still found it; after a few the delete is sent again.
+    """
+
+    event_id: str
+    checks: int = 0
+
+    def to_entry(self) -> list[Any]:
+        return [self.event_id, self.checks]
+
+    @classmethod
+    def from_entry(cls, entry: Any) -> PendingDelete:
+        event_id, checks = entry
+        return cls(str(event_id), int(checks))
+
+
+@dataclass(frozen=True, slots=True)
 class LineageState:
     """What was last emitted for a topic (under `{MAPPING_PATH}/lineage`, key `TopicKey.key`).
 
     `fingerprint` is the hash of everything the run's events carry except runId and eventTime; `run_id`,
     `event_time` and `event_ids` identify the run in DataZone (empty when no emission succeeded yet).
     `stale` lists runs to delete: superseded runs whose deletion failed, and attempts whose posts failed.
+    `deleting` lists events whose deletion DataZone accepted but has not been seen to finish. A topic keeps
+    every one of them until it is confirmed gone, however many there are (see `state_entries`).
     """
 
     fingerprint: str = ""
@@ -122,10 +148,22 @@ class LineageState:
     event_ids: tuple[str, ...] = ()
     table: str = ""  # `{database}/{table}` of the current edge (reports, the demo)
     stale: tuple[StaleRun, ...] = field(default=())
+    deleting: tuple[PendingDelete, ...] = field(default=())
+    forced: str = ""  # the nonce of the forced request that last emitted the current run, if any
 
     @property
     def emitted(self) -> bool:
         return bool(self.run_id)
+
+    @property
+    def settled(self) -> bool:
+        """Nothing left to delete or to confirm: only the current run (if any) exists in DataZone."""
+        return not self.stale and not self.deleting
+
+    @property
+    def latest_event_time(self) -> str:
+        """The latest eventTime of any run of the topic that may still be in DataZone (ISO text sorts)."""
+        return max([self.event_time, *(run.event_time for run in self.stale)])
 
     def to_entry(self) -> dict[str, Any]:
         # Short keys: entries are packed several to a 4 KB SSM parameter.
@@ -140,8 +178,12 @@ class LineageState:
                     "tb": self.table,
                 }
             )
+            if self.forced:
+                entry["n"] = self.forced
         if self.stale:
-            entry["s"] = [run.to_entry() for run in self.stale[-MAX_STALE_RUNS:]]
+            entry["s"] = [run.to_entry() for run in self.stale]
+        if self.deleting:
+            entry["d"] = [pending.to_entry() for pending in self.deleting]
         return entry
 
     @classmethod
@@ -153,4 +195,75 @@ class LineageState:
             event_ids=tuple(str(i) for i in entry.get("i", ())),
             table=str(entry.get("tb", "")),
             stale=tuple(StaleRun.from_entry(run) for run in entry.get("s", ())),
+            deleting=tuple(PendingDelete.from_entry(item) for item in entry.get("d", ())),
+            forced=str(entry.get("n", "")),
         )
+
+
+def _size(value: Any) -> int:
+    return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+
+
+def part_key(key: str, index: int) -> str:
+    return f"{key}{PART_SEPARATOR}{index}"
+
+
+def state_entries(key: str, state: LineageState, budget: int = ENTRY_BUDGET) -> dict[str, dict[str, Any]]:
+    """The state as packed entries: the topic's own (key `key`), continued in parts `{key}\\n1`, `\\n2`, …
+    when its lists outgrow `budget` bytes. An empty state gives no entry at all."""
+    whole = state.to_entry()
+    if _size({key: whole}) <= budget:
+        return {key: whole} if whole else {}
+    head = {name: value for name, value in whole.items() if name not in ("s", "d")}
+    items = [("s", item) for item in whole.get("s", ())] + [("d", item) for item in whole.get("d", ())]
+    entries: dict[str, dict[str, Any]] = {}
+    index, current_key, current = 0, key, head
+    for name, item in items:
+        candidate = {**current, name: [*current.get(name, ()), item]}
+        if _size({current_key: candidate}) > budget and ("s" in current or "d" in current):
+            entries[current_key] = current
+            index += 1
+            current_key, candidate = part_key(key, index), {name: [item]}
+        current = candidate
+    entries[current_key] = current
+    return entries
+
+
+@dataclass(frozen=True)
+class LoadedStates:
+    """Topic states merged from their packed entries, which entry keys each spans, and what was unreadable."""
+
+    states: dict[str, LineageState]
+    parts: dict[str, frozenset[str]]
+    unreadable: tuple[str, ...] = ()
+
+    def changes(self, key: str, state: LineageState | None) -> dict[str, dict[str, Any] | None]:
+        """The store changes that replace `key`'s entries with `state` (None: remove the topic's state)."""
+        entries: dict[str, dict[str, Any] | None] = dict(state_entries(key, state) if state else {})
+        for old in self.parts.get(key, frozenset({key})) | {key}:
+            entries.setdefault(old, None)
+        return entries
+
+
+def load_states(entries: Mapping[str, Mapping[str, Any]]) -> LoadedStates:
+    """Merge packed entries into one state per topic. A part whose topic entry is missing (a save cut short)
+    still counts: its runs and pending deletions are kept, never forgotten."""
+    grouped: dict[str, dict[int, Mapping[str, Any]]] = {}
+    for entry_key, entry in entries.items():
+        base, separator, suffix = entry_key.partition(PART_SEPARATOR)
+        grouped.setdefault(base, {})[int(suffix) if separator and suffix.isdigit() else 0] = entry
+    states: dict[str, LineageState] = {}
+    parts: dict[str, frozenset[str]] = {}
+    unreadable: list[str] = []
+    for base, pieces in grouped.items():
+        parts[base] = frozenset(base if i == 0 else part_key(base, i) for i in pieces)
+        merged: dict[str, Any] = dict(pieces.get(0, {}))
+        for index in sorted(i for i in pieces if i):
+            for name in ("s", "d"):
+                merged[name] = [*merged.get(name, ()), *pieces[index].get(name, ())]
+        try:
+            states[base] = LineageState.from_entry(merged)
+        except (KeyError, TypeError, ValueError):
+            unreadable.append(base)
+            states[base] = LineageState()
+    return LoadedStates(states, parts, tuple(unreadable))

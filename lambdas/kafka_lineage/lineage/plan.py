@@ -28,13 +28,14 @@ class TopicSelector:
     registry_name: str | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class EmitScope:
     """What one invocation asks for (built by the handler from its event)."""
 
     mode: Literal["all", "topics", "event"] = "all"
     topics: tuple[TopicSelector, ...] = ()
     force: bool = False
+    force_nonce: str = ""  # a forced run's follow-up: what was re-posted under this nonce is done
     dry_run: bool = False
     allow_mass_delete: bool = False
     trigger: str = "manual"
@@ -55,7 +56,7 @@ class Selection:
     failed: tuple[Failure, ...] = ()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Emit:
     """Post a run for the topic (or, for `cleanup`, only delete its stale events)."""
 
@@ -78,7 +79,7 @@ class Emit:
         }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Retract:
     """Delete every event of the topic's edge and drop its state."""
 
@@ -218,9 +219,14 @@ def make_plan(
             content = content_for(target, table)
             fingerprint = content.fingerprint()
             same = previous is not None and previous.emitted and previous.fingerprint == fingerprint
-            if same and not scope.force:
+            # A forced run cut short hands on its nonce: the topics it re-posted are done, not forced again.
+            forced_already = (
+                scope.force and bool(scope.force_nonce) and previous is not None
+                and previous.forced == scope.force_nonce
+            )  # fmt: skip
+            if same and (not scope.force or forced_already):
                 assert previous is not None
-                if previous.stale:
+                if not previous.settled:
                     actions.append(Emit(key, target, content, fingerprint, previous, "cleanup"))
                 else:
                     unchanged.append(key)
@@ -231,13 +237,15 @@ def make_plan(
             actions.append(Emit(key, target, content, fingerprint, previous, reason))
         elif key in unmapped_keys:
             unmapped.append(key)
-            if previous is not None and (previous.emitted or previous.stale):
+            if previous is not None and (previous.emitted or not previous.settled):
                 actions.append(Retract(key, previous, "unmapped"))
         elif key in unconfigured:
             continue
-        elif previous is not None and (previous.emitted or previous.stale):
+        elif previous is not None and (previous.emitted or not previous.settled):
             retract = Retract(key, previous, "schema deleted")
-            (inferred if scope.mode == "all" else actions).append(retract)
+            # Only confirming deletions already requested is never held back: it removes nothing more.
+            confirming = not previous.emitted and not previous.stale
+            (inferred if scope.mode == "all" and not confirming else actions).append(retract)
     held_back: list[Retract] = []
     if inferred:
         kept, held_back = _fail_safe(inferred, states, mass_delete_share, scope.allow_mass_delete)

@@ -61,7 +61,7 @@ class InvalidMapping:
         return {"parameter": self.parameter, "error": self.error}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Target:
     """A mirrored topic and the table it feeds."""
 

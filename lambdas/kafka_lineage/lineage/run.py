@@ -3,18 +3,32 @@
 Reads on every run: the asset mapping and the emission state (SSM, packed), the explicit table mappings
 (SSM), and the mapped Glue tables (one GetTables per database). A run that finds nothing changed reads
 nothing else and writes nothing; a topic that must be (re-)emitted also costs one GetSchemaVersion, two
-PostLineageEvent calls and one DeleteLineageEvent per replaced event.
+PostLineageEvent calls, and one DeleteLineageEvent and one GetLineageEvent (to confirm it) per replaced event.
+
+Pipelined and checkpointed
+--------------------------
+Actions run in the order of the packed store's hash groups, `max_concurrency` at a time, each call paced
+per service (Glue reads, DataZone posts), while a saver thread writes the state of every group whose
+actions have all finished: the Glue reads, the posts and the SSM writes overlap, and each state parameter
+is written about once per run. Before each save it checks that this invocation still holds the state
+lease. Near the deadline (the margin, plus the time the unsaved groups need at the SSM write rate) no action
+and no read starts; what finished is saved, and the result says `incomplete` with the number `remaining`
+(the handler then hands the same event to a follow-up invocation, which skips everything the state records
+as done).
 """
 
 from __future__ import annotations
 
+import threading
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from aws_lambda_powertools.metrics import MetricUnit
 
 from kafka_lineage.aws.clients import RateLimiter, client
+from kafka_lineage.aws.lease import LeaseLost
 from kafka_lineage.aws.lineage_api import LineageApi
 from kafka_lineage.aws.packed_store import PackedStore
 from kafka_lineage.aws.table_mappings import TableMappings
@@ -22,9 +36,9 @@ from kafka_lineage.aws.tables import GlueTables, SchemaVersions, TableReads
 from kafka_lineage.config import Settings
 from kafka_lineage.lineage.apply import Applier, EventStore, ParsedFields, TopicOutcome, VersionReader
 from kafka_lineage.lineage.events import TopicField
-from kafka_lineage.lineage.model import LineageState
-from kafka_lineage.lineage.plan import EmitScope, LineagePlan, make_plan, select, tables_needed
-from kafka_lineage.lineage.resolve import MappingParameter, parse_mappings, resolve
+from kafka_lineage.lineage.model import LoadedStates, load_states
+from kafka_lineage.lineage.plan import Action, EmitScope, LineagePlan, make_plan, select, tables_needed
+from kafka_lineage.lineage.resolve import MappingParameter, Resolution, parse_mappings, resolve
 from kafka_lineage.mapping import LINEAGE, TABLE_MAPPINGS, AssetMapping, AssetRecord, subpath
 from kafka_lineage.observability import logger, metrics, tracer
 from kafka_lineage.schemas import parse_definition, row_fields
@@ -69,35 +83,77 @@ class LineageWorld:
         )
 
 
+# Each per-item list of the result holds at most this many items; `counts` has every list's full length, and
+# every item is in the logs. Lambda's response limit is 6 MB, whatever the number of topics.
+SAMPLE_SIZE = 50
+
+
+class Sample:
+    """The first SAMPLE_SIZE items of a list, and how many there were."""
+
+    def __init__(self) -> None:
+        self.items: list[dict[str, Any]] = []
+        self.count = 0
+
+    def add(self, item: dict[str, Any]) -> None:
+        self.count += 1
+        if len(self.items) < SAMPLE_SIZE:
+            self.items.append(item)
+
+
+class Lease(Protocol):
+    def ensure_held(self) -> None: ...
+
+
 @dataclass
 class EmitResult:
-    """The invocation's result (contract §3), JSON-ready through `to_dict`."""
+    """The invocation's result (contract §3), JSON-ready through `to_dict`: counts, and samples of lists."""
 
     dry_run: bool
     emitted: int = 0
     unchanged: int = 0
-    unmapped: list[dict[str, str]] = field(default_factory=list)
-    invalid_mappings: list[dict[str, str]] = field(default_factory=list)
-    failed: list[dict[str, str]] = field(default_factory=list)
-    retracted: list[dict[str, object]] = field(default_factory=list)
-    emissions: list[dict[str, object]] = field(default_factory=list)
     cleaned: int = 0
-    deferred: list[dict[str, str]] = field(default_factory=list)
+    unmapped: Sample = field(default_factory=Sample)
+    invalid_mappings: Sample = field(default_factory=Sample)
+    failed: Sample = field(default_factory=Sample)
+    retracted: Sample = field(default_factory=Sample)
+    retracting: Sample = field(default_factory=Sample)
+    emissions: Sample = field(default_factory=Sample)
+    degraded: int = 0
+    largest_event_bytes: int = 0
+    remaining: int = 0  # actions not started: the deadline came first
+    progressed: bool = False  # some action finished and its state was saved
+    incomplete: bool = False
+    lease_lost: bool = False
+    state_writes: int = 0
     planned: list[dict[str, object]] | None = None
 
+    def fail(self, item: dict[str, str]) -> None:
+        self.failed.add(item)
+
     def to_dict(self) -> dict[str, Any]:
-        result: dict[str, Any] = {
-            "dryRun": self.dry_run,
-            "emitted": self.emitted,
-            "unchanged": self.unchanged,
+        lists = {
             "unmapped": self.unmapped,
             "invalidMappings": self.invalid_mappings,
             "failed": self.failed,
             "retracted": self.retracted,
+            "retracting": self.retracting,
             "emissions": self.emissions,
-            "cleaned": self.cleaned,
-            "deferred": self.deferred,
         }
+        result: dict[str, Any] = {
+            "dryRun": self.dry_run,
+            "emitted": self.emitted,
+            "unchanged": self.unchanged,
+            **{name: sample.items for name, sample in lists.items()},
+            "cleaned": self.cleaned,
+            "counts": {name: sample.count for name, sample in lists.items()},
+            "stateWrites": self.state_writes,
+        }
+        if self.incomplete:
+            result["incomplete"] = True
+            result["remaining"] = self.remaining
+        if self.lease_lost:
+            result["leaseLost"] = True
         if self.planned is not None:
             result["planned"] = self.planned
         return result
@@ -112,47 +168,77 @@ def emit_lineage(
     force_nonce: str = "",
     remaining_seconds: Callable[[], float] | None = None,
     parse: Callable[[str, str], ParsedFields] = parse_topic_fields,
+    lease: Lease | None = None,
+    acquire: Callable[[], None] | None = None,
 ) -> EmitResult:
-    """Emit (or plan, in a dry run) the lineage `scope` asks for. Never raises for one topic's failure."""
+    """Emit (or plan, in a dry run) the lineage `scope` asks for. Never raises for one topic's failure.
+
+    `acquire` takes the state lease (it raises LeaseBusy when another invocation holds it). It is called only
+    when the plan has work, so a run that finds nothing to do writes nothing at all; the state is then read
+    again under the lease and the plan made anew, so no decision rests on state another writer has changed."""
+    margin = settings.tuning.deadline_margin_seconds
+
+    def ending() -> bool:
+        return remaining_seconds is not None and remaining_seconds() < margin
+
+    result = EmitResult(dry_run=scope.dry_run)
+    if ending():  # not even the reads start: they could not finish in time
+        result.incomplete = True
+        return result
     records: dict[str, AssetRecord] = world.assets.load()
     parameters: list[MappingParameter] = world.table_mappings.load()
     mappings, invalid = parse_mappings(parameters, subpath(settings.mapping_path, TABLE_MAPPINGS))
-    states: dict[str, LineageState] = {}
-    unreadable: list[str] = []
-    for key, entry in world.state.load().items():
-        try:
-            states[key] = LineageState.from_entry(entry)
-        except (KeyError, TypeError, ValueError):
-            logger.error("unreadable lineage state entry left untouched", extra={"key": key})
-            unreadable.append(key)
-            states[key] = LineageState()
     resolution = resolve(records.values(), settings, mappings, invalid)
-    selection = select(scope, records, states, [source.registry_name for source in settings.sources])
-    needed = tables_needed(selection, resolution)
-    reads = world.tables.read(needed) if needed else TableReads()
-    plan = make_plan(
-        scope,
-        selection,
-        resolution,
-        reads.tables,
-        states,
-        settings.tuning.mass_delete_share,
-        table_errors=reads.errors,
-        unreadable_states=unreadable,
-    )
+    reads = TableReads()
+    registries = [source.registry_name for source in settings.sources]
 
-    result = EmitResult(
-        dry_run=scope.dry_run,
-        unchanged=len(plan.unchanged),
-        unmapped=[key.as_dict() for key in plan.unmapped],
-        invalid_mappings=[item.as_dict() for item in resolution.invalid_mappings],
-        failed=[failure.as_dict() for failure in plan.failed],
-    )
-    result.failed += [
-        {"schemaArn": arn, "error": "its asset mapping entry is unreadable"}
-        for arn in world.assets.unreadable
-    ]
-    _report_resolution(plan, result)
+    def prepare() -> tuple[LoadedStates, LineagePlan | None]:
+        loaded = load_states(world.state.load())
+        selection = select(scope, records, loaded.states, registries)
+        needed = tables_needed(selection, resolution) - set(reads.tables)
+        needed = {ref for ref in needed if ref.database not in reads.errors}
+        if needed:
+            more = world.tables.read(needed, stop=ending)
+            reads.tables.update(more.tables)
+            reads.errors.update(more.errors)
+            if more.stopped:
+                # The deadline came during the reads: nothing was done, so nothing is handed on; the next
+                # run starts over (reads too slow for the deadline need a longer timeout).
+                logger.warning("lineage emission stopped before its deadline, while reading Glue tables")
+                result.incomplete, result.remaining = True, len(selection.keys)
+                return loaded, None
+        plan = make_plan(
+            scope,
+            selection,
+            resolution,
+            reads.tables,
+            loaded.states,
+            settings.tuning.mass_delete_share,
+            table_errors=reads.errors,
+            unreadable_states=loaded.unreadable,
+        )
+        return loaded, plan
+
+    loaded, planned = prepare()
+    if planned is not None and planned.actions and acquire is not None and not scope.dry_run:
+        acquire()
+        loaded, planned = prepare()  # under the lease: the state as the last writer left it
+    if planned is None:
+        return result
+    plan = planned
+    for key in loaded.unreadable:
+        logger.error("unreadable lineage state entry left untouched", extra={"key": key})
+
+    result.unchanged = len(plan.unchanged)
+    for topic in plan.unmapped:
+        result.unmapped.add(topic.as_dict())
+    for item in resolution.invalid_mappings:
+        result.invalid_mappings.add(item.as_dict())
+    for failure in plan.failed:
+        result.fail(failure.as_dict())
+    for arn in world.assets.unreadable:
+        result.fail({"schemaArn": arn, "error": "its asset mapping entry is unreadable"})
+    _report_resolution(plan, resolution)
     if scope.dry_run:
         result.planned = plan.describe()
         result.emitted = sum(1 for a in result.planned if a["action"] == "emit")
@@ -160,6 +246,9 @@ def emit_lineage(
         metrics.add_metric(name="LineageDryRuns", unit=MetricUnit.Count, value=1)
         return result
 
+    group_bits = world.state.group_bits
+    actions = sorted(plan.actions, key=lambda a: (PackedStore.group_of(a.key.key, group_bits), a.key))
+    checkpoints = _Checkpoints(world.state, loaded, actions, lease, settings.tuning.ssm_write_rps, result)
     applier = Applier(
         world.events,
         world.versions,
@@ -167,47 +256,174 @@ def emit_lineage(
         concurrency=settings.tuning.max_concurrency,
         force_nonce=force_nonce,
         remaining_seconds=remaining_seconds,
-        margin_seconds=settings.tuning.deadline_margin_seconds,
+        margin_seconds=margin,
     )
-    outcomes = applier.apply(plan.actions)
-    _collect(outcomes, result)
-    changes = {o.key.key: (o.state.to_entry() if o.state else None) for o in outcomes if o.store}
-    # Entries for topics that emitted nothing yet and have nothing stale are not worth a write.
-    changes = {key: (entry or None) for key, entry in changes.items()}
-    if changes:
-        try:
-            world.state.save(changes)
-        except Exception as error:
-            logger.exception("saving the lineage emission state failed")
-            result.failed.append({"error": f"saving the lineage emission state failed: {error}"})
+
+    def stop() -> bool:
+        if checkpoints.halted:
+            return True
+        return remaining_seconds is not None and remaining_seconds() < margin + checkpoints.backlog_seconds()
+
+    def done(outcome: TopicOutcome) -> None:
+        checkpoints.done(outcome)
+        with checkpoints.lock:
+            _collect(outcome, result)
+
+    checkpoints.start()
+    try:
+        applier.apply(actions, done=done, stop=stop)
+    finally:
+        checkpoints.close()
+    if result.remaining:
+        result.incomplete = True
+        logger.warning(
+            "lineage emission checkpointed before its deadline", extra={"remaining": result.remaining}
+        )
     _publish_metrics(result)
     return result
 
 
-def _collect(outcomes: list[TopicOutcome], result: EmitResult) -> None:
-    for outcome in outcomes:
-        if outcome.kind == "emitted":
-            result.emitted += 1
-            result.emissions.append(outcome.report)
-        elif outcome.kind == "retracted":
-            result.retracted.append(outcome.report)
-        elif outcome.kind == "cleaned":
-            result.cleaned += 1
-            result.unchanged += 1
-        elif outcome.kind == "deferred":
-            result.deferred.append(outcome.key.as_dict())
-        if outcome.error and outcome.kind != "deferred":
-            result.failed.append({**outcome.key.as_dict(), "error": outcome.error})
+class _Checkpoints:
+    """Saves the state of each hash group once all of its actions finished, on a thread of its own."""
+
+    def __init__(
+        self,
+        store: PackedStore,
+        loaded: LoadedStates,
+        actions: list[Action],
+        lease: Lease | None,
+        write_rps: float,
+        result: EmitResult,
+    ) -> None:
+        self.store, self.loaded, self.lease, self.write_rps, self.result = (
+            store,
+            loaded,
+            lease,
+            write_rps,
+            result,
+        )
+        self.lock = threading.Lock()
+        self._wake = threading.Condition(self.lock)
+        self._group_of = {a.key.key: PackedStore.group_of(a.key.key, store.group_bits) for a in actions}
+        self._open = Counter(self._group_of.values())  # actions not finished, per group
+        self._changes: dict[str, dict[str, dict[str, Any] | None]] = {}
+        self._finished: dict[str, bool] = {}  # group -> some action in it did work
+        self._ready: list[str] = []
+        self._closed = False
+        self._saving = 0  # groups in the save under way
+        self.halted = False
+        self._thread = threading.Thread(target=self._run, name="lineage-state-saver", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def backlog_seconds(self) -> float:
+        """What the unsaved groups (ready, being saved, or under way) still need at the SSM write rate; a
+        group none of whose actions has finished needs nothing if the run stops now."""
+        with self.lock:
+            under_way = sum(1 for group in self._finished if self._open[group])
+            groups = len(self._ready) + self._saving + under_way
+        return groups / self.write_rps
+
+    def done(self, outcome: TopicOutcome) -> None:
+        key = outcome.key.key
+        with self.lock:
+            group = self._group_of[key]
+            if outcome.store:
+                self._changes.setdefault(group, {}).update(self.loaded.changes(key, outcome.state))
+            self._finished[group] = self._finished.get(group, False) or outcome.kind != "deferred"
+            self._open[group] -= 1
+            if not self._open[group]:
+                self._ready.append(group)
+                self._wake.notify()
+
+    def close(self) -> None:
+        with self.lock:
+            self._closed = True
+            self._wake.notify()
+        self._thread.join()
+
+    def _run(self) -> None:
+        while True:
+            with self.lock:
+                while not self._ready and not self._closed:
+                    self._wake.wait()
+                if not self._ready and self._closed:
+                    return
+                groups, self._ready = self._ready, []
+                self._saving = len(groups)
+                changes: dict[str, dict[str, Any] | None] = {}
+                for group in groups:
+                    changes.update(self._changes.pop(group, {}))
+                progressed = any(self._finished.get(group) for group in groups)
+            try:
+                if changes and not self.halted:
+                    self._save(changes)
+                if progressed and not self.halted:
+                    self.result.progressed = True
+            finally:
+                with self.lock:
+                    self._saving = 0
+
+    def _save(self, changes: dict[str, dict[str, Any] | None]) -> None:
+        for attempt in (1, 2):
+            try:
+                if self.lease is not None:
+                    self.lease.ensure_held()
+                self.result.state_writes += self.store.save(changes)
+                return
+            except LeaseLost as error:
+                logger.error(
+                    "lineage state lease lost: no further state is written", extra={"error": str(error)}
+                )
+                self.halted = True
+                self.result.lease_lost = True
+                return
+            except Exception as error:
+                logger.exception("saving the lineage emission state failed", extra={"attempt": attempt})
+                if attempt == 2:
+                    self.halted = True
+                    with self.lock:
+                        self.result.fail({"error": f"saving the lineage emission state failed: {error}"})
+                    return
+                try:
+                    self.store.load()  # the store needs a fresh picture after a failed save
+                except Exception:
+                    logger.exception("reloading the lineage emission state failed")
 
 
-def _report_resolution(plan: LineagePlan, result: EmitResult) -> None:
+def _collect(outcome: TopicOutcome, result: EmitResult) -> None:
+    if outcome.kind == "emitted":
+        result.emitted += 1
+        result.emissions.add(outcome.report)
+        if outcome.report.get("degraded"):
+            result.degraded += 1
+        size = outcome.report.get("largestEventBytes")
+        if isinstance(size, int):
+            result.largest_event_bytes = max(result.largest_event_bytes, size)
+    elif outcome.kind == "retracted":
+        result.retracted.add(outcome.report)
+    elif outcome.kind == "retracting":
+        result.retracting.add(outcome.report)
+    elif outcome.kind == "cleaned":
+        result.cleaned += 1
+        result.unchanged += 1
+    elif outcome.kind == "deferred":
+        result.remaining += 1
+    if outcome.error and outcome.kind != "deferred":
+        failure = {**outcome.key.as_dict(), "error": outcome.error}
+        logger.warning("lineage action failed", extra=failure)
+        result.fail(failure)
+
+
+def _report_resolution(plan: LineagePlan, resolution: Resolution) -> None:
     for key in plan.unmapped:
         logger.warning(
             "topic maps to no Glue table (no explicit mapping, no matching tableRule): no lineage",
             extra=key.as_dict(),
         )
-    for item in result.invalid_mappings:
-        logger.warning("invalid explicit table mapping skipped", extra=item)
+    for item in resolution.invalid_mappings:
+        logger.warning("invalid explicit table mapping skipped", extra=item.as_dict())
     for failure in plan.failed:
         logger.warning("lineage not emitted for a topic", extra=failure.as_dict())
 
@@ -216,15 +432,16 @@ def _publish_metrics(result: EmitResult) -> None:
     counts = {
         "LineageEmitted": result.emitted,
         "LineageUnchanged": result.unchanged,
-        "LineageUnmappedTopics": len(result.unmapped),
-        "LineageInvalidMappings": len(result.invalid_mappings),
-        "LineageFailed": len(result.failed),
-        "LineageRetracted": len(result.retracted),
-        "LineageDeferred": len(result.deferred),
-        "LineageDegradedRuns": sum(1 for e in result.emissions if e.get("degraded")),
+        "LineageUnmappedTopics": result.unmapped.count,
+        "LineageInvalidMappings": result.invalid_mappings.count,
+        "LineageFailed": result.failed.count,
+        "LineageRetracted": result.retracted.count,
+        "LineageDeferred": result.remaining,
+        "LineageDegradedRuns": result.degraded,
     }
     for name, value in counts.items():
         metrics.add_metric(name=name, unit=MetricUnit.Count, value=value)
-    sizes = [size for e in result.emissions if isinstance(size := e.get("largestEventBytes"), int)]
-    if sizes:
-        metrics.add_metric(name="LineageLargestEventBytes", unit=MetricUnit.Bytes, value=max(sizes))
+    if result.largest_event_bytes:
+        metrics.add_metric(
+            name="LineageLargestEventBytes", unit=MetricUnit.Bytes, value=result.largest_event_bytes
+        )

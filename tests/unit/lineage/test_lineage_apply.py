@@ -47,6 +47,9 @@ class MemoryLineage:
     fail_deletes: set[str] = field(default_factory=set)
     deletes: list[str] = field(default_factory=list)
     counter: int = 0
+    delete_lag: int = 0  # status checks that still find a deleted event (deletion is asynchronous)
+    deleting: dict[str, int] = field(default_factory=dict)  # event id -> checks that will still find it
+    checks: list[str] = field(default_factory=list)
 
     def post(self, body: bytes, token: str) -> str:
         self.posts.append(token)
@@ -75,7 +78,25 @@ class MemoryLineage:
             raise ClientError(
                 {"Error": {"Code": "ThrottlingException", "Message": "slow"}}, "DeleteLineageEvent"
             )
-        return self.events.pop(event_id, None) is not None
+        if event_id not in self.events:
+            return False
+        if self.delete_lag:
+            self.deleting.setdefault(event_id, self.delete_lag)
+        else:
+            del self.events[event_id]
+        return True
+
+    def status(self, event_id: str) -> str | None:
+        self.checks.append(event_id)
+        if event_id not in self.events:
+            return None
+        left = self.deleting.get(event_id)
+        if left is not None and left <= 0:
+            del self.events[event_id], self.deleting[event_id]
+            return None
+        if left is not None:
+            self.deleting[event_id] = left - 1
+        return "SUCCESS"
 
     def list_events(self, after: datetime, before: datetime):
         for stored in list(self.events.values()):
@@ -332,3 +353,53 @@ def TopicSelectorFor(topic: str):
     from kafka_lineage.lineage.plan import TopicSelector
 
     return TopicSelector(topic, "cdc")
+
+
+def test_no_stale_run_is_ever_dropped_however_many_pile_up():
+    # Given a topic whose replaced runs cannot be deleted, run after run (12 new versions)
+    world = World()
+    world.run(records(record(CUSTOMERS)))
+    for version in range(2, 14):
+        world.lineage.fail_deletes = set(world.lineage.events)
+        world.run(records(record(CUSTOMERS, version=version % 2 + 1, schema_version_id=f"v{version}")))
+    # Then every replaced run is still in the state (none forgotten), each event to be deleted exactly once
+    stale_ids = [i for run in world.states[KEY.key].stale for i in run.event_ids]
+    assert len(stale_ids) == len(set(stale_ids)) == 24
+    # When deleting works again, the next run removes them all
+    world.lineage.fail_deletes = set()
+    world.run(records(record(CUSTOMERS, version=13 % 2 + 1, schema_version_id="v13")))
+    assert world.states[KEY.key].settled
+    assert list(world.lineage.runs().values()) == [["START", "COMPLETE"]]
+
+
+def test_a_deletion_still_processing_is_kept_and_confirmed_by_a_later_run():
+    # Given DataZone accepts deletes but still shows the event for two more looks
+    world = World()
+    world.run(records(record(CUSTOMERS)))
+    old = world.states[KEY.key].event_ids
+    world.lineage.delete_lag = 2
+    _, outcomes = world.run(records(record(CUSTOMERS, version=2)))
+    # Then the replaced events are pending, not counted as deleted
+    assert outcomes[CUSTOMERS].report["replacedEvents"] == 0
+    assert outcomes[CUSTOMERS].report["pendingDeletions"] == 2
+    assert {p.event_id for p in world.states[KEY.key].deleting} == set(old)
+    # When later runs look again, they confirm the deletions without posting anything
+    posts = len(world.lineage.posts)
+    for _ in range(2):
+        _, outcomes = world.run(records(record(CUSTOMERS, version=2)))
+        assert outcomes[CUSTOMERS].kind == "cleaned"
+    assert world.states[KEY.key].settled
+    assert len(world.lineage.posts) == posts
+    assert set(world.lineage.events) == set(world.states[KEY.key].event_ids)
+
+
+def test_a_replacing_run_is_strictly_later_than_the_run_it_replaces():
+    world = World()
+    world.run(records(record(CUSTOMERS, version=2)))
+    later = world.states[KEY.key].event_time
+    # When the topic's new content describes an earlier moment (its registration time did not move)
+    world.tables["customers"] = table("customers", "id", "email")
+    world.run(records(record(CUSTOMERS, version=2)))
+    assert world.states[KEY.key].event_time > later
+    event_times = sorted(s.event["eventTime"] for s in world.lineage.events.values())
+    assert event_times[0] > later

@@ -279,3 +279,46 @@ def test_descriptions_are_dropped_first():
     run = build_run(described, fields, {"id": "id"}, derive_run_id("f"), REGISTERED, max_bytes=4000)
     assert run.degraded == ("field descriptions dropped from the schema facets",)
     assert run.lineage.emitted == 1
+
+
+@pytest.mark.parametrize(
+    "shape",
+    [
+        events._Shape(),
+        events._Shape(descriptions=False),
+        events._Shape(topic_schema="row"),
+        events._Shape(topic_schema="none", table_schema=False),
+        events._Shape(transformations=False, lineage_columns=3),
+        events._Shape(lineage_columns=0),
+    ],
+)
+@pytest.mark.parametrize("data_format", ["AVRO", "JSON", "PROTOBUF"])
+def test_the_fast_renderer_writes_what_the_typed_classes_write(shape, data_format):
+    # Given a described topic with field descriptions, empty types and a column comment
+    glue_table = GlueTable(
+        table("customers").ref,
+        (
+            TableColumn("ID", "int", "the key"),
+            TableColumn("first_name", ""),
+            TableColumn("Ünïcode", "string"),
+        ),
+        "123456789012",
+        "eu-west-1",
+    )
+    parsed = parse_topic_fields(data_format, debezium.table_envelope("customers", data_format))
+    fields = (*parsed.fields, events.TopicField("after.ünïcode", "", "beschreibung"))
+    row_fields = {**parsed.row_fields, "ünïcode": "after.ünïcode"}
+    described = content(glue_table)
+    matches = match_columns(row_fields, glue_table)
+    run_id = derive_run_id(described.fingerprint())
+    # When both renderers write the run in that shape
+    fast = events._Renderer(described, fields, set(row_fields.values()), matches, run_id, REGISTERED)
+    bodies = fast.render(shape)
+    # Then every body is byte for byte what openlineage-python's Serde makes of the typed RunEvent
+    for (event_type, body), moment in zip(
+        bodies, (REGISTERED, REGISTERED + events.COMPLETE_AFTER), strict=True
+    ):
+        typed = events._event(
+            described, fields, set(row_fields.values()), matches, shape, run_id, moment, event_type
+        )
+        assert body == events._serialize(typed)

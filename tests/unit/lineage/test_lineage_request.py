@@ -66,3 +66,10 @@ def test_weird_but_valid_names_are_accepted():
 def test_other_shapes_are_rejected_by_name(event, message):
     with pytest.raises(InvalidRequest, match=message):
         parse_emit_event(event)
+
+
+def test_the_follow_up_of_a_forced_run_carries_its_nonce():
+    scope = parse_emit_event({"force": True, "forceNonce": "6f1c1d2e-0000-4000-8000-000000000001"})
+    assert (scope.force, scope.force_nonce) == (True, "6f1c1d2e-0000-4000-8000-000000000001")
+    with pytest.raises(InvalidRequest, match="forceNonce"):
+        parse_emit_event({"force": True, "forceNonce": "has space"})

@@ -12,12 +12,15 @@ import pytest
 from openlineage.client.event_v2 import InputDataset, Job, OutputDataset, Run, RunEvent, RunState
 from openlineage.client.serde import Serde
 
-from local.standins.datazone import DatasetEdge
+from local.standins.datazone import DatasetEdge, DataZoneBackend
 from local.standins.errors import ServiceError
+from local.standins.readings import Readings
 from tests.unit.standins.test_datazone_support import (
     DOMAIN,
     GLUE_NAMESPACE,
     KAFKA_NAMESPACE,
+    PROJECT,
+    Clock,
     World,
     create_topic_asset,
     kafka_world,
@@ -430,3 +433,84 @@ class TestLineageEdges:
         assert {(e.upstream, e.downstream) for e in w.backend.lineage_edges(DOMAIN)} == {
             (TOPIC_SID, TABLE_ARN)
         }
+
+
+def reading_world(**readings: Any) -> World:
+    """A domain (as `world`) under the project's own Readings, lineage switches included."""
+    settings = Readings(**readings)
+    clock = Clock()
+    backend = DataZoneBackend(settings, seed=7, clock=clock)
+    backend.add_domain(DOMAIN, project_ids=[PROJECT])
+    return World(backend, settings, clock)  # type: ignore[arg-type]
+
+
+def edges_of(w: World) -> set[tuple[str, str]]:
+    return {(e.upstream, e.downstream) for e in w.backend.lineage_edges(DOMAIN)}
+
+
+class TestLineageReadings:
+    """The undocumented lineage behaviours, one switch each (local/standins/readings.py)."""
+
+    def test_given_a_deletion_lag_then_the_event_stays_readable_until_the_deletion_is_processed(self):
+        # Given: a deletion takes effect two lineage reads after DeleteLineageEvent
+        w = reading_world(lineage_delete_lag_calls=2)
+        posted = post(w, run_event(TOPIC, TABLE))
+        # When
+        answer = w.call("DeleteLineageEvent", identifier=posted["id"])
+        # Then the answer does not say it is done, and the event is still there for two reads
+        assert answer["processingStatus"] == "REQUESTED"
+        assert w.call("GetLineageEvent", identifier=posted["id"])["id"] == posted["id"]
+        assert [i["id"] for i in w.call("ListLineageEvents")["items"]] == [posted["id"]]
+        assert error_of(w, "GetLineageEvent", identifier=posted["id"]).code == "ResourceNotFoundException"
+        assert w.call("ListLineageEvents")["items"] == []
+
+    def test_given_deletion_keeps_edges_then_only_a_later_run_of_the_same_input_supersedes_them(self):
+        # Given: deleting an event leaves its edges in the graph
+        w = reading_world(lineage_delete_removes_edges=False)
+        one_run(w, table="lakehouse/orders_v1", hour=9)
+        for item in w.call("ListLineageEvents")["items"]:
+            w.call("DeleteLineageEvent", identifier=item["id"])
+        # Then the deleted run's edge is still drawn
+        assert edges_of(w) == {(TOPIC_SID, f"{GLUE_NAMESPACE}/lakehouse/orders_v1")}
+        # When a run of the same topic with a later eventTime feeds another table
+        one_run(w, table="lakehouse/orders_v2", hour=10)
+        # Then that run supersedes the deleted one: only the new edge is drawn, in the graph too
+        assert edges_of(w) == {(TOPIC_SID, f"{GLUE_NAMESPACE}/lakehouse/orders_v2")}
+        assert len(node(w, TOPIC_SID)["downstreamNodes"]) == 1
+
+    def test_given_deletion_keeps_edges_then_an_earlier_run_does_not_supersede_them(self):
+        w = reading_world(lineage_delete_removes_edges=False)
+        one_run(w, table="lakehouse/orders_v1", hour=10)
+        for item in w.call("ListLineageEvents")["items"]:
+            w.call("DeleteLineageEvent", identifier=item["id"])
+        one_run(w, table="lakehouse/orders_v2", hour=9)
+        assert edges_of(w) == {
+            (TOPIC_SID, f"{GLUE_NAMESPACE}/lakehouse/orders_v1"),
+            (TOPIC_SID, f"{GLUE_NAMESPACE}/lakehouse/orders_v2"),
+        }
+
+    @pytest.mark.parametrize("on", ["eventTime", "createdAt"])
+    def test_the_time_filters_apply_to_the_time_the_reading_names(self, on):
+        # Given: an event that describes 09:00 but was posted at 12:00 (the stand-in's clock)
+        w = reading_world(lineage_time_filter=on)
+        posted = post(w, run_event(TOPIC, TABLE, event_time="2026-03-01T09:00:00+00:00"))
+
+        def listed(after: datetime, before: datetime) -> list[str]:
+            items = w.call("ListLineageEvents", timestampAfter=after, timestampBefore=before)["items"]
+            return [i["id"] for i in items]
+
+        around_event = listed(datetime(2026, 3, 1, 8, tzinfo=UTC), datetime(2026, 3, 1, 10, tzinfo=UTC))
+        around_post = listed(datetime(2026, 3, 1, 11, tzinfo=UTC), datetime(2026, 3, 1, 13, tzinfo=UTC))
+        assert (around_event, around_post) == (
+            ([posted["id"]], []) if on == "eventTime" else ([], [posted["id"]])
+        )
+
+    @pytest.mark.parametrize("starts", [True, False])
+    def test_start_events_draw_edges_only_if_the_reading_says_so(self, starts):
+        w = reading_world(lineage_start_builds_edges=starts)
+        run_id = str(uuid.uuid4())
+        post(w, run_event(TOPIC, TABLE, "START", run_id))
+        assert edges_of(w) == ({(TOPIC_SID, TABLE_ARN)} if starts else set())
+        post(w, run_event(TOPIC, TABLE, "COMPLETE", run_id, "2026-03-01T11:00:05+00:00"))
+        assert edges_of(w) == {(TOPIC_SID, TABLE_ARN)}
+        assert len(node(w, TABLE_ARN)["upstreamNodes"]) == 1
