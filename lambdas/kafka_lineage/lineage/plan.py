@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
+from kafka_lineage import failsafe
 from kafka_lineage.lineage.events import RunContent
 from kafka_lineage.lineage.model import GlueTable, LineageState, TableRef, TopicKey
 from kafka_lineage.lineage.resolve import Resolution, Target
@@ -248,8 +249,16 @@ def make_plan(
             (inferred if scope.mode == "all" and not confirming else actions).append(retract)
     held_back: list[Retract] = []
     if inferred:
-        kept, held_back = _fail_safe(inferred, states, mass_delete_share, scope.allow_mass_delete)
-        actions.extend(kept)
+        verdict = failsafe.screen(
+            inferred,
+            totals=_edges_per_registry(states),
+            limit=mass_delete_share,
+            allow=scope.allow_mass_delete,
+            group=lambda retract: retract.key.registry_name,
+            confirmed=lambda retract: False,  # confirmed retractions never reach `inferred`
+        )
+        actions.extend(verdict.kept)
+        held_back = list(verdict.held_items)
         for retract in held_back:
             failed.append(
                 Failure(
@@ -268,23 +277,10 @@ def make_plan(
     )
 
 
-def _fail_safe(
-    inferred: list[Retract], states: Mapping[str, LineageState], share: float, allowed: bool
-) -> tuple[list[Retract], list[Retract]]:
-    if allowed:
-        return inferred, []
+def _edges_per_registry(states: Mapping[str, LineageState]) -> dict[str, int]:
+    """The fail-safe's totals: how many topics of each registry have lineage state."""
     edges: dict[str, int] = {}
     for key in states:
         registry = TopicKey.from_key(key).registry_name
         edges[registry] = edges.get(registry, 0) + 1
-    by_registry: dict[str, list[Retract]] = {}
-    for retract in inferred:
-        by_registry.setdefault(retract.key.registry_name, []).append(retract)
-    kept: list[Retract] = []
-    held: list[Retract] = []
-    for registry, retracts in sorted(by_registry.items()):
-        if len(retracts) > share * edges.get(registry, 0):
-            held.extend(retracts)
-        else:
-            kept.extend(retracts)
-    return kept, held
+    return edges
