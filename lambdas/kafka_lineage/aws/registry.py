@@ -74,10 +74,12 @@ class RegistryReader:
     def __init__(self, glue: Any, limiter: RateLimiter | None = None) -> None:
         self.glue = glue
         self.limiter = limiter
+        self.calls = 0  # calls made so far (a listing is one a page): what a run's timings are divided by
 
     def _call(self, operation: str, **kwargs: Any) -> dict[str, Any]:
         if self.limiter is not None:
             self.limiter.acquire()
+        self.calls += 1
         result: dict[str, Any] = getattr(self.glue, operation)(**kwargs)
         return result
 

@@ -302,14 +302,19 @@ class SchemaSync:
         loaded = time.monotonic()
         for arn in self.adapters.mapping.unreadable:
             result.warnings.append({"schemaArn": arn, "warning": "mapping entry unreadable; re-created"})
+        listed_calls = self.adapters.registry.calls
         triage, listings = self._triage(request, records, result)
-        # One call's round trip, the quickest of the setup's (the first call of a client costs more): the
-        # pacing's guess until chunks have run.
-        phases = (
+        listing_calls = self.adapters.registry.calls - listed_calls
+        # Each setup phase's time per call it made: a listing is a call a page (100 pages at 10,000 schemas),
+        # a mapping load one a GetParametersByPath page of 10.
+        phases = [
             typed - started,
             (loaded - typed) / (1 + self.adapters.mapping.store.parameter_count() // 10),
-            (time.monotonic() - loaded) / max(1, len(listings)),
-        )
+        ]
+        if listing_calls:
+            phases.append((time.monotonic() - loaded) / listing_calls)
+        # One call's round trip, the quickest of the setup's (the first call of a client costs more): the
+        # pacing's guess until chunks have run.
         latency = min(phases)
         # ...and the dearest: what a client's first call of a kind costs, paid again by the first chunk.
         cold = max(phases)

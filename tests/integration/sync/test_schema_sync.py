@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 from local import world
 from tests.fixtures import load_event
-from tests.integration.sync.conftest import AVRO_VALUE, CdcWorld, CountdownContext
+from tests.integration.sync.conftest import AVRO_VALUE, CdcWorld, CountdownContext, FakeContext
 from tests.integration.sync.test_pacing import mapping_parameters
 
 WRITE_OPERATIONS = {
@@ -405,10 +406,16 @@ def test_one_bad_schema_never_stops_the_others(cdc: CdcWorld) -> None:
 
 
 def run_to_completion(
-    cdc: CdcWorld, monkeypatch: pytest.MonkeyPatch, event: dict[str, Any], seconds: float, limit: int = 20
+    cdc: CdcWorld,
+    monkeypatch: pytest.MonkeyPatch,
+    event: dict[str, Any],
+    seconds: float,
+    limit: int = 20,
+    context: Callable[[], FakeContext] | None = None,
 ) -> list[tuple[dict[str, Any], float]]:
-    """Invoke with `seconds` left each time, then as the follow-up would (with the event it was handed),
-    until a run finishes; returns each result with its wall time."""
+    """Invoke with `seconds` left each time (or with the `context` made for each invocation), then as the
+    follow-up would (with the event it was handed), until a run finishes; returns each result with its wall
+    time."""
     import schema_sync.handler
 
     handed: list[dict[str, Any]] = []
@@ -420,7 +427,7 @@ def run_to_completion(
     runs: list[tuple[dict[str, Any], float]] = []
     while len(runs) < limit:
         started = time.monotonic()
-        result = cdc.sync(event, context=CountdownContext(seconds))
+        result = cdc.sync(event, context=context() if context else CountdownContext(seconds))
         runs.append((result, time.monotonic() - started))
         if not result.get("incomplete"):
             return runs
@@ -455,6 +462,61 @@ def test_near_the_deadline_every_invocation_stops_in_time_and_the_follow_ups_red
     assert calls["datazone:CreateAsset"] == 60
     # And each mapping parameter was written about once, checkpoints included
     assert sum(result["mappingWrites"] for result, _ in runs) <= 1.2 * mapping_parameters()
+
+
+class ListedThenCountdown(FakeContext):
+    """A Lambda context whose deadline is `after_listing` seconds (plus `margin`) after the registry listing's
+    last page: whatever the listing cost on this machine, the rest of the invocation has that much time."""
+
+    def __init__(self, after_listing: float, margin: float) -> None:
+        super().__init__()
+        self.left = after_listing + margin
+        self.listed_at = time.monotonic()
+
+    def get_remaining_time_in_millis(self) -> int:
+        return max(0, int((self.listed_at + self.left - time.monotonic()) * 1000))
+
+
+def test_a_registry_whose_listing_takes_many_slow_pages_still_progresses_in_every_invocation(
+    cdc: CdcWorld, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given 30 new schemas listed one a page, each ListSchemas page taking 0.1 s (a big registry on a slow
+    # day: 10,000 schemas are 100 pages), and 3 s left after the listing in every invocation (2 s margin):
+    # room for a chunk of fast reads and writes, but less than the whole listing's time again
+    from kafka_lineage.aws import registry
+
+    for i in range(30):
+        cdc.register(f"t{i}")
+    cdc.configure(world.source_config(), tuning={"deadline_margin_seconds": 2})
+    monkeypatch.setattr(registry, "LIST_PAGE_SIZE", 1)
+    contexts: list[ListedThenCountdown] = []
+    original = registry.RegistryReader._call
+
+    def slow_pages(reader: registry.RegistryReader, operation: str, **kwargs: Any) -> dict[str, Any]:
+        if operation != "list_schemas":
+            return original(reader, operation, **kwargs)
+        time.sleep(0.1)
+        page = original(reader, operation, **kwargs)
+        contexts[-1].listed_at = time.monotonic()
+        return page
+
+    monkeypatch.setattr(registry.RegistryReader, "_call", slow_pages)
+
+    def context() -> FakeContext:
+        contexts.append(ListedThenCountdown(after_listing=3, margin=2))
+        return contexts[-1]
+
+    # When the sync runs, and its follow-ups run with the event each one hands on
+    runs = run_to_completion(cdc, monkeypatch, {}, seconds=0, context=context)
+
+    # Then every invocation created assets (none spent its time on a chunk estimate built from the whole
+    # listing's time), and every schema was created once
+    created = [result["created"] for result, _ in runs]
+    assert all(count > 0 for count in created), created
+    assert sum(created) == 30
+    assert len(cdc.assets()) == 30
+    assert cdc.calls()["datazone:CreateAsset"] == 30
+    assert cdc.calls()["glue:ListSchemas"] >= 30 * len(runs)  # the listing was paged as the test intends
 
 
 def test_a_verify_run_that_needs_several_invocations_reads_each_schema_once(
