@@ -96,6 +96,24 @@ def error_code(error: ClientError) -> str:
     return str(error.response.get("Error", {}).get("Code", ""))
 
 
+class _ListingWait:
+    """A bounded wait for a listing change: pauses that double up to LISTING_MAX_PAUSE_SECONDS, until
+    the next pause would end past `seconds` from the start."""
+
+    def __init__(self, clock: Callable[[], float], sleep: Callable[[float], None], seconds: float) -> None:
+        self._clock = clock
+        self._sleep = sleep
+        self._deadline = clock() + seconds
+        self._pause = LISTING_FIRST_PAUSE_SECONDS
+
+    def expired(self) -> bool:
+        return self._clock() + self._pause > self._deadline
+
+    def pause(self) -> None:
+        self._sleep(self._pause)
+        self._pause = min(self._pause * 2, LISTING_MAX_PAUSE_SECONDS)
+
+
 class Catalog:
     def __init__(
         self,
@@ -244,8 +262,7 @@ class Catalog:
         still in progress (a revision published right after the last) is retried once that one took
         effect; the accepted change itself is not waited for (CREATING turns ACTIVE on its own).
         """
-        deadline = self._clock() + self.listing_wait_seconds
-        pause = LISTING_FIRST_PAUSE_SECONDS
+        wait = _ListingWait(self._clock, self._sleep, self.listing_wait_seconds)
         while True:
             try:
                 self._call(
@@ -260,13 +277,12 @@ class Catalog:
             except ClientError as error:
                 if error_code(error) != "ConflictException":
                     raise
-                if self._clock() + pause > deadline:
+                if wait.expired():
                     raise ListingBusy(
                         f"asset {asset_id}: revision {revision} not published, its listing kept a change in "
                         f"progress for {self.listing_wait_seconds:.0f} s: {error}"
                     ) from error
-            self._sleep(pause)
-            pause = min(pause * 2, LISTING_MAX_PAUSE_SECONDS)
+            wait.pause()
 
     def unpublish(self, asset_id: str, token: str) -> None:
         """Withdraw the listing and wait until it is withdrawn; an asset that is gone or was never
@@ -276,8 +292,7 @@ class Catalog:
         asynchronous too, is waited for (GetListing) so that DeleteAsset, which refuses a published asset,
         can follow. Both waits are bounded: past them ListingBusy, and the next run retries.
         """
-        deadline = self._clock() + self.listing_wait_seconds
-        pause = LISTING_FIRST_PAUSE_SECONDS
+        wait = _ListingWait(self._clock, self._sleep, self.listing_wait_seconds)
         while True:
             try:
                 answer = self._call(
@@ -297,29 +312,26 @@ class Catalog:
                 listing = self._listing_of(asset_id)
                 if listing is None or listing[1] == "INACTIVE":
                     return  # nothing published: the conflict was about that
-                if self._clock() + pause > deadline:
+                if wait.expired():
                     raise ListingBusy(
                         f"asset {asset_id}: listing {listing[0]} kept a change in progress for "
                         f"{self.listing_wait_seconds:.0f} s; not unpublished yet: {error}"
                     ) from error
-            self._sleep(pause)
-            pause = min(pause * 2, LISTING_MAX_PAUSE_SECONDS)
+            wait.pause()
         listing_id, status = str(answer["listingId"]), str(answer.get("status", ""))
         while status not in ("INACTIVE", ""):
-            if self._clock() + pause > deadline:
+            if wait.expired():
                 raise ListingBusy(
                     f"asset {asset_id}: listing {listing_id} still {status} "
                     f"{self.listing_wait_seconds:.0f} s after it was unpublished"
                 )
-            self._sleep(pause)
-            pause = min(pause * 2, LISTING_MAX_PAUSE_SECONDS)
+            wait.pause()
             status = self._listing_status(listing_id)
 
     def delete_asset(self, asset_id: str) -> None:
         """Delete; an asset already gone counts as deleted (deletes are retried freely). A delete refused
         while the asset's listing is still published or being published waits for it, within a bound."""
-        deadline = self._clock() + self.listing_wait_seconds
-        pause = LISTING_FIRST_PAUSE_SECONDS
+        wait = _ListingWait(self._clock, self._sleep, self.listing_wait_seconds)
         while True:
             try:
                 self._call("delete_asset", identifier=asset_id)
@@ -333,13 +345,12 @@ class Catalog:
                 listing = self._listing_of(asset_id)
                 if listing is None or listing[1] == "INACTIVE":
                     raise  # refused for another reason (asset filters, data products): say so
-                if self._clock() + pause > deadline:
+                if wait.expired():
                     raise ListingBusy(
                         f"asset {asset_id}: not deleted, its listing {listing[0]} is still {listing[1]} "
                         f"after {self.listing_wait_seconds:.0f} s: {error}"
                     ) from error
-            self._sleep(pause)
-            pause = min(pause * 2, LISTING_MAX_PAUSE_SECONDS)
+            wait.pause()
 
     def _listing_of(self, asset_id: str) -> tuple[str, str] | None:
         """(listing id, status) of the asset's listing as GetAsset reports it; None when it has none."""
