@@ -16,7 +16,6 @@ from collections import defaultdict
 from datetime import UTC, datetime
 
 from bench import seed
-from kafka_lineage.aws.lineage_api import EventSummary
 from kafka_lineage.aws.tables import VersionDefinition
 from kafka_lineage.lineage.apply import Applier
 from kafka_lineage.lineage.events import build_run, derive_run_id
@@ -26,26 +25,9 @@ from kafka_lineage.lineage.resolve import Target
 from kafka_lineage.lineage.run import parse_topic_fields
 from kafka_lineage.mapping import AssetRecord
 from tests.unit.lineage.lineage_builders import NAMESPACE, settings
+from tests.unit.lineage.memory_world import Events
 
 MOMENT = datetime(2025, 3, 14, 9, 15, 2, tzinfo=UTC)
-
-
-class Events:
-    def __init__(self) -> None:
-        self.count = 0
-
-    def post(self, body: bytes, token: str) -> str:
-        self.count += 1
-        return f"evt{self.count:011d}"
-
-    def delete(self, event_id: str) -> bool:
-        return True
-
-    def status(self, event_id: str) -> str | None:
-        return None
-
-    def list_events(self, after: datetime, before: datetime) -> list[EventSummary]:
-        return []
 
 
 class Versions:
