@@ -17,11 +17,12 @@ from kafka_lineage.aws.packed_store import PackedStore
 ASSETS = "assets"
 LINEAGE = "lineage"
 TABLE_MAPPINGS = "table-mappings"
+DRIFT = "drift"  # the last schema drift found per topic (written by lineage, shown on the asset by sync)
 
 
 def subpath(mapping_path: str, part: str) -> str:
     """The one place that knows the SSM layout under MAPPING_PATH (contract §5)."""
-    if part not in (ASSETS, LINEAGE, TABLE_MAPPINGS, "config"):
+    if part not in (ASSETS, LINEAGE, TABLE_MAPPINGS, DRIFT, "config"):
         raise ValueError(f"unknown mapping sub-path {part!r}")
     return f"{mapping_path.rstrip('/')}/{part}"
 

@@ -27,11 +27,13 @@ from kafka_lineage.drift.impact import (
     drift_fingerprint,
 )
 from kafka_lineage.drift.model import CHANGE_KINDS, ChangeKind, FieldChange, FieldDiff, FieldFacts
+from kafka_lineage.drift.summary import MAX_SUMMARY_TABLES, DriftSummary, summarize
 
 __all__ = [
     "CHANGE_KINDS",
     "DETAIL_TYPE",
     "MAX_DETAIL_BYTES",
+    "MAX_SUMMARY_TABLES",
     "AssessedChange",
     "ChangeKind",
     "ColumnHit",
@@ -39,6 +41,7 @@ __all__ = [
     "DownstreamWalker",
     "DriftImpact",
     "DriftSubject",
+    "DriftSummary",
     "FieldChange",
     "FieldDiff",
     "FieldFacts",
@@ -48,4 +51,5 @@ __all__ = [
     "diff_fields",
     "drift_detail",
     "drift_fingerprint",
+    "summarize",
 ]
