@@ -8,6 +8,8 @@ from typing import Any
 
 SOURCE = "kafka-lineage.schema-sync"
 DETAIL_TYPE = "Topic Asset Changed"
+# The lineage function announces schema drift ("Schema Drift Detected", kafka_lineage.drift.DETAIL_TYPE).
+DRIFT_SOURCE = "kafka-lineage.lineage-emission"
 PUT_EVENTS_BATCH = 10  # PutEvents takes at most 10 entries
 
 
