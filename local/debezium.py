@@ -314,6 +314,17 @@ def table_v2(table: str, data_format: str = "AVRO", *, server: str = SERVER, dat
     return render(envelope(topic, (*TABLES[table], V2_COLUMNS[table])), data_format)
 
 
+def table_without(
+    table: str, column: str, data_format: str = "AVRO", *, server: str = SERVER, database: str = DATABASE
+) -> str:
+    """A version of a table's value schema without `column` (the column was dropped: a breaking change)."""
+    topic = topic_for(table, server, database)
+    kept = tuple(c for c in TABLES[table] if c.name != column)
+    if len(kept) == len(TABLES[table]):
+        raise ValueError(f"table {table} has no column {column}")
+    return render(envelope(topic, kept), data_format)
+
+
 def table_key(
     table: str, data_format: str = "AVRO", *, server: str = SERVER, database: str = DATABASE
 ) -> str:

@@ -98,6 +98,7 @@ class Lakehouse:
             )
             version, version_id = int(answer["VersionNumber"]), answer["SchemaVersionId"]
         arn = f"arn:aws:glue:{REGION}:{ACCOUNT}:schema/{registry}/{topic}"
+        before = self.records.get(arn)
         record = AssetRecord(
             registry_name=registry,
             schema_name=topic,
@@ -110,6 +111,8 @@ class Lakehouse:
             created_time="2025-03-01T08:00:00+00:00",
             content_hash="0" * 16,
             schema_version_id=version_id,
+            # as schema-sync records it: the version mirrored before this one
+            previous_version=before.latest_version if before else 0,
         )
         self.records[arn] = record
         self._save_mapping({arn: record})
@@ -160,6 +163,10 @@ class Lakehouse:
         self.ssm.put_parameter(Name=name, Value=json.dumps(value), Type="String", Overwrite=True)
         return name
 
+    def catch_drift(self) -> BusCatcher:
+        """Catch the lineage function's "Schema Drift Detected" events from the default bus."""
+        return BusCatcher("kafka-lineage.lineage-emission", "Schema Drift Detected")
+
     # -- running ---------------------------------------------------------------------------------------
 
     def emit(self, event: dict[str, Any] | None = None, context: FakeContext | None = None) -> dict[str, Any]:
@@ -196,6 +203,36 @@ class Lakehouse:
 
     def reset_calls(self) -> None:
         self.aws.calls.clear()
+
+
+class BusCatcher:
+    """An EventBridge rule on the default bus that sends one source's events of one type to an SQS queue."""
+
+    def __init__(self, source: str, detail_type: str) -> None:
+        self.sqs = boto3.client("sqs", region_name=REGION)
+        events = boto3.client("events", region_name=REGION)
+        name = "catch-" + detail_type.lower().replace(" ", "-")
+        self.queue_url = self.sqs.create_queue(QueueName=name)["QueueUrl"]
+        queue_arn = self.sqs.get_queue_attributes(QueueUrl=self.queue_url, AttributeNames=["QueueArn"])[
+            "Attributes"
+        ]["QueueArn"]
+        events.put_rule(
+            Name=name, EventPattern=json.dumps({"source": [source], "detail-type": [detail_type]})
+        )
+        events.put_targets(Rule=name, Targets=[{"Id": "q", "Arn": queue_arn}])
+
+    def drain(self) -> list[dict[str, Any]]:
+        """The events caught since the last drain (whole events: source, detail-type, detail)."""
+        caught: list[dict[str, Any]] = []
+        while True:
+            messages = self.sqs.receive_message(QueueUrl=self.queue_url, MaxNumberOfMessages=10).get(
+                "Messages", []
+            )
+            if not messages:
+                return caught
+            for message in messages:
+                caught.append(json.loads(message["Body"]))
+                self.sqs.delete_message(QueueUrl=self.queue_url, ReceiptHandle=message["ReceiptHandle"])
 
 
 @pytest.fixture
