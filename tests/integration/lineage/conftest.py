@@ -12,6 +12,7 @@ import pytest
 from botocore.exceptions import ClientError
 
 from kafka_lineage.mapping import AssetMapping, AssetRecord
+from local import world
 from local.standins import LocalAws
 from tests.fixtures import CLUSTER_ARN, DOMAIN_ID, PROJECT_ID
 from tests.unit.lineage.openlineage_rules import assert_valid
@@ -163,9 +164,9 @@ class Lakehouse:
         self.ssm.put_parameter(Name=name, Value=json.dumps(value), Type="String", Overwrite=True)
         return name
 
-    def catch_drift(self) -> BusCatcher:
+    def catch_drift(self) -> world.BusCatcher:
         """Catch the lineage function's "Schema Drift Detected" events from the default bus."""
-        return BusCatcher("kafka-lineage.lineage-emission", "Schema Drift Detected")
+        return world.BusCatcher("kafka-lineage.lineage-emission", "Schema Drift Detected")
 
     # -- running ---------------------------------------------------------------------------------------
 
@@ -203,36 +204,6 @@ class Lakehouse:
 
     def reset_calls(self) -> None:
         self.aws.calls.clear()
-
-
-class BusCatcher:
-    """An EventBridge rule on the default bus that sends one source's events of one type to an SQS queue."""
-
-    def __init__(self, source: str, detail_type: str) -> None:
-        self.sqs = boto3.client("sqs", region_name=REGION)
-        events = boto3.client("events", region_name=REGION)
-        name = "catch-" + detail_type.lower().replace(" ", "-")
-        self.queue_url = self.sqs.create_queue(QueueName=name)["QueueUrl"]
-        queue_arn = self.sqs.get_queue_attributes(QueueUrl=self.queue_url, AttributeNames=["QueueArn"])[
-            "Attributes"
-        ]["QueueArn"]
-        events.put_rule(
-            Name=name, EventPattern=json.dumps({"source": [source], "detail-type": [detail_type]})
-        )
-        events.put_targets(Rule=name, Targets=[{"Id": "q", "Arn": queue_arn}])
-
-    def drain(self) -> list[dict[str, Any]]:
-        """The events caught since the last drain (whole events: source, detail-type, detail)."""
-        caught: list[dict[str, Any]] = []
-        while True:
-            messages = self.sqs.receive_message(QueueUrl=self.queue_url, MaxNumberOfMessages=10).get(
-                "Messages", []
-            )
-            if not messages:
-                return caught
-            for message in messages:
-                caught.append(json.loads(message["Body"]))
-                self.sqs.delete_message(QueueUrl=self.queue_url, ReceiptHandle=message["ReceiptHandle"])
 
 
 @pytest.fixture
