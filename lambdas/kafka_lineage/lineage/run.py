@@ -227,7 +227,8 @@ def emit_lineage(
 
     def prepare() -> tuple[LoadedStates, LineagePlan | None]:
         loaded = load_states(world.state.load())
-        if world.drift_store is not None:
+        # Only a mirrored version change gives drift to check: until then, no read of the drift store.
+        if world.drift_store is not None and any(r.previous_version for r in records.values()):
             summaries.clear()
             summaries.update(load_summaries(world.drift_store.load())[0])
         selection = select(scope, records, loaded.states, registries)
