@@ -14,7 +14,7 @@ from kafka_lineage.aws.packed_store import PackedStore
 from kafka_lineage.drift import DriftSummary
 from kafka_lineage.mapping import DRIFT, subpath
 from local import debezium
-from tests.fixtures import load_event
+from tests.fixtures import CLUSTER_ARN, load_event
 from tests.integration.lineage.conftest import MAPPING_PATH, REGION, TABLE_NAMESPACE, Failed, Lakehouse
 
 CUSTOMERS = debezium.topic_for("customers")
@@ -136,3 +136,20 @@ def test_a_refused_announcement_fails_the_topic_and_is_retried_next_run(lakehous
     # Then the drift is announced, once
     (event,) = caught.drain()
     assert event["detail"]["severity"] == "breaking"
+
+
+def test_impact_follows_an_explicit_mapping_to_a_table_the_rule_would_not_name(lakehouse: Lakehouse) -> None:
+    # Given customers mapped by an operator to analytics.customer_dim, which takes `email` as it is
+    lakehouse.schema(CUSTOMERS, debezium.table_envelope("customers"))
+    lakehouse.table("customer_dim", ("id", "int"), "email", "segment", database="analytics")
+    lakehouse.mapping("team/customers", topic=CUSTOMERS, database="analytics", table="customer_dim")
+    lakehouse.configure({"registryName": "cdc", "clusterArn": CLUSTER_ARN})  # no table rule
+    lakehouse.emit(load_event("lineage_scheduled"))
+    caught = lakehouse.catch_drift()
+    # When v2 drops `email`
+    lakehouse.schema(CUSTOMERS, debezium.table_without("customers", "email"))
+    lakehouse.emit(load_event("lineage_scheduled"))
+    # Then the drift names the mapped table and its column
+    (event,) = caught.drain()
+    (impacted,) = event["detail"]["impacted"]
+    assert (impacted["table"], impacted["columns"]) == ("analytics/customer_dim", ["email"])
