@@ -11,6 +11,7 @@ import pytest
 
 from local.standins.datazone import DataZoneBackend, _node_id
 from local.standins.errors import ServiceError
+from local.standins.iam_requests import Where, requests_for
 from local.standins.readings import Readings
 from tests.unit.standins.test_datazone_support import DOMAIN, GLUE_NAMESPACE, PROJECT, Clock, run_event
 
@@ -138,3 +139,14 @@ def test_an_unknown_neighbour_reading_is_refused():
 def test_the_test_hook_refuses_what_lineage_cannot_be(call: Any, message: str):
     with pytest.raises(ValueError, match=message):
         call(Stand().native)
+
+
+def test_iam_mode_asks_for_get_lineage_node_on_any_resource_as_the_sar_says():
+    # Given the SAR: datazone:GetLineageNode takes no resource type
+    where = Where("eu-west-1", "123456789012")
+    # When a walk's request is authorised
+    (request,) = requests_for(
+        "datazone", "GetLineageNode", {"domainIdentifier": DOMAIN, "identifier": TABLE_ARN}, where
+    )
+    # Then IAM is asked for the action on "*"
+    assert (request.action, request.resources) == ("datazone:GetLineageNode", ("*",))
