@@ -195,13 +195,13 @@ class _Walk:
     def _expand(
         self, answer: dict[str, Any], hops: int, best: dict[str, int], queue: deque[tuple[str, int]]
     ) -> None:
-        references = answer.get("downstreamNodes") or []
-        if len(references) >= MAX_REFERENCES:
-            self.partial.append(str(answer["id"]))
         process = answer.get("typeName") in PROCESS_NODE_TYPES
         step = 0 if process else 1
         if hops + step > self.walker.depth:
             return
+        references = answer.get("downstreamNodes") or []
+        if len(references) >= MAX_REFERENCES:  # the list's maximum: there may be more than it shows
+            self.partial.append(str(answer["id"]))
         for reference in references:
             child = reference.get("id")
             if not child or best.get(child, hops + step + 1) <= hops + step:

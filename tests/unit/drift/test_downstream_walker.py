@@ -290,3 +290,15 @@ def test_every_call_is_paced_by_the_limiter():
 def test_invalid_bounds_are_refused(depth: int, max_nodes: int, message: str):
     with pytest.raises(ValueError, match=message):
         DataZoneDownstreamWalker(FakeDataZone(), DOMAIN, depth=depth, max_nodes=max_nodes)
+
+
+def test_a_full_reference_list_beyond_the_depth_is_not_reported_as_partial():
+    # Given a dataset at the last hop listing the maximum of references (which the walk does not follow)
+    fake = FakeDataZone()
+    table_root(fake)
+    fake.edge("table", fake.node("edge"))
+    fake.edge("edge", *(fake.node(f"d{i}") for i in range(MAX_REFERENCES)))
+    walker = DataZoneDownstreamWalker(fake, DOMAIN, depth=1)
+    # When / Then
+    assert [n.id for n in walker(TABLE_ARN)] == ["edge"]
+    assert walker.reports[TABLE_ARN].complete
