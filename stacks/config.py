@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from kafka_lineage.config import (
     DEFAULT_ASSET_TYPE_NAME,
+    DEFAULT_DRIFT_DOWNSTREAM_DEPTH,
     GLUE_CATALOG_NAME,
     GLUE_REGISTRY_NAME,
     LAMBDA_ENV_LIMIT,
@@ -136,6 +137,8 @@ class DeploymentContext(BaseModel):
     sources: list[Any]
     asset_type_name: str = Field(default=DEFAULT_ASSET_TYPE_NAME, alias="assetTypeName")
     tuning: dict[str, Any] = Field(default_factory=dict)
+    # Checked by Settings (0..10); Any so that its message names the key once, as the other runtime keys.
+    drift_downstream_depth: Any = Field(default=DEFAULT_DRIFT_DOWNSTREAM_DEPTH, alias="driftDownstreamDepth")
     # Stack-only settings.
     table_mappings: tuple[TableMapping, ...] = Field(default=(), alias="tableMappings")
     extra_databases: tuple[str, ...] = Field(default=(), alias="extraDatabases")
@@ -295,6 +298,7 @@ def build_settings(deployment: DeploymentContext) -> Settings:
         "sources": deployment.sources,
         "asset_type_name": deployment.asset_type_name,
         "tuning": tuning,
+        "drift_downstream_depth": deployment.drift_downstream_depth,
     }
     try:
         return Settings.model_validate(raw)
@@ -356,6 +360,7 @@ _CONTEXT_OF_VARIABLE = {
     "DATAZONE_DOMAIN_ID": "domainId",
     "DATAZONE_PROJECT_ID": "projectId",
     "ASSET_TYPE_NAME": "assetTypeName",
+    "DRIFT_DOWNSTREAM_DEPTH": "driftDownstreamDepth",
 }
 
 
@@ -403,6 +408,7 @@ _SETTINGS_KEYS = {
     "project_id": "projectId",
     "mapping_path": "mappingPath",
     "asset_type_name": "assetTypeName",
+    "drift_downstream_depth": "driftDownstreamDepth",
 }
 
 

@@ -247,6 +247,9 @@ class KafkaLineageStack(cdk.Stack):
             ],
             ["*"],
         )
+        # SAR: GetLineageNode takes no resource type ("*" only): the drift walk reads what lies downstream
+        # of an impacted table (kafka_lineage.aws.lineage_graph).
+        fn.allow("DataZoneLineageGraph", ["datazone:GetLineageNode"], ["*"])
         # Schema versions are read by schema ARN and version number (the record's), nothing else.
         fn.allow("GlueSchemaVersionRead", ["glue:GetSchemaVersion"], self._registry_arns())
         databases = self.config.databases

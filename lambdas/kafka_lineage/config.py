@@ -35,6 +35,9 @@ LAMBDA_ENV_LIMIT = 4096
 
 DEFAULT_ASSET_TYPE_NAME = "KafkaTopicAssetType"
 DEFAULT_JOB_NAMESPACE = "kafka-iceberg-sink"
+# How many data steps downstream of an impacted table the drift walk reads (0: none); see aws/lineage_graph.
+DEFAULT_DRIFT_DOWNSTREAM_DEPTH = 3
+MAX_DRIFT_DOWNSTREAM_DEPTH = 10
 
 
 class ConfigError(ValueError):
@@ -190,6 +193,9 @@ class Settings(BaseModel):
     sources: tuple[Source, ...]
     asset_type_name: str = DEFAULT_ASSET_TYPE_NAME
     tuning: Tuning = Tuning()
+    drift_downstream_depth: Annotated[int, Field(ge=0, le=MAX_DRIFT_DOWNSTREAM_DEPTH, strict=True)] = (
+        DEFAULT_DRIFT_DOWNSTREAM_DEPTH
+    )
 
     @field_validator("domain_id")
     @classmethod
@@ -235,6 +241,8 @@ class Settings(BaseModel):
         tuning = self.tuning.model_dump(exclude_defaults=True)
         if tuning:
             env["TUNING"] = json.dumps(tuning, separators=(",", ":"))
+        if self.drift_downstream_depth != DEFAULT_DRIFT_DOWNSTREAM_DEPTH:
+            env["DRIFT_DOWNSTREAM_DEPTH"] = str(self.drift_downstream_depth)
         return env
 
     @classmethod
@@ -256,6 +264,13 @@ class Settings(BaseModel):
                     raw[key] = json.loads(environ[variable])
                 except json.JSONDecodeError as error:
                     raise ConfigError(f"{variable} is not valid JSON: {error}") from error
+        depth = environ.get("DRIFT_DOWNSTREAM_DEPTH", "").strip()
+        if depth:
+            if not re.fullmatch(r"[+-]?\d+", depth):
+                raise ConfigError(
+                    f"invalid settings: DRIFT_DOWNSTREAM_DEPTH: {depth!r} is not a whole number"
+                )
+            raw["drift_downstream_depth"] = int(depth)
         try:
             return cls.model_validate(raw)
         except ValidationError as error:
@@ -269,6 +284,7 @@ _VARIABLES = {
     "sources": "SOURCES",
     "asset_type_name": "ASSET_TYPE_NAME",
     "tuning": "TUNING",
+    "drift_downstream_depth": "DRIFT_DOWNSTREAM_DEPTH",
 }
 
 
