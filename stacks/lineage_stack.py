@@ -207,7 +207,6 @@ class KafkaLineageStack(cdk.Stack):
         fn.allow(
             "GlueSchemaRegistryRead",
             [
-                "glue:GetRegistry",
                 "glue:ListSchemas",
                 "glue:ListSchemaVersions",
                 "glue:GetSchema",

@@ -10,7 +10,7 @@ reported invalid and the topic fails: picking one silently could draw the wrong 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
@@ -222,7 +222,3 @@ def _choose(candidates: Sequence[ExplicitMapping]) -> tuple[ExplicitMapping | No
     if len({m.table for m in tier}) > 1:
         return None, tier
     return tier[0], []
-
-
-def mappings_by_parameter(mappings: Iterable[ExplicitMapping]) -> Mapping[str, ExplicitMapping]:
-    return {mapping.parameter: mapping for mapping in mappings}

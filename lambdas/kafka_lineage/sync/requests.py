@@ -8,7 +8,7 @@ CloudTrail records them (see tests/events/README.md for where each fixture's sha
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from aws_lambda_powertools.utilities.parser.models import EventBridgeModel
@@ -57,7 +57,6 @@ class SyncRequest:
     dry_run: bool = False
     allow_mass_delete: bool = False
     trigger: str = "manual"
-    notes: tuple[str, ...] = field(default=())
     # A follow-up invocation of the same run: the (hash group, key) of the last item the earlier one finished.
     resume_after: tuple[str, str] | None = None
 
@@ -116,7 +115,7 @@ def _from_cloudtrail(detail: dict[str, Any]) -> SyncRequest:
     if name == "DeleteRegistry":
         registry = _registry_of(params.get("registryId"))
         if registry is None:
-            return SyncRequest(scope="full", trigger=trigger, notes=("registry not named: full sync",))
+            return SyncRequest(scope="full", trigger=trigger)
         gone: frozenset[str] = frozenset() if failed_call else frozenset({registry})
         return SyncRequest(
             scope="registries",
@@ -133,7 +132,7 @@ def _from_cloudtrail(detail: dict[str, Any]) -> SyncRequest:
     if ref is None:
         registry = _registry_of(params.get("schemaId")) or _registry_of(params.get("registryId"))
         if registry is None:
-            return SyncRequest(scope="full", trigger=trigger, notes=("schema not named: full sync",))
+            return SyncRequest(scope="full", trigger=trigger)
         return SyncRequest(scope="registries", registries=(registry,), trigger=trigger)
     # DeleteSchemaVersions may leave the schema in place: the sync re-reads it and deletes the asset only when
     # the schema is really gone, so the event "confirms" nothing more than that.
