@@ -260,7 +260,7 @@ class KafkaLineageStack(cdk.Stack):
         fn.allow_invoking_itself()
 
     def _grant_mappings(self, fn: LineageFunction, write_under: str) -> None:
-        """Read the whole MAPPING_PATH tree; write only the function's own part of it (contract §5)."""
+        """Read the whole MAPPING_PATH tree; write only the function's own part of it (README: SSM layout)."""
         fn.allow(
             "MappingsRead",
             ["ssm:GetParametersByPath"],
@@ -300,7 +300,7 @@ class KafkaLineageStack(cdk.Stack):
     def _triggers(self) -> None:
         schedules = self.config.deployment.schedules
         rules: list[events.Rule] = []
-        # The scheduled rule's own "Scheduled Event" is the full-sync payload (contract §3).
+        # The scheduled rule's own "Scheduled Event" is the full-sync payload (README: Invocation).
         for rule_id, expression, fn, payload, what in (
             ("SyncSchedule", schedules.sync, self.schema_sync, None, "full schema sync"),
             (

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-# Contract §3: the Glue Schema Registry calls schema-sync reacts to.
+# README, Invocation: the Glue Schema Registry calls schema-sync reacts to.
 GLUE_EVENT_NAMES = (
     "CreateSchema",
     "UpdateSchema",
@@ -58,5 +58,5 @@ def glue_registry_change_pattern(registry_names: Sequence[str]) -> dict[str, Any
 
 
 def asset_changed_pattern() -> dict[str, Any]:
-    """schema-sync's "Topic Asset Changed" events (contract §3)."""
+    """schema-sync's "Topic Asset Changed" events (README: Lineage)."""
     return {"source": [ASSET_CHANGED_SOURCE], "detail-type": [ASSET_CHANGED_DETAIL_TYPE]}

@@ -1,4 +1,4 @@
-"""lineage-emission invocation events -> an `EmitScope` (contract §3). Unknown shapes are rejected by name.
+"""lineage-emission invocation events -> an `EmitScope` (README: Lineage). Unknown shapes are rejected.
 
 Accepted: an EventBridge schedule ("Scheduled Event") or `{}` (every mapped topic); schema-sync's
 "Topic Asset Changed" event (that topic only); `{"topics": [{"registryName"?, "topic"}, ...]}`; with
@@ -54,7 +54,7 @@ class ManualRequest(BaseModel):
 
 
 class TopicAssetChanged(BaseModel):
-    """schema-sync's event detail (contract §3)."""
+    """schema-sync's event detail (README: Invocation)."""
 
     model_config = ConfigDict(extra="ignore", populate_by_name=True, frozen=True)
 

@@ -1,4 +1,4 @@
-"""EventBridge: the "Topic Asset Changed" events schema-sync puts on the default bus (contract §3)."""
+"""EventBridge: the "Topic Asset Changed" events schema-sync puts on the default bus (README: Invocation)."""
 
 from __future__ import annotations
 

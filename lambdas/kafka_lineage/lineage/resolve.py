@@ -1,6 +1,6 @@
 """Which Glue table each topic feeds: explicit mappings first (operator's over the stack's), then the rule.
 
-Explicit mappings are SSM String parameters under `{MAPPING_PATH}/table-mappings/` (contract §2) whose value
+Explicit mappings: SSM String parameters below `{MAPPING_PATH}/table-mappings/` (README: Lineage) whose value
 is `{"topic", "database", "table"}` with an optional `"registryName"`. Those under `table-mappings/cdk/` are
 the stack's; any other is an operator's and wins for the same topic. Within one tier a mapping that names
 the registry beats one that does not. Two mappings of the same tier and specificity that disagree are both

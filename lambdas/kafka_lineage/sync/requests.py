@@ -1,4 +1,4 @@
-"""schema-sync invocation events -> a `SyncRequest` (contract §3). Unknown shapes are rejected by name.
+"""schema-sync invocation events -> a `SyncRequest` (README: Invocation). Unknown shapes are rejected by name.
 
 CloudTrail-via-EventBridge shapes follow AWS's "AWS API Call via CloudTrail" envelope; the Glue members
 (`requestParameters.schemaId`, `registryId`, …) follow the Glue API's request members in camelCase, as
