@@ -14,13 +14,14 @@ from aws_cdk import aws_sqs as sqs
 from aws_cdk import aws_ssm as ssm
 from constructs import Construct, IConstruct
 
+from kafka_lineage.model.events import TopicAssetChanged
 from stacks.bundling import dependencies_layer
 from stacks.config import StackConfig
 from stacks.datazone_types import DataZoneTypes
 from stacks.functions import LineageFunction
 from stacks.monitoring import Monitoring
 from stacks.trail import ManagementEventsTrail
-from stacks.triggers import ASSET_CHANGED_SOURCE, asset_changed_pattern, glue_registry_change_pattern
+from stacks.triggers import asset_changed_pattern, glue_registry_change_pattern
 
 # Added to the settings' environment; counts towards Lambda's 4 KB limit (checked by load_config).
 # Results can be large (a dry run lists its plan): keep them out of X-Ray segments, which cap at 64 KB.
@@ -224,7 +225,7 @@ class KafkaLineageStack(cdk.Stack):
             "PutAssetChangedEvents",
             ["events:PutEvents"],
             [self.format_arn(service="events", resource="event-bus", resource_name="default")],
-            {"StringEquals": {"events:source": [ASSET_CHANGED_SOURCE]}},
+            {"StringEquals": {"events:source": [TopicAssetChanged.SOURCE]}},
         )
         fn.allow_invoking_itself()
 

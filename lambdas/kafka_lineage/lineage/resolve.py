@@ -15,11 +15,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import ValidationError
 
-from kafka_lineage.config import GLUE_CATALOG_NAME, GLUE_REGISTRY_NAME, Settings, Source
+from kafka_lineage.config import Settings, Source
 from kafka_lineage.lineage.model import TableRef, TopicKey
 from kafka_lineage.mapping import AssetRecord
+from kafka_lineage.model.errors import describe
+from kafka_lineage.model.table_mapping import TableMapping
 
 Origin = Literal["operator", "stack", "rule"]
 STACK_FOLDER = "cdk"
@@ -89,31 +91,6 @@ class Resolution:
     unconfigured: tuple[TopicKey, ...] = ()
 
 
-class _MappingValue(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True)
-
-    topic: str
-    database: str
-    table: str
-    registry_name: str | None = Field(default=None, alias="registryName")
-
-    @field_validator("topic", "registry_name")
-    @classmethod
-    def _glue_schema_name(cls, value: str | None) -> str | None:
-        if value is not None and not GLUE_REGISTRY_NAME.fullmatch(value):
-            raise ValueError(f"{value!r} is not a Glue Schema Registry name ([a-zA-Z0-9-_$#.]{{1,255}})")
-        return value
-
-    @field_validator("database", "table")
-    @classmethod
-    def _glue_catalog_name(cls, value: str) -> str:
-        # Glue stores catalog names in lower case; compare and emit them that way.
-        lowered = value.lower()
-        if not GLUE_CATALOG_NAME.fullmatch(lowered):
-            raise ValueError(f"{value!r} is not a Glue Data Catalog name ({GLUE_CATALOG_NAME.pattern})")
-        return lowered
-
-
 def parse_mappings(
     parameters: Iterable[MappingParameter], table_mappings_path: str
 ) -> tuple[list[ExplicitMapping], list[InvalidMapping]]:
@@ -128,12 +105,12 @@ def parse_mappings(
             )
             continue
         try:
-            value = _MappingValue.model_validate(json.loads(parameter.value))
+            value = TableMapping.model_validate(json.loads(parameter.value))
         except json.JSONDecodeError as error:
             invalid.append(InvalidMapping(parameter.name, f"value is not JSON: {error.msg}"))
             continue
         except ValidationError as error:
-            invalid.append(InvalidMapping(parameter.name, _describe(error)))
+            invalid.append(InvalidMapping(parameter.name, describe(error)))
             continue
         mappings.append(
             ExplicitMapping(
@@ -146,14 +123,6 @@ def parse_mappings(
             )
         )
     return mappings, invalid
-
-
-def _describe(error: ValidationError) -> str:
-    parts = []
-    for item in error.errors():
-        where = ".".join(str(part) for part in item["loc"]) or "value"
-        parts.append(f"{where}: {item['msg']}")
-    return "; ".join(parts)
 
 
 def resolve(
