@@ -25,7 +25,7 @@ $(STAMP): requirements-dev.lock
 # Resolve the pinned requirements (every platform and Python from 3.11) into the locks, with hashes: the
 # development one, and the functions' one the dependency layer is built from. Needs the package index.
 UV_COMPILE := $(VENV)/bin/uv pip compile --quiet --universal --python-version 3.11 --generate-hashes \
-	--annotation-style line --custom-compile-command "make lock"
+	--no-strip-extras --annotation-style line --custom-compile-command "make lock"
 lock: venv
 	$(UV_COMPILE) lambdas/requirements.txt -o lambdas/requirements.lock
 	$(UV_COMPILE) requirements-dev.txt -o requirements-dev.lock
