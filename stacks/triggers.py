@@ -9,17 +9,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-# Contract §3: the Glue Schema Registry calls schema-sync reacts to.
-GLUE_EVENT_NAMES = (
-    "CreateSchema",
-    "UpdateSchema",
-    "RegisterSchemaVersion",
-    "DeleteSchema",
-    "DeleteSchemaVersions",
-    "DeleteRegistry",
+from kafka_lineage.model.events import (
+    CLOUDTRAIL_DETAIL_TYPE,
+    GLUE_EVENT_NAMES,
+    GLUE_EVENT_SOURCE,
+    GLUE_SOURCE,
+    TopicAssetChanged,
 )
-ASSET_CHANGED_SOURCE = "kafka-lineage.schema-sync"
-ASSET_CHANGED_DETAIL_TYPE = "Topic Asset Changed"
 
 
 def glue_registry_change_pattern(registry_names: Sequence[str]) -> dict[str, Any]:
@@ -37,10 +33,10 @@ def glue_registry_change_pattern(registry_names: Sequence[str]) -> dict[str, Any
     schema_arns = [{"wildcard": f"arn:aws*:glue:*:*:schema/{name}/*"} for name in names]
     registry_arns = [{"wildcard": f"arn:aws*:glue:*:*:registry/{name}"} for name in names]
     return {
-        "source": ["aws.glue"],
-        "detail-type": ["AWS API Call via CloudTrail"],
+        "source": [GLUE_SOURCE],
+        "detail-type": [CLOUDTRAIL_DETAIL_TYPE],
         "detail": {
-            "eventSource": ["glue.amazonaws.com"],
+            "eventSource": [GLUE_EVENT_SOURCE],
             "eventName": list(GLUE_EVENT_NAMES),
             # A failed call (AccessDenied, validation) changed nothing.
             "errorCode": [{"exists": False}],
@@ -58,5 +54,5 @@ def glue_registry_change_pattern(registry_names: Sequence[str]) -> dict[str, Any
 
 
 def asset_changed_pattern() -> dict[str, Any]:
-    """schema-sync's "Topic Asset Changed" events (contract §3)."""
-    return {"source": [ASSET_CHANGED_SOURCE], "detail-type": [ASSET_CHANGED_DETAIL_TYPE]}
+    """schema-sync's "Topic Asset Changed" events (README: Lineage)."""
+    return TopicAssetChanged.pattern()
