@@ -13,7 +13,7 @@ from typing import Any, Literal
 from aws_lambda_powertools.utilities.parser.models import EventBridgeModel
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from kafka_lineage.config import GLUE_REGISTRY_NAME
+from kafka_lineage.config import GLUE_REGISTRY_NAME, SOURCE_KEY
 from kafka_lineage.lineage.plan import EmitScope, TopicSelector
 
 SYNC_SOURCE = "kafka-lineage.schema-sync"
@@ -30,13 +30,21 @@ def _glue_name(value: str | None) -> str | None:
     return value
 
 
+def _source_key(value: str | None) -> str | None:
+    # A source in another account is named `<account>:<registry name>` (kafka_lineage.config.Source.key).
+    if value is not None and not SOURCE_KEY.fullmatch(value):
+        raise ValueError(f"{value!r} is not a registry name, nor <account>:<registry name>")
+    return value
+
+
 class TopicRequest(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True)
 
     topic: str
     registry_name: str | None = Field(default=None, alias="registryName")
 
-    _names = field_validator("topic", "registry_name")(classmethod(lambda cls, v: _glue_name(v)))
+    _names = field_validator("topic")(classmethod(lambda cls, v: _glue_name(v)))
+    _keys = field_validator("registry_name")(classmethod(lambda cls, v: _source_key(v)))
 
 
 class ManualRequest(BaseModel):
@@ -65,7 +73,8 @@ class TopicAssetChanged(BaseModel):
     schema_version: int | None = Field(default=None, alias="schemaVersion")
     change: Literal["created", "revised", "deleted"]
 
-    _names = field_validator("topic", "registry_name")(classmethod(lambda cls, v: _glue_name(v)))
+    _names = field_validator("topic")(classmethod(lambda cls, v: _glue_name(v)))
+    _keys = field_validator("registry_name")(classmethod(lambda cls, v: _source_key(v)))
 
 
 def _problems(error: ValidationError) -> str:

@@ -17,7 +17,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from kafka_lineage.config import GLUE_CATALOG_NAME, GLUE_REGISTRY_NAME, Settings, Source
+from kafka_lineage.config import GLUE_CATALOG_NAME, GLUE_REGISTRY_NAME, SOURCE_KEY, Settings, Source
 from kafka_lineage.lineage.model import TableRef, TopicKey
 from kafka_lineage.mapping import AssetRecord
 
@@ -97,11 +97,19 @@ class _MappingValue(BaseModel):
     table: str
     registry_name: str | None = Field(default=None, alias="registryName")
 
-    @field_validator("topic", "registry_name")
+    @field_validator("topic")
     @classmethod
-    def _glue_schema_name(cls, value: str | None) -> str | None:
-        if value is not None and not GLUE_REGISTRY_NAME.fullmatch(value):
+    def _glue_schema_name(cls, value: str) -> str:
+        if not GLUE_REGISTRY_NAME.fullmatch(value):
             raise ValueError(f"{value!r} is not a Glue Schema Registry name ([a-zA-Z0-9-_$#.]{{1,255}})")
+        return value
+
+    @field_validator("registry_name")
+    @classmethod
+    def _source_key(cls, value: str | None) -> str | None:
+        # A source in another account is named `<account>:<registry>` (Source.key).
+        if value is not None and not SOURCE_KEY.fullmatch(value):
+            raise ValueError(f"{value!r} is not a registry name, nor <account>:<registry name>")
         return value
 
     @field_validator("database", "table")
@@ -189,14 +197,17 @@ def resolve(
                     InvalidMapping(mapping.parameter, f"conflicts with {others} for topic {key.key}"),
                 )
             continue
+        # A source read through a role has its tables in its own account's catalog.
+        catalog = source.key if source.role_arn else ""
         if chosen is not None:
-            targets[key] = Target(key, record, source, chosen.table, chosen.origin, chosen)
+            table = TableRef(chosen.table.database, chosen.table.table, catalog)
+            targets[key] = Target(key, record, source, table, chosen.origin, chosen)
             continue
         by_rule = source.table_rule.table_for(key.topic) if source.table_rule else None
         if by_rule is None:
             unmapped.append(key)
         else:
-            targets[key] = Target(key, record, source, TableRef(*by_rule), "rule")
+            targets[key] = Target(key, record, source, TableRef(*by_rule, catalog), "rule")
     all_invalid = {item.parameter: item for item in invalid}
     for parameter, item in conflicts.items():
         all_invalid.setdefault(parameter, item)

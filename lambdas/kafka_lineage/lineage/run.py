@@ -31,8 +31,9 @@ from kafka_lineage.aws.clients import RateLimiter, client
 from kafka_lineage.aws.lease import LeaseLost
 from kafka_lineage.aws.lineage_api import LineageApi
 from kafka_lineage.aws.packed_store import PackedStore
+from kafka_lineage.aws.sessions import SourceSessions
 from kafka_lineage.aws.table_mappings import TableMappings
-from kafka_lineage.aws.tables import GlueTables, SchemaVersions, TableReads
+from kafka_lineage.aws.tables import GlueTables, SourceSchemaVersions, SourceTables, TableReads
 from kafka_lineage.config import Settings
 from kafka_lineage.lineage.apply import Applier, EventStore, ParsedFields, TopicOutcome, VersionReader
 from kafka_lineage.lineage.events import TopicField
@@ -66,16 +67,35 @@ class LineageWorld:
     state: PackedStore
 
     @classmethod
-    def connect(cls, settings: Settings, account: str = "") -> LineageWorld:
+    def connect(
+        cls, settings: Settings, account: str = "", function_name: str = "lineage-emission"
+    ) -> LineageWorld:
         ssm = client("ssm")
-        glue = client("glue")
         tuning = settings.tuning
-        glue_limiter = RateLimiter(tuning.glue_rps)
+        # Glue is read in each source's account (a source with a role) under that account's own pacing.
+        sessions = SourceSessions(settings, function_name)
+        limiters: dict[str, RateLimiter] = {}
+
+        def glue_of(key: str) -> Any:
+            return sessions.client_for_key(key, "glue") if key else client("glue")
+
+        def account_of(key: str) -> str:
+            source = settings.source(key) if key else None
+            return (source.role_account or "") if source is not None and source.role_arn else account
+
+        def limiter_of(key: str) -> RateLimiter:
+            return limiters.setdefault(account_of(key), RateLimiter(tuning.glue_rps))
+
+        def key_of(schema_account: str, registry_name: str) -> str:
+            found = settings.source(settings.source_key(schema_account, registry_name))
+            return found.key if found is not None and found.role_arn else ""
+
+        tables = SourceTables(glue_of, limiter_of, account_of)
         return cls(
             assets=AssetMapping(ssm, settings.mapping_path),
             table_mappings=TableMappings(ssm, settings.mapping_path),
-            tables=GlueTables(glue, glue_limiter, account=account),
-            versions=SchemaVersions(glue, glue_limiter),
+            tables=tables,
+            versions=SourceSchemaVersions(key_of, glue_of, limiter_of),
             events=LineageApi(client("datazone"), settings.domain_id, RateLimiter(tuning.datazone_rps)),
             state=PackedStore(
                 ssm, subpath(settings.mapping_path, LINEAGE), write_limiter=RateLimiter(tuning.ssm_write_rps)

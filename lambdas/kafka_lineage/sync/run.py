@@ -179,12 +179,12 @@ class _Namespaces:
 
     def __call__(self, source: Source) -> str:
         with self._lock:
-            if source.registry_name not in self._known:
+            if source.key not in self._known:
                 try:
-                    self._known[source.registry_name] = self._resolve(source)
+                    self._known[source.key] = self._resolve(source)
                 except Exception as error:  # a failure to resolve fails that source's schemas, not the run
-                    self._known[source.registry_name] = error
-            known = self._known[source.registry_name]
+                    self._known[source.key] = error
+            known = self._known[source.key]
         if isinstance(known, Exception):
             raise known
         return known
@@ -283,7 +283,8 @@ class SchemaSync:
     ) -> None:
         self.settings = settings
         self.adapters = adapters
-        self.sources = {source.registry_name: source for source in settings.sources}
+        # By source key: the registry name, or `<account>:<registry>` for a source in another account.
+        self.sources = {source.key: source for source in settings.sources}
         self.namespaces = _Namespaces(adapters.namespace_of)
         self.remaining_seconds = remaining_seconds
         self.workers = settings.tuning.max_concurrency
