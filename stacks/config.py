@@ -22,12 +22,14 @@ from kafka_lineage.config import (
     GLUE_CATALOG_NAME,
     GLUE_REGISTRY_NAME,
     LAMBDA_ENV_LIMIT,
+    SOURCE_KEY,
     SSM_ARN_PREFIX_BUDGET,
     SSM_MAX_ARN,
     SSM_MAX_LEVELS,
     SSM_PATH,
     ConfigError,
     Settings,
+    Source,
     Tuning,
 )
 
@@ -101,9 +103,11 @@ class TableMapping(BaseModel):
     @field_validator("registry_name")
     @classmethod
     def _registry(cls, value: str | None) -> str | None:
-        if value is not None and not GLUE_REGISTRY_NAME.fullmatch(value):
+        # A source in another account is named `<account>:<registry>` (kafka_lineage.config.Source.key).
+        if value is not None and not SOURCE_KEY.fullmatch(value):
             raise ValueError(
-                f"registryName {value!r} is not a Glue registry name ({GLUE_REGISTRY_NAME.pattern})"
+                f"registryName {value!r} is not a Glue registry name ({GLUE_REGISTRY_NAME.pattern}), "
+                "nor <account>:<registry name>"
             )
         return value
 
@@ -222,7 +226,37 @@ class StackConfig:
 
     @property
     def registry_names(self) -> tuple[str, ...]:
-        return tuple(source.registry_name for source in self.settings.sources)
+        """Every source's registry name (the CloudTrail rule matches forwarded source events too)."""
+        return tuple(dict.fromkeys(source.registry_name for source in self.settings.sources))
+
+    @property
+    def own_sources(self) -> tuple[Source, ...]:
+        """Sources the functions read with their own roles (in this account)."""
+        return tuple(source for source in self.settings.sources if not source.role_arn)
+
+    @property
+    def own_registry_names(self) -> tuple[str, ...]:
+        return tuple(source.registry_name for source in self.own_sources)
+
+    @property
+    def own_databases(self) -> tuple[str, ...]:
+        """Glue databases in this account the lineage function may read: the own sources' table rules, the
+        stack's mappings that name no role source, and extraDatabases. A source with a role reads its
+        tables through that role, in its own account."""
+        role_keys = {source.key for source in self.settings.sources if source.role_arn}
+        names = {s.table_rule.database for s in self.own_sources if s.table_rule is not None}
+        names.update(m.database for m in self.deployment.table_mappings if m.registry_name not in role_keys)
+        names.update(self.deployment.extra_databases)
+        return tuple(sorted(names))
+
+    @property
+    def source_role_arns(self) -> tuple[str, ...]:
+        return tuple(sorted({source.role_arn for source in self.settings.sources if source.role_arn}))
+
+    @property
+    def source_accounts(self) -> tuple[str, ...]:
+        """Accounts whose Glue Schema Registry events the default bus accepts (the role sources')."""
+        return tuple(sorted({s.role_account for s in self.settings.sources if s.role_account}))
 
     @property
     def cluster_arns(self) -> tuple[str, ...]:
@@ -301,13 +335,14 @@ def build_settings(deployment: DeploymentContext) -> Settings:
 
 
 def _check_cross_references(settings: Settings, deployment: DeploymentContext) -> None:
-    registries = {source.registry_name for source in settings.sources}
+    registries = {source.key for source in settings.sources}
     seen: set[tuple[str | None, str]] = set()
     for index, mapping in enumerate(deployment.table_mappings):
         key = f"cdk.json context {CONTEXT_KEY}.tableMappings[{index}]"
         if mapping.registry_name is not None and mapping.registry_name not in registries:
             raise ConfigError(
-                f"{key}.registryName: {mapping.registry_name!r} is not the registryName of any source"
+                f"{key}.registryName: {mapping.registry_name!r} is not the registryName of any source "
+                "(a source with a roleArn is named <account>:<registryName>)"
             )
         if (mapping.registry_name, mapping.topic) in seen:
             raise ConfigError(f"{key}: topic {mapping.topic!r} is mapped more than once")
