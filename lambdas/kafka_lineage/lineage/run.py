@@ -210,7 +210,7 @@ def emit_lineage(
     mappings, invalid = parse_mappings(parameters, subpath(settings.mapping_path, TABLE_MAPPINGS))
     resolution = resolve(records.values(), settings, mappings, invalid)
     reads = TableReads()
-    registries = [source.registry_name for source in settings.sources]
+    registries = [source.key for source in settings.sources]  # by source key (`<account>:` for a role)
 
     def prepare() -> tuple[LoadedStates, LineagePlan | None]:
         loaded = load_states(world.state.load())
