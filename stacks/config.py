@@ -13,6 +13,7 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -286,6 +287,8 @@ def load_config(raw: Any, extra_environment: Mapping[str, str] | None = None) ->
     """
     if raw is None:
         raise ConfigError(f"cdk.json context {CONTEXT_KEY} is missing: see docs/deploy.md for its keys")
+    if isinstance(raw, str) and not raw.lstrip().startswith("{") and Path(raw).is_file():
+        raw = Path(raw).read_text()  # `-c kafkaLineage=<file>`: the object in a JSON file
     if isinstance(raw, str):
         try:
             raw = json.loads(raw)

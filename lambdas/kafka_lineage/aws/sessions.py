@@ -79,6 +79,11 @@ class SourceSessions:
                 self._clients[(source.key, service)] = made
             return made
 
+    def credentials(self, source: Source) -> Any:
+        """The source's refreshable credentials (what its clients sign with)."""
+        with self._lock:
+            return self._session(source).get_credentials()
+
     def client_for_key(self, key: str, service: str) -> Any:
         return self.client(self.settings.source(key), service)
 
