@@ -460,7 +460,7 @@ class SchemaSync:
         for asset in assets:
             if asset.asset_id in known_assets or asset.external_identifier in known_arns:
                 continue
-            registry = _registry_of_arn(asset.external_identifier)
+            registry = _registry_of_arn(asset.external_identifier, self.settings)
             if registry is None or registry not in listings:
                 result.skipped.append(
                     {"assetId": asset.asset_id, "reason": "asset of the type outside the configured sources"}
@@ -963,12 +963,13 @@ class _Pipeline:
             logger.error("mapping reload failed", extra={"error": str(error)})
 
 
-def _registry_of_arn(arn: str) -> str | None:
+def _registry_of_arn(arn: str, settings: Settings) -> str | None:
+    """The source key of a schema ARN: its account tells a source account's registry from this one's."""
     parts = arn.split(":", 5)
     if len(parts) < 6 or not parts[5].startswith("schema/"):
         return None
     pieces = parts[5].split("/")
-    return pieces[1] if len(pieces) == 3 else None
+    return settings.source_key(parts[4], pieces[1]) if len(pieces) == 3 else None
 
 
 def _event_detail(action: plan.Action, record: AssetRecord | None, change: str) -> dict[str, Any]:
