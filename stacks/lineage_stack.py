@@ -378,11 +378,10 @@ class KafkaLineageStack(cdk.Stack):
                     "Resource": self.format_arn(
                         service="events", resource="event-bus", resource_name="default"
                     ),
+                    # As EventBridge's example cross-account policy writes them (events:source per entry).
                     "Condition": {
-                        "StringEquals": {
-                            "events:source": "aws.glue",
-                            "events:detail-type": "AWS API Call via CloudTrail",
-                        }
+                        "ForAllValues:StringEquals": {"events:source": ["aws.glue"]},
+                        "StringEquals": {"events:detail-type": "AWS API Call via CloudTrail"},
                     },
                 },
             )

@@ -133,7 +133,8 @@ def test_the_governance_bus_accepts_glue_events_from_the_source_account_only(bot
     root = ["arn:", {"Ref": "AWS::Partition"}, f":iam::{SOURCE_ACCOUNT}:root"]
     assert statement["Principal"] == {"AWS": {"Fn::Join": ["", root]}}
     assert statement["Action"] == "events:PutEvents"
-    assert statement["Condition"]["StringEquals"]["events:source"] == "aws.glue"
+    assert statement["Condition"]["ForAllValues:StringEquals"]["events:source"] == ["aws.glue"]
+    assert statement["Condition"]["StringEquals"]["events:detail-type"] == "AWS API Call via CloudTrail"
     assert policy["Properties"]["EventBusName"] == "default"
 
 
