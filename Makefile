@@ -64,7 +64,7 @@ infrastructure: venv
 	$(VENV)/bin/pytest -n 2 -q tests/infrastructure
 
 synth: venv node
-	npx --no-install cdk synth --quiet
+	npx --no-install cdk synth --quiet $(CDK_CONTEXT)
 
 bench: venv
 	$(PY) -m bench.run

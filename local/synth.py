@@ -19,6 +19,7 @@ from functools import cache
 from typing import Any
 
 from local.standins.iam_roles import Role, roles_from_template
+from local.standins.iam_trust import AssumableRole, assumable_roles_from_template
 
 # Before aws_cdk starts the jsii runtime: its Node end-of-life banner names these variables.
 os.environ.setdefault("JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION", "1")
@@ -104,3 +105,23 @@ def deployment_roles(deployment: Deployment, region: str, account: str) -> dict[
     """The roles of the functions of this deployment (synthesized once per process)."""
     template = synthesize_template(deployment.context())
     return roles_from_template(template, region, account, STACK_NAME)
+
+
+@cache
+def source_account_roles(
+    deployment: Deployment, source_context: str, region: str, account: str
+) -> dict[str, AssumableRole]:
+    """The roles of a source-account stack (stacks/source_stack.py) deployed into `account`, synthesized in
+    the same app as the deployment, from its `kafkaLineageSource` context (canonical JSON text)."""
+    import aws_cdk as cdk
+
+    from stacks.app import build_app
+
+    settings = json.loads(source_context)
+    name = str(settings.get("stackName") or "KafkaLineageSource")
+    context = {**deployment.context(), "kafkaLineageSource": settings}
+    with _LOCK, tempfile.TemporaryDirectory(prefix="cdk.out-") as outdir:
+        app = cdk.App(context=context, outdir=outdir, builtin_cloud_formation_validation=False)
+        build_app(app)
+        template: dict[str, Any] = app.synth().get_stack_by_name(name).template
+    return assumable_roles_from_template(template, region, account, name)

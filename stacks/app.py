@@ -7,12 +7,18 @@ from cdk_nag import AwsSolutionsChecks
 
 from stacks.config import CONTEXT_KEY, load_config
 from stacks.lineage_stack import EXTRA_ENVIRONMENT, KafkaLineageStack
+from stacks.source_config import SOURCE_CONTEXT_KEY, load_source_config
+from stacks.source_stack import SourceAccountStack
 
 
 def build_app(app: cdk.App) -> KafkaLineageStack:
-    """Add the stack to `app`. Raises ConfigError, naming the context key, when the context is invalid."""
+    """Add the stack to `app`, and the source-account stack when the context asks for one
+    (`-c kafkaLineageSource=<JSON or file>`). Raises ConfigError, naming the context key, when invalid."""
     config = load_config(app.node.try_get_context(CONTEXT_KEY), extra_environment=EXTRA_ENVIRONMENT)
     stack = KafkaLineageStack(app, config.deployment.stack_name, config=config)
+    source = load_source_config(app.node.try_get_context(SOURCE_CONTEXT_KEY))
+    if source is not None:
+        SourceAccountStack(app, source.stack_name, config=source)
     # cdk-nag runs as a policy-validation plugin: any unacknowledged finding fails `cdk synth`.
     cdk.Validations.of(app).add_plugins(AwsSolutionsChecks(app, verbose=True))
     return stack

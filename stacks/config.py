@@ -13,6 +13,7 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -27,6 +28,7 @@ from kafka_lineage.config import (
     SSM_PATH,
     ConfigError,
     Settings,
+    Source,
     Tuning,
 )
 from kafka_lineage.model.errors import Location, describe
@@ -175,7 +177,37 @@ class StackConfig:
 
     @property
     def registry_names(self) -> tuple[str, ...]:
-        return tuple(source.registry_name for source in self.settings.sources)
+        """Every source's registry name (the CloudTrail rule matches forwarded source events too)."""
+        return tuple(dict.fromkeys(source.registry_name for source in self.settings.sources))
+
+    @property
+    def own_sources(self) -> tuple[Source, ...]:
+        """Sources the functions read with their own roles (in this account)."""
+        return tuple(source for source in self.settings.sources if not source.role_arn)
+
+    @property
+    def own_registry_names(self) -> tuple[str, ...]:
+        return tuple(source.registry_name for source in self.own_sources)
+
+    @property
+    def own_databases(self) -> tuple[str, ...]:
+        """Glue databases in this account the lineage function may read: the own sources' table rules, the
+        stack's mappings that name no role source, and extraDatabases. A source with a role reads its
+        tables through that role, in its own account."""
+        role_keys = {source.key for source in self.settings.sources if source.role_arn}
+        names = {s.table_rule.database for s in self.own_sources if s.table_rule is not None}
+        names.update(m.database for m in self.deployment.table_mappings if m.registry_name not in role_keys)
+        names.update(self.deployment.extra_databases)
+        return tuple(sorted(names))
+
+    @property
+    def source_role_arns(self) -> tuple[str, ...]:
+        return tuple(sorted({source.role_arn for source in self.settings.sources if source.role_arn}))
+
+    @property
+    def source_accounts(self) -> tuple[str, ...]:
+        """Accounts whose Glue Schema Registry events the default bus accepts (the role sources')."""
+        return tuple(sorted({s.role_account for s in self.settings.sources if s.role_account}))
 
     @property
     def cluster_arns(self) -> tuple[str, ...]:
@@ -205,6 +237,8 @@ def load_config(raw: Any, extra_environment: Mapping[str, str] | None = None) ->
     """
     if raw is None:
         raise ConfigError(f"cdk.json context {CONTEXT_KEY} is missing: see docs/deploy.md for its keys")
+    if isinstance(raw, str) and not raw.lstrip().startswith("{") and Path(raw).is_file():
+        raw = Path(raw).read_text()  # `-c kafkaLineage=<file>`: the object in a JSON file
     if isinstance(raw, str):
         try:
             raw = json.loads(raw)
@@ -255,13 +289,14 @@ def build_settings(deployment: DeploymentContext) -> Settings:
 
 
 def _check_cross_references(settings: Settings, deployment: DeploymentContext) -> None:
-    registries = {source.registry_name for source in settings.sources}
+    registries = {source.key for source in settings.sources}
     seen: set[tuple[str | None, str]] = set()
     for index, mapping in enumerate(deployment.table_mappings):
         key = f"cdk.json context {CONTEXT_KEY}.tableMappings[{index}]"
         if mapping.registry_name is not None and mapping.registry_name not in registries:
             raise ConfigError(
-                f"{key}.registryName: {mapping.registry_name!r} is not the registryName of any source"
+                f"{key}.registryName: {mapping.registry_name!r} is not the registryName of any source "
+                "(a source with a roleArn is named <account>:<registryName>)"
             )
         if (mapping.registry_name, mapping.topic) in seen:
             raise ConfigError(f"{key}: topic {mapping.topic!r} is mapped more than once")

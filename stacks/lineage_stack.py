@@ -162,6 +162,10 @@ class KafkaLineageStack(cdk.Stack):
                 self, "CloudTrail", retention_days=deployment.cloud_trail_retention_days
             )
 
+        self._accept_source_events()
+        # What a source account's stack trusts (stacks/source_stack.py: trustedRoleArns).
+        cdk.CfnOutput(self, "SchemaSyncRoleArn", value=self.schema_sync.role.role_arn)
+        cdk.CfnOutput(self, "LineageRoleArn", value=self.lineage.role.role_arn)
         cdk.CfnOutput(self, "SchemaSyncFunctionName", value=self.schema_sync.function.function_name)
         cdk.CfnOutput(self, "LineageFunctionName", value=self.lineage.function.function_name)
         cdk.CfnOutput(self, "FailureQueueUrl", value=self.failure_queue.queue_url)
@@ -175,7 +179,7 @@ class KafkaLineageStack(cdk.Stack):
     # granted only on "*"; each such grant says so where it is made.
     def _registry_arns(self) -> list[str]:
         arns: list[str] = []
-        for name in self.config.registry_names:
+        for name in self.config.own_registry_names:
             arns.append(self.format_arn(service="glue", resource="registry", resource_name=name))
             arns.append(self.format_arn(service="glue", resource="schema", resource_name=f"{name}/*"))
         return arns
@@ -209,17 +213,18 @@ class KafkaLineageStack(cdk.Stack):
             ],
             ["*"],
         )
-        fn.allow(
-            "GlueSchemaRegistryRead",
-            [
-                "glue:ListSchemas",
-                "glue:ListSchemaVersions",
-                "glue:GetSchema",
-                "glue:GetSchemaVersion",
-            ],
-            self._registry_arns(),
-        )
-        if any(source.namespace is None for source in self.config.settings.sources):
+        if self.config.own_registry_names:  # sources in other accounts are read through their roles
+            fn.allow(
+                "GlueSchemaRegistryRead",
+                [
+                    "glue:ListSchemas",
+                    "glue:ListSchemaVersions",
+                    "glue:GetSchema",
+                    "glue:GetSchemaVersion",
+                ],
+                self._registry_arns(),
+            )
+        if any(source.namespace is None for source in self.config.own_sources):
             # SAR: kafka:GetBootstrapBrokers takes no resource type ("*" only). Needed only to derive
             # the default namespace of a source without an explicit one.
             fn.allow("MskBootstrapBrokers", ["kafka:GetBootstrapBrokers"], ["*"])
@@ -231,7 +236,15 @@ class KafkaLineageStack(cdk.Stack):
             [self.format_arn(service="events", resource="event-bus", resource_name="default")],
             {"StringEquals": {"events:source": [TopicAssetChanged.SOURCE]}},
         )
+        self._grant_source_roles(fn)
         fn.allow_invoking_itself()
+
+    def _grant_source_roles(self, fn: LineageFunction) -> None:
+        """Sources in other accounts: the function assumes each one's read-only role (stacks/source_stack.py
+        creates it, trusting these two roles by ARN with the external id)."""
+        roles = list(self.config.source_role_arns)
+        if roles:
+            fn.allow("AssumeSourceRoles", ["sts:AssumeRole"], roles)
 
     def _grant_lineage(self) -> None:
         fn = self.lineage
@@ -251,8 +264,9 @@ class KafkaLineageStack(cdk.Stack):
         # of an impacted table (kafka_lineage.aws.lineage_graph).
         fn.allow("DataZoneLineageGraph", ["datazone:GetLineageNode"], ["*"])
         # Schema versions are read by schema ARN and version number (the record's), nothing else.
-        fn.allow("GlueSchemaVersionRead", ["glue:GetSchemaVersion"], self._registry_arns())
-        databases = self.config.databases
+        if self.config.own_registry_names:
+            fn.allow("GlueSchemaVersionRead", ["glue:GetSchemaVersion"], self._registry_arns())
+        databases = self.config.own_databases
         if databases:
             catalog_arns = [self.format_arn(service="glue", resource="catalog")]
             for database in databases:
@@ -272,6 +286,7 @@ class KafkaLineageStack(cdk.Stack):
             [self.format_arn(service="events", resource="event-bus", resource_name="default")],
             {"StringEquals": {"events:source": [DRIFT_SOURCE]}},
         )
+        self._grant_source_roles(fn)
         fn.allow_invoking_itself()
 
     def _grant_mappings(self, fn: LineageFunction, *write_under: str) -> None:
@@ -359,6 +374,32 @@ class KafkaLineageStack(cdk.Stack):
             rule.node.add_dependency(self.schema_sync.membership, self.lineage.membership)
         self.rules = rules
 
+    def _accept_source_events(self) -> None:
+        """The default bus accepts the Glue Schema Registry CloudTrail events that each source account's
+        stack forwards (PutEvents from that account only, source aws.glue): the GlueSchemaRegistryChanges
+        rule then hands them to schema-sync, which reads the source through its role."""
+        for account in self.config.source_accounts:
+            events.CfnEventBusPolicy(
+                self,
+                f"SourceEvents{account}",
+                event_bus_name="default",
+                statement_id=f"kafka-lineage-source-{account}",
+                statement={
+                    "Sid": f"kafka-lineage-source-{account}",
+                    "Effect": "Allow",
+                    "Principal": {"AWS": f"arn:{self.partition}:iam::{account}:root"},
+                    "Action": "events:PutEvents",
+                    "Resource": self.format_arn(
+                        service="events", resource="event-bus", resource_name="default"
+                    ),
+                    # As EventBridge's example cross-account policy writes them (events:source per entry).
+                    "Condition": {
+                        "ForAllValues:StringEquals": {"events:source": ["aws.glue"]},
+                        "StringEquals": {"events:detail-type": "AWS API Call via CloudTrail"},
+                    },
+                },
+            )
+
     @staticmethod
     def _pattern(pattern: dict[str, Any]) -> events.EventPattern:
         return events.EventPattern(
@@ -400,9 +441,9 @@ class KafkaLineageStack(cdk.Stack):
                 *(_arn("ssm", f"parameter{mapping_path}/{own}/*") for own in owned),
                 _arn("ssm", f"parameter{mapping_path}/{LEASE_PATH}/{holder}/*"),
             ]
-            wildcards += [_arn("glue", f"schema/{name}/*") for name in self.config.registry_names]
+            wildcards += [_arn("glue", f"schema/{name}/*") for name in self.config.own_registry_names]
             if fn is self.lineage:
-                wildcards += [_arn("glue", f"table/{db}/*") for db in self.config.databases]
+                wildcards += [_arn("glue", f"table/{db}/*") for db in self.config.own_databases]
             for resource in wildcards:
                 _acknowledge(
                     policy,

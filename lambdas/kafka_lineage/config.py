@@ -21,6 +21,13 @@ from kafka_lineage.model.names import GlueCatalogName, GlueName
 DOMAIN_ID = re.compile(r"dzd[-_][a-zA-Z0-9_-]{1,36}")
 PROJECT_ID = re.compile(r"[a-zA-Z0-9_-]{1,36}")
 KAFKA_CLUSTER_ARN = re.compile(r"arn:aws[a-z-]*:kafka:[a-z0-9-]+:\d{12}:cluster/[^/]+/[^/]+")
+# STS AssumeRole RoleArn (botocore sts arnType: 20-2048 printable characters), narrowed to an IAM role ARN:
+# the functions assume it, and its account is the source's account. Role paths and names per IAM's rules.
+ROLE_ARN = re.compile(
+    r"arn:aws[a-z-]*:iam::(?P<account>\d{12}):role/(?:[\x21-\x7e]{1,510}/)?[\w+=,.@-]{1,64}"
+)
+# STS AssumeRole ExternalId (botocore sts externalIdType).
+EXTERNAL_ID = re.compile(r"[\w+=,.@:/-]{2,1224}")
 # SSM: letters, digits, `_ . -` and `/`; at most 15 levels; no level may start with aws/ssm; the full ARN
 # `arn:aws:ssm:<region>:<account>:parameter<name>` at most 1,011 characters.
 SSM_PATH = re.compile(r"(/[a-zA-Z0-9_.\-]+)+")
@@ -117,11 +124,37 @@ class Source(BaseModel):
     table_rule: TableRule | None = Field(default=None, alias="tableRule")
     job_namespace: str = Field(default=DEFAULT_JOB_NAMESPACE, alias="jobNamespace")
     cluster_type: str = Field(default="MSK", alias="clusterType")
+    # Cross-account: every call about this source runs under this role (STS AssumeRole, with the external id).
+    role_arn: str | None = Field(default=None, alias="roleArn")
+    external_id: str | None = Field(default=None, alias="externalId")
 
     @field_validator("cluster_arn")
     @classmethod
     def _cluster(cls, value: str) -> str:
         return _fullmatch(KAFKA_CLUSTER_ARN, value, "clusterArn")
+
+    @field_validator("role_arn")
+    @classmethod
+    def _role(cls, value: str | None) -> str | None:
+        if value is not None and not 20 <= len(value) <= 2048:
+            raise ValueError("roleArn must be 20 to 2048 characters long (STS AssumeRole RoleArn)")
+        return None if value is None else _fullmatch(ROLE_ARN, value, "roleArn")
+
+    @field_validator("external_id")
+    @classmethod
+    def _external_id(cls, value: str | None) -> str | None:
+        return None if value is None else _fullmatch(EXTERNAL_ID, value, "externalId")
+
+    @model_validator(mode="after")
+    def _same_account(self) -> Source:
+        if self.external_id is not None and self.role_arn is None:
+            raise ValueError("externalId is given without roleArn: it is only sent when assuming roleArn")
+        if self.role_arn is not None and self.role_account != self.account:
+            raise ValueError(
+                f"roleArn is in account {self.role_account} but clusterArn in {self.account}: "
+                "the role reads the source's registry, cluster and tables, so all must be in its account"
+            )
+        return self
 
     @field_validator("namespace")
     @classmethod
@@ -147,6 +180,19 @@ class Source(BaseModel):
     @property
     def account(self) -> str:
         return self.cluster_arn.split(":")[4]
+
+    @property
+    def role_account(self) -> str | None:
+        found = ROLE_ARN.fullmatch(self.role_arn) if self.role_arn else None
+        return found["account"] if found else None
+
+    @property
+    def key(self) -> str:
+        """What names this source wherever a registry name identifies one (asset records, lineage state keys,
+        results, events, requests): the registry name, qualified with the account for a source read through
+        a role, so two accounts' registries of one name stay apart. Fixed by the source's own entry only, so
+        adding a source never renames another's state."""
+        return f"{self.role_account}:{self.registry_name}" if self.role_arn else self.registry_name
 
     def mirrors(self, schema_name: str) -> bool:
         """True when `schema_name` passes this source's include / exclude filters."""
@@ -206,14 +252,30 @@ class Settings(BaseModel):
     def _unique_registries(cls, value: tuple[Source, ...]) -> tuple[Source, ...]:
         if not value:
             raise ValueError("at least one source is required")
-        names = [source.registry_name for source in value]
+        # Two sources may name one registry when they are in different accounts (their keys differ); the same
+        # registry twice in one account would mirror the same schemas twice.
+        names = [source.key for source in value]
         duplicates = sorted({name for name in names if names.count(name) > 1})
         if duplicates:
-            raise ValueError(f"registryName listed more than once: {duplicates}")
+            raise ValueError(f"registryName listed more than once for the same account: {duplicates}")
         return value
 
-    def source(self, registry_name: str) -> Source | None:
-        return next((s for s in self.sources if s.registry_name == registry_name), None)
+    def source(self, key: str) -> Source | None:
+        """The source of this key (`Source.key`: the registry name, or `<account>:<registry name>`)."""
+        return next((s for s in self.sources if s.key == key), None)
+
+    def source_key(self, account: str, registry_name: str) -> str:
+        """The key of the source that reads `registry_name` in `account` (from a schema ARN or an event's
+        `account`): the source with a role in that account, else the registry name (read with the functions'
+        own role). A source account's registry that no source names gets a key no source has, so the request
+        is reported as not configured instead of reading a registry of that name in another account."""
+        role_accounts = set()
+        for source in self.sources:
+            if source.role_arn:
+                if source.role_account == account and source.registry_name == registry_name:
+                    return source.key
+                role_accounts.add(source.role_account)
+        return f"{account}:{registry_name}" if account in role_accounts else registry_name
 
     def to_environment(self) -> dict[str, str]:
         """The Lambda environment that `from_environment` reads back (used by the stack)."""

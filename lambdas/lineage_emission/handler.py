@@ -78,7 +78,11 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
         outcome = emit_lineage(
             scope,
             settings,
-            LineageWorld.connect(settings, account=_account(context)),
+            LineageWorld.connect(
+                settings,
+                account=_account(context),
+                function_name=str(getattr(context, "function_name", "") or LEASE_HOLDER),
+            ),
             # Fresh tokens per forced request; Lambda's retries reuse the request id, and a follow-up
             # carries the first invocation's nonce, hence the tokens (and what is done already).
             force_nonce=nonce,

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from kafka_lineage.lineage.plan import EmitScope, TopicSelector
 from kafka_lineage.model.errors import describe
 from kafka_lineage.model.events import TopicAssetChanged
-from kafka_lineage.model.names import GlueName
+from kafka_lineage.model.names import GlueName, SourceKey
 
 
 class InvalidRequest(ValueError):
@@ -27,7 +27,8 @@ class TopicRequest(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True)
 
     topic: GlueName
-    registry_name: GlueName | None = Field(default=None, alias="registryName")
+    # a registry name, or `<account>:<registry name>` for a source in another account
+    registry_name: SourceKey | None = Field(default=None, alias="registryName")
 
 
 class ManualRequest(BaseModel):

@@ -20,7 +20,8 @@ from kafka_lineage.aws.clients import RateLimiter, client
 from kafka_lineage.aws.continuation import continue_asynchronously
 from kafka_lineage.aws.kafka import cluster_namespace
 from kafka_lineage.aws.lease import LEASE_MARGIN_SECONDS, StateLease
-from kafka_lineage.aws.registry import RegistryReader
+from kafka_lineage.aws.registry import SourceRegistries
+from kafka_lineage.aws.sessions import SourceSessions
 from kafka_lineage.config import Settings, Source
 from kafka_lineage.mapping import AssetMapping
 from kafka_lineage.observability import logger, metrics, tracer
@@ -37,14 +38,22 @@ class SyncFailed(RuntimeError):
     """Raised after every item was tried, when any failed: Lambda retries, the DLQ and alarms see it."""
 
 
-def build_adapters(settings: Settings, lease: StateLease | None = None) -> SyncAdapters:
+def build_adapters(
+    settings: Settings, lease: StateLease | None = None, function_name: str = HOLDER
+) -> SyncAdapters:
     tuning = settings.tuning
+    # Every call about a source runs in its account: under its role when it has one (aws.sessions).
+    sessions = SourceSessions(settings, function_name)
+    limiters: dict[str, RateLimiter] = {}
 
     def namespace_of(source: Source) -> str:
-        return source.namespace or cluster_namespace(client("kafka"), source.cluster_arn)
+        return source.namespace or cluster_namespace(sessions.client(source, "kafka"), source.cluster_arn)
+
+    def limiter_of(account: str) -> RateLimiter:  # Glue's quotas are per account
+        return limiters.setdefault(account, RateLimiter(tuning.glue_rps))
 
     return SyncAdapters(
-        registry=RegistryReader(client("glue"), RateLimiter(tuning.glue_rps)),
+        registry=SourceRegistries(settings, lambda source: sessions.client(source, "glue"), limiter_of),
         catalog=Catalog(
             client("datazone"), settings.domain_id, settings.project_id, RateLimiter(tuning.datazone_rps)
         ),
@@ -70,7 +79,8 @@ def _hand_on(context: LambdaContext, event: dict[str, Any]) -> bool:
 @tracer.capture_lambda_handler
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     settings = Settings.from_environment(os.environ)
-    request = parse_sync_event(event)
+    # An event or ARN from a source account names that source (Settings.source_key).
+    request = parse_sync_event(event, settings.source_key)
     logger.info("schema-sync starting", extra={"trigger": request.trigger, "scope": request.scope})
 
     def remaining_seconds() -> float:
@@ -86,7 +96,7 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
             owner=context.aws_request_id,
         )
     try:
-        adapters = build_adapters(settings, lease)
+        adapters = build_adapters(settings, lease, str(getattr(context, "function_name", "") or HOLDER))
         adapters.lease_wait_seconds = LEASE_WAIT_SECONDS
         outcome = SchemaSync(settings, adapters, remaining_seconds).run(request)
     finally:

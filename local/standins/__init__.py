@@ -214,17 +214,24 @@ class LocalAws:
         self.deactivate()
         self.shutdown()
 
-    def client(self, service: str, **config: Any) -> Any:
-        """A boto3 client for `service` aimed at the stand-ins, whatever the environment says."""
+    def client(self, service: str, account: str | None = None, **config: Any) -> Any:
+        """A boto3 client for `service` aimed at the stand-ins, whatever the environment says; unrestricted,
+        in `account` when given (keys from moto's STS AssumeRole, which keys state by the role's account,
+        as AWS does: how tests seed and inspect another account)."""
         import boto3
 
+        keys = {"aws_access_key_id": _FAKE_KEY, "aws_secret_access_key": _FAKE_KEY}
+        if account is not None and account != self.account:
+            credentials = self.client("sts").assume_role(
+                RoleArn=f"arn:aws:iam::{account}:role/local-seeding", RoleSessionName="local-seeding"
+            )["Credentials"]
+            keys = {
+                "aws_access_key_id": credentials["AccessKeyId"],
+                "aws_secret_access_key": credentials["SecretAccessKey"],
+                "aws_session_token": credentials["SessionToken"],
+            }
         return boto3.session.Session().client(
-            service,
-            endpoint_url=self.endpoint_url,
-            region_name=self.region,
-            aws_access_key_id="testing",
-            aws_secret_access_key="testing",
-            **config,
+            service, endpoint_url=self.endpoint_url, region_name=self.region, **keys, **config
         )
 
     def __enter__(self) -> LocalAws:

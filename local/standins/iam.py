@@ -13,6 +13,11 @@ a denial is answered as the service answers it: AccessDeniedException, 400 over 
 EventBridge), 403 over rest-json (DataZone, Lambda, MSK). EventBridge PutEvents is authorised entry by
 entry: an entry whose `events:source` is not allowed fails alone (NotAuthorizedForSourceException).
 Lambda Invoke of a function of the deployment is checked, then queued for `run_pending()`.
+
+Across accounts: `add_assumable(roles)` makes other stacks' roles (a source account's reader role, see
+iam_trust) assumable. A function's STS AssumeRole needs its own policy's sts:AssumeRole on the role and the
+role's trust policy (principal and sts:ExternalId); then moto issues the credentials, in the role's account,
+and requests signed with them are authorised against that role's policies, in that account.
 """
 
 from __future__ import annotations
@@ -24,18 +29,21 @@ import importlib
 import json
 import logging
 import os
+import re
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlencode
 
 from local.standins import protocol
 from local.standins.errors import ServiceError
 from local.standins.iam_policy import Decision, Request, Statement, action_matches, denial_message, evaluate
 from local.standins.iam_requests import CannotAuthorize, Where, requests_for
 from local.standins.iam_roles import Role
+from local.standins.iam_trust import AssumableRole, trust_decision
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +57,19 @@ def access_key_of(authorization: str) -> str | None:
     if start < 0:
         return None
     return authorization[start + len(_CREDENTIAL) :].split("/", 1)[0] or None
+
+
+def moto_key_account(key: str) -> str | None:
+    """The account whose IAM knows this access key: moto's STS AssumeRole keeps the keys it issues in the
+    assumed role's account, and keys its state by that account (the stand-ins follow it)."""
+    from moto.iam.models import iam_backends
+    from moto.utilities.utils import PARTITION_NAMES
+
+    for account_id, account in list(iam_backends.items()):
+        for partition in PARTITION_NAMES:
+            if key in account[partition].access_keys:
+                return str(account_id)
+    return None
 
 
 def _key_id(role: Role) -> str:
@@ -88,6 +109,7 @@ class Iam:
     _lock: threading.RLock = field(default_factory=threading.RLock)
     _acting: list[Any] = field(default_factory=list)  # [role, depth, saved environment]
     revoked: dict[str, set[str]] = field(default_factory=dict)  # function -> actions taken from its role
+    _assumable: dict[str, AssumableRole] = field(default_factory=dict)  # role ARN ->
 
     # ---------------------------------------------------------------------------------------- identities
 
@@ -104,6 +126,12 @@ class Iam:
             self.allowed.clear()
             self.pending.clear()
             self.revoked.clear()
+            self._assumable.clear()
+
+    def add_assumable(self, roles: dict[str, AssumableRole]) -> None:
+        """Roles of other stacks (accounts) that functions may assume, by ARN."""
+        with self._lock:
+            self._assumable.update(roles)
 
     def revoke(self, function: str, *actions: str) -> None:
         """Take these actions out of the function's role, as if the stack did not grant them (tests prove
@@ -198,6 +226,8 @@ class Iam:
         if key in (None, DEFAULT_KEY):
             return None
         role = self.role_of(key or "")
+        if role is None and moto_key_account(key or "") is not None:
+            return None  # a key the test assumed through moto to seed another account: unrestricted
         if role is None:
             return protocol.error_response(
                 route,
@@ -207,7 +237,7 @@ class Iam:
                     403,
                 ),
             )
-        where = Where(route.region, self.account)
+        where = Where(route.region, role.account)
         try:
             asked = requests_for(route.service, route.operation_name, params, where)
         except (CannotAuthorize, LookupError) as error:
@@ -220,6 +250,8 @@ class Iam:
             decision = evaluate(statements, request)
             if not decision.allowed:
                 return protocol.error_response(route, self._denied(role, request, decision, route))
+        if route.service == "sts" and route.operation_name == "AssumeRole":
+            return self._assume_role(route, role, params, asked[0], forward)
         with self._lock:
             self.allowed[f"{role.name} {asked[0].action}"] += 1
         if route.service == "lambda" and route.operation_name == "Invoke":
@@ -237,6 +269,46 @@ class Iam:
         # awsJson services answer 400; rest-json and query services 403.
         status = 400 if route.protocol == "json" else 403
         return ServiceError("AccessDeniedException", message, status)
+
+    def _assume_role(
+        self,
+        route: protocol.Route,
+        caller: Role,
+        params: dict[str, Any],
+        request: Request,
+        forward: Callable[[bytes], protocol.Response],
+    ) -> protocol.Response:
+        """The trust side of AssumeRole (the caller's own policy allowed it); moto issues the keys."""
+        role_arn = str(params["RoleArn"])
+        target = self._assumable.get(role_arn)
+        external_id = params.get("ExternalId")
+        decision = (
+            trust_decision(
+                target.trust, role_arn, caller.arn, None if external_id is None else str(external_id)
+            )
+            if target is not None
+            else Decision(False, resource=role_arn)
+        )
+        if not decision.allowed:
+            message = (
+                f"User: {caller.session_arn(caller.account)} is not authorized to perform: sts:AssumeRole on "
+                f"resource: {role_arn}"
+            )
+            self.denials.append(
+                Denial(caller.name, request.action, role_arn, decision.explicit_deny, message)
+            )
+            log.warning("IAM mode denied: %s (the role's trust policy)", message)
+            return protocol.error_response(route, ServiceError("AccessDenied", message, 403))
+        assert target is not None
+        body = urlencode({key: str(value) for key, value in params.items()}) + "&Action=AssumeRole"
+        answer = forward((body + "&Version=2011-06-15").encode())
+        found = re.search(rb"<AccessKeyId>([^<]+)</AccessKeyId>", answer.body)
+        if answer.status < 400 and found:
+            session = dataclasses.replace(target.role, function_name=str(params.get("RoleSessionName", "")))
+            with self._lock:
+                self._by_key[found.group(1).decode()] = session
+                self.allowed[f"{caller.name} {request.action}"] += 1
+        return answer
 
     def _put_events(
         self,

@@ -163,6 +163,7 @@ _BUILDERS: dict[str, Builder] = {
     "ssm": _ssm,
     "lambda": _lambda,
     "kafka": _arn_member("ClusterArn", "cluster"),
+    "sts": _arn_member("RoleArn", "role"),
 }
 
 
@@ -189,6 +190,8 @@ def requests_for(prefix: str, operation: str, params: Mapping[str, Any], where: 
             for entry in params.get("Entries", [])
         ]
     context = _ssm_context(operation, params) if prefix == "ssm" else {}
+    if prefix == "sts" and params.get("ExternalId") is not None:
+        context = {"sts:ExternalId": (str(params["ExternalId"]),)}
     if info.takes_no_resource:
         return [Request(info.action, ("*",), context)]
     builder = _BUILDERS.get(prefix)

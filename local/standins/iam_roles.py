@@ -33,6 +33,11 @@ class Role:
     statements: tuple[Statement, ...]
     documents: tuple[dict[str, Any], ...]  # the resolved policy documents the statements came from
 
+    @property
+    def account(self) -> str:
+        """The role's account (a source account's role, assumed across accounts, is not the stand-ins')."""
+        return self.arn.split(":")[4]
+
     def session_arn(self, account: str) -> str:
         """The caller a function runs as: its role, assumed with the function name as session."""
         return f"arn:aws:sts::{account}:assumed-role/{self.role_name}/{self.function_name}"

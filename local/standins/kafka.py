@@ -53,12 +53,15 @@ class KafkaBrokers:
         with self._lock:
             self._clusters.clear()
 
-    def handle(self, operation: str, params: dict[str, Any]) -> dict[str, Any]:
+    def handle(self, operation: str, params: dict[str, Any], account: str | None = None) -> dict[str, Any]:
+        """`account` is the caller's: a cluster is found only in its own account (its ARN's)."""
         if operation != "GetBootstrapBrokers":
             raise NotImplementedError(operation)
         arn = params["ClusterArn"]
         with self._lock:
             found = self._clusters.get(arn)
+        if account is not None and arn.split(":")[4:5] != [account]:
+            found = None
         if found is None:
             raise ServiceError("NotFoundException", f"The specified cluster was not found: {arn}", 404)
         return dict(found)

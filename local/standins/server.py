@@ -28,7 +28,7 @@ from local.standins import protocol, ssm_names
 from local.standins.errors import ServiceError
 from local.standins.faults import Call, CallLog, Faults
 from local.standins.glue_registry import GlueSchemaRegistry
-from local.standins.iam import Iam
+from local.standins.iam import DEFAULT_KEY, Iam, access_key_of, moto_key_account
 from local.standins.kafka import KafkaBrokers
 from local.standins.readings import Readings
 from local.standins.validation import validate
@@ -68,7 +68,8 @@ class Standins:
         self.latency_ms = 0.0
         self.kafka = KafkaBrokers()
         self.glue = GlueSchemaRegistry(lambda: self.readings, account, lambda: self.region)
-        self.datazone = new_datazone(self.readings)
+        self._glues: dict[str, GlueSchemaRegistry] = {account: self.glue}
+        self.datazone = new_datazone(self.readings)  # DataZone stays in this (the governance) account
         self.iam = Iam(region, account)
         self.lock = threading.RLock()  # one request at a time touches the stand-ins (and moto's Glue)
 
@@ -80,9 +81,31 @@ class Standins:
             self.calls.clear()
             self.latency_ms = 0.0
             self.kafka.reset()
-            self.glue.reset()
+            for glue in self._glues.values():
+                glue.reset()
             self.datazone = new_datazone(self.readings)
             self.iam.reset()
+
+    def glue_in(self, account: str) -> GlueSchemaRegistry:
+        """The registry stand-in of one account (moto keeps each account's Glue apart; so does this)."""
+        with self.lock:
+            found = self._glues.get(account)
+            if found is None:
+                found = GlueSchemaRegistry(lambda: self.readings, account, lambda: self.region)
+                self._glues[account] = found
+            return found
+
+    def caller_account(self, headers: dict[str, str]) -> str:
+        """The account a request is made in, told by its access key as AWS tells it: the stand-ins' own for
+        the default key; an IAM-mode role's account for its keys (a source role assumed across accounts);
+        for keys moto's STS AssumeRole issued, the assumed role's account (moto keys its state so)."""
+        key = access_key_of(headers.get("authorization", ""))
+        if key is None or key == DEFAULT_KEY:
+            return self.account
+        role = self.iam.role_of(key)
+        if role is not None:
+            return role.account
+        return moto_key_account(key) or self.account
 
     def set_readings(self, **changes: Any) -> Readings:
         fields = {f.name: f for f in dataclasses.fields(Readings)}
@@ -159,6 +182,7 @@ class FrontDoor:
         self, route: protocol.Route, request: protocol.Request, environ: dict[str, Any]
     ) -> protocol.Response:
         s = self.standins
+        account = s.caller_account(request.headers)
         try:
             params = protocol.parse(route, request)
             if route.operation is not None:
@@ -168,29 +192,32 @@ class FrontDoor:
                     route.operation_name,
                     params,
                     region=route.region,
-                    account=s.account,
+                    account=account,
                     readings=s.readings,
-                    current_tier=lambda name: _ssm_tier(s.account, route.region, name),
+                    current_tier=lambda name: _ssm_tier(account, route.region, name),
                 )
             # IAM mode (iam.py): a request signed by a role's key must be allowed by its policies.
-            gated = s.iam.gate(route, request.headers, params, lambda body: self._forward(environ, body))
+            gated = s.iam.gate(
+                route, request.headers, params, lambda body: self._forward(environ, body, account)
+            )
             if gated is not None:
                 return gated
-            handler = self._standin(route)
+            handler = self._standin(route, account)
             if handler is not None:
                 with s.lock:
                     return protocol.result_response(route, handler(params))
             if route.service == "ssm" and route.operation_name == "PutParameter":
                 with s.lock:  # SSM creates-if-absent atomically (Overwrite=False); moto checks, then writes
-                    return self._forward(environ, request.body)
+                    return self._forward(environ, request.body, account)
             if route.service != "glue":
                 # Not under the lock: moto serves concurrent requests itself; some wait (SQS long polling).
-                return self._forward(environ, request.body)
+                return self._forward(environ, request.body, account)
+            glue = s.glue_in(account)
             with s.lock:  # the registry stand-in reads what moto's Glue holds
-                removed = s.glue.before(route.operation_name, params, route.region)
-                response = self._forward(environ, request.body)
+                removed = glue.before(route.operation_name, params, route.region)
+                response = self._forward(environ, request.body, account)
                 if response.status < 400:
-                    s.glue.after(route.operation_name, params, route.region, removed)
+                    glue.after(route.operation_name, params, route.region, removed)
                 return response
         except ServiceError as error:
             return protocol.error_response(route, error)
@@ -200,7 +227,9 @@ class FrontDoor:
                 route, ServiceError("InternalFailure", f"stand-in failed: {error!r}", 500)
             )
 
-    def _standin(self, route: protocol.Route) -> Callable[[dict[str, Any]], dict[str, Any]] | None:
+    def _standin(
+        self, route: protocol.Route, account: str
+    ) -> Callable[[dict[str, Any]], dict[str, Any]] | None:
         s = self.standins
         name = route.operation_name
         if route.service == "datazone":
@@ -215,17 +244,18 @@ class FrontDoor:
                 )
             return lambda params: datazone.handle(name, params)
         if route.service == "glue" and name in GlueSchemaRegistry.OPERATIONS:
-            return lambda params: s.glue.handle(name, params, route.region)
+            glue = s.glue_in(account)
+            return lambda params: glue.handle(name, params, route.region)
         if route.service == "kafka" and name == "GetBootstrapBrokers":
-            return lambda params: s.kafka.handle(name, params)
+            return lambda params: s.kafka.handle(name, params, account)
         return None
 
-    def _forward(self, environ: dict[str, Any], body: bytes) -> protocol.Response:
+    def _forward(self, environ: dict[str, Any], body: bytes, account: str | None = None) -> protocol.Response:
         env = dict(environ)
         env["wsgi.input"] = io.BytesIO(body)
         env["CONTENT_LENGTH"] = str(len(body))
         env.pop("HTTP_TRANSFER_ENCODING", None)
-        env["HTTP_X_MOTO_ACCOUNT_ID"] = self.standins.account
+        env["HTTP_X_MOTO_ACCOUNT_ID"] = account or self.standins.account
         started: list[Any] = []
 
         def start_response(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> None:

@@ -412,6 +412,8 @@ def template_statements(template: Mapping[str, Any]) -> Iterator[tuple[str, dict
         if resource["Type"] == "AWS::IAM::Role":  # inline policies (the trust policy has no Resource)
             for policy in properties.get("Policies", []):
                 documents.append((f"{logical_id}/{policy.get('PolicyName')}", policy.get("PolicyDocument")))
+        if resource["Type"] == "AWS::Events::EventBusPolicy" and properties.get("Statement"):
+            documents.append((logical_id, {"Statement": [properties["Statement"]]}))
         key_arn = None
         if resource["Type"] == "AWS::KMS::Key":
             documents.append((logical_id, properties.get("KeyPolicy")))

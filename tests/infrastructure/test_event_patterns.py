@@ -26,6 +26,8 @@ IN_CDC = {
     "glue_create_schema.json",
     "glue_update_schema.json",
     "glue_register_schema_version.json",
+    # a source account's event, forwarded to this bus: the same rule delivers it (the account is not matched)
+    "glue_register_schema_version_source_account.json",
 }
 
 

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
 from botocore.exceptions import ClientError
 
 from kafka_lineage.aws.clients import RateLimiter
+from kafka_lineage.config import Settings, Source
 
 LIST_PAGE_SIZE = 100  # ListSchemas / ListSchemaVersions maximum page size
 
@@ -176,3 +179,73 @@ class RegistryReader:
                 raise SchemaNotFound(schema_arn) from error
             raise
         return str(answer.get("SchemaDefinition") or "")
+
+
+class SourceRegistries(RegistryReader):
+    """The registries of every source, addressed by source key (`Source.key`), each read with its source's
+    Glue client (assumed-role sessions for sources in other accounts: kafka_lineage.aws.sessions).
+
+    What it returns names the registry by the source key, so two accounts' registries of one name stay
+    apart in everything built from it (asset records, plans, results); Glue is asked with the real name.
+    """
+
+    def __init__(self, settings: Settings, glue_of: Callable[[Source | None], Any], limiter_of: Any) -> None:
+        super().__init__(glue=None)
+        self.settings = settings
+        self._glue_of = glue_of
+        self._limiter_of = limiter_of  # account -> RateLimiter (Glue quotas are per account)
+        self._readers: dict[str, RegistryReader] = {}
+        self._lock = threading.Lock()
+
+    def _reader(self, key: str) -> tuple[RegistryReader, str]:
+        source = self.settings.source(key)
+        name = source.registry_name if source is not None else key
+        with self._lock:
+            reader = self._readers.get(key)
+            if reader is None:
+                account = source.role_account if source is not None and source.role_arn else ""
+                reader = RegistryReader(self._glue_of(source), self._limiter_of(account or ""))
+                self._readers[key] = reader
+        return reader, name
+
+    def _count(self, reader: RegistryReader, before: int) -> None:
+        with self._lock:
+            self.calls += reader.calls - before
+
+    def _key_of_arn(self, schema_arn: str) -> str:
+        parts = schema_arn.split(":", 5)
+        account = parts[4] if len(parts) > 5 else ""
+        registry = parts[5].split("/")[1] if len(parts) > 5 and parts[5].count("/") >= 2 else ""
+        return self.settings.source_key(account, registry)
+
+    def list_schemas(self, registry_name: str) -> list[ListedSchema]:
+        reader, name = self._reader(registry_name)
+        before = reader.calls
+        try:
+            return [replace(row, registry_name=registry_name) for row in reader.list_schemas(name)]
+        finally:
+            self._count(reader, before)
+
+    def list_versions(self, schema_arn: str) -> list[SchemaVersion]:
+        reader, _ = self._reader(self._key_of_arn(schema_arn))
+        before = reader.calls
+        try:
+            return reader.list_versions(schema_arn)
+        finally:
+            self._count(reader, before)
+
+    def snapshot(self, registry_name: str, schema_name: str) -> SchemaDetails:
+        reader, name = self._reader(registry_name)
+        before = reader.calls
+        try:
+            return replace(reader.snapshot(name, schema_name), registry_name=registry_name)
+        finally:
+            self._count(reader, before)
+
+    def definition(self, schema_arn: str, version_number: int) -> str:
+        reader, _ = self._reader(self._key_of_arn(schema_arn))
+        before = reader.calls
+        try:
+            return reader.definition(schema_arn, version_number)
+        finally:
+            self._count(reader, before)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
@@ -206,3 +206,74 @@ class SchemaVersions:
             created_time=str(answer.get("CreatedTime") or ""),
             version_id=str(answer.get("SchemaVersionId") or ""),
         )
+
+
+class SourceTables(GlueTables):
+    """Tables in several accounts' catalogs: each `TableRef.catalog` (a source key, "" for the functions' own
+    account) is read with that source's Glue client, and the answers keep the catalog in their refs. A
+    catalog that cannot be read (its role cannot be assumed, say) fails its databases, not the others."""
+
+    def __init__(
+        self,
+        glue_of: Callable[[str], Any],
+        limiter_of: Callable[[str], RateLimiter | None],
+        account_of: Callable[[str], str],
+    ) -> None:
+        super().__init__(glue_of(""), limiter_of(""), account_of(""))
+        self._glue_of, self._limiter_of, self._account_of = glue_of, limiter_of, account_of
+        self._readers: dict[str, GlueTables] = {"": GlueTables(self.glue, self.limiter, self.account)}
+
+    def _reader(self, catalog: str) -> GlueTables:
+        reader = self._readers.get(catalog)
+        if reader is None:
+            reader = GlueTables(self._glue_of(catalog), self._limiter_of(catalog), self._account_of(catalog))
+            self._readers[catalog] = reader
+        return reader
+
+    def read(self, wanted: Iterable[TableRef], stop: Callable[[], bool] | None = None) -> TableReads:
+        by_catalog: dict[str, set[TableRef]] = {}
+        for ref in wanted:
+            by_catalog.setdefault(ref.catalog, set()).add(TableRef(ref.database, ref.table))
+        reads = TableReads()
+        for catalog, refs in sorted(by_catalog.items()):
+            try:
+                part = self._reader(catalog).read(refs, stop)
+            except Exception as error:  # the catalog's session: only its databases fail
+                why = _describe(error)
+                part = TableReads(errors={ref.database: why for ref in refs})
+            for ref, table in part.tables.items():
+                qualified = TableRef(ref.database, ref.table, catalog)
+                reads.tables[qualified] = None if table is None else replace(table, ref=qualified)
+            # Errors are keyed by database, as the plan looks them up (a database of that name in another
+            # catalog fails with it: never a wrong edge, at worst a retried topic).
+            reads.errors.update(part.errors)
+            if part.stopped:
+                reads.stopped = True
+                return reads
+        return reads
+
+
+class SourceSchemaVersions(SchemaVersions):
+    """GetSchemaVersion with the Glue client of the schema's source, told by its ARN's account and registry
+    (`glue_of` gets the source key, see kafka_lineage.config.Settings.source_key)."""
+
+    def __init__(
+        self,
+        key_of: Callable[[str, str], str],
+        glue_of: Callable[[str], Any],
+        limiter_of: Callable[[str], RateLimiter | None],
+    ) -> None:
+        super().__init__(glue_of(""), limiter_of(""))
+        self._key_of, self._glue_of, self._limiter_of = key_of, glue_of, limiter_of
+        self._readers: dict[str, SchemaVersions] = {}
+
+    def read(self, schema_arn: str, version_number: int) -> VersionDefinition:
+        # arn:<partition>:glue:<region>:<account>:schema/<registry>/<schema>
+        parts = schema_arn.split(":", 5)
+        path = parts[5].split("/") if len(parts) > 5 else []
+        key = self._key_of(parts[4], path[1]) if len(path) >= 3 else ""
+        reader = self._readers.get(key)
+        if reader is None:
+            reader = SchemaVersions(self._glue_of(key), self._limiter_of(key))
+            self._readers[key] = reader
+        return reader.read(schema_arn, version_number)

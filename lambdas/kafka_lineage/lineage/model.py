@@ -44,6 +44,8 @@ class TableRef:
 
     database: str
     table: str
+    # The source key (`Source.key`) whose account's catalog holds the table; "" for the functions' own.
+    catalog: str = ""
 
     @property
     def name(self) -> str:

@@ -158,14 +158,17 @@ def resolve(
                     InvalidMapping(mapping.parameter, f"conflicts with {others} for topic {key.key}"),
                 )
             continue
+        # A source read through a role has its tables in its own account's catalog.
+        catalog = source.key if source.role_arn else ""
         if chosen is not None:
-            targets[key] = Target(key, record, source, chosen.table, chosen.origin, chosen)
+            table = TableRef(chosen.table.database, chosen.table.table, catalog)
+            targets[key] = Target(key, record, source, table, chosen.origin, chosen)
             continue
         by_rule = source.table_rule.table_for(key.topic) if source.table_rule else None
         if by_rule is None:
             unmapped.append(key)
         else:
-            targets[key] = Target(key, record, source, TableRef(*by_rule), "rule")
+            targets[key] = Target(key, record, source, TableRef(*by_rule, catalog), "rule")
     all_invalid = {item.parameter: item for item in invalid}
     for parameter, item in conflicts.items():
         all_invalid.setdefault(parameter, item)

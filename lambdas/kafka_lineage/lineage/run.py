@@ -33,8 +33,9 @@ from kafka_lineage.aws.lease import LeaseLost
 from kafka_lineage.aws.lineage_api import LineageApi
 from kafka_lineage.aws.lineage_graph import DataZoneDownstreamWalker
 from kafka_lineage.aws.packed_store import PackedStore
+from kafka_lineage.aws.sessions import SourceSessions
 from kafka_lineage.aws.table_mappings import TableMappings
-from kafka_lineage.aws.tables import GlueTables, SchemaVersions, TableReads
+from kafka_lineage.aws.tables import GlueTables, SourceSchemaVersions, SourceTables, TableReads
 from kafka_lineage.config import Settings
 from kafka_lineage.drift import DETAIL_TYPE as DRIFT_DETAIL_TYPE
 from kafka_lineage.drift import DownstreamWalker, DriftSummary
@@ -90,19 +91,37 @@ class LineageWorld:
     walker: DownstreamWalker | None = None
 
     @classmethod
-    def connect(cls, settings: Settings, account: str = "") -> LineageWorld:
+    def connect(
+        cls, settings: Settings, account: str = "", function_name: str = "lineage-emission"
+    ) -> LineageWorld:
         ssm = client("ssm")
-        glue = client("glue")
         tuning, mapping_path = settings.tuning, settings.mapping_path
-        glue_limiter = RateLimiter(tuning.glue_rps)
+        # Glue is read in each source's account (a source with a role) under that account's own pacing.
+        sessions = SourceSessions(settings, function_name)
+        limiters: dict[str, RateLimiter] = {}
+
+        def glue_of(key: str) -> Any:
+            return sessions.client_for_key(key, "glue") if key else client("glue")
+
+        def account_of(key: str) -> str:
+            source = settings.source(key) if key else None
+            return (source.role_account or "") if source is not None and source.role_arn else account
+
+        def limiter_of(key: str) -> RateLimiter:
+            return limiters.setdefault(account_of(key), RateLimiter(tuning.glue_rps))
+
+        def key_of(schema_account: str, registry_name: str) -> str:
+            found = settings.source(settings.source_key(schema_account, registry_name))
+            return found.key if found is not None and found.role_arn else ""
+
         datazone = client("datazone")
         datazone_limiter = RateLimiter(tuning.datazone_rps)  # posts, deletes and the drift walks share it
         ssm_write_limiter = RateLimiter(tuning.ssm_write_rps)  # SSM's write quota is shared by both stores
         return cls(
-            assets=AssetMapping(ssm, settings.mapping_path),
-            table_mappings=TableMappings(ssm, settings.mapping_path),
-            tables=GlueTables(glue, glue_limiter, account=account),
-            versions=SchemaVersions(glue, glue_limiter),
+            assets=AssetMapping(ssm, mapping_path),
+            table_mappings=TableMappings(ssm, mapping_path),
+            tables=SourceTables(glue_of, limiter_of, account_of),
+            versions=SourceSchemaVersions(key_of, glue_of, limiter_of),
             events=LineageApi(datazone, settings.domain_id, datazone_limiter),
             state=PackedStore(ssm, subpath(mapping_path, LINEAGE), write_limiter=ssm_write_limiter),
             drift_store=PackedStore(ssm, subpath(mapping_path, DRIFT), write_limiter=ssm_write_limiter),
@@ -224,7 +243,7 @@ def emit_lineage(
     mappings, invalid = parse_mappings(parameters, subpath(settings.mapping_path, TABLE_MAPPINGS))
     resolution = resolve(records.values(), settings, mappings, invalid)
     reads = TableReads()
-    registries = [source.registry_name for source in settings.sources]
+    registries = [source.key for source in settings.sources]  # by source key (`<account>:` for a role)
     by_key = {TopicKey(r.registry_name, r.schema_name): r for r in records.values()}
     summaries: dict[str, DriftSummary] = {}
 

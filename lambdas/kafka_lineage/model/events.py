@@ -7,7 +7,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from kafka_lineage.model.names import GlueName
+from kafka_lineage.model.names import GlueName, SourceKey
 
 # Glue Schema Registry calls as CloudTrail reports them through EventBridge; schema-sync reacts to these.
 GLUE_SOURCE = "aws.glue"
@@ -32,7 +32,7 @@ class TopicAssetChanged(BaseModel):
     # Extra members are ignored so that a later emitter may add some without breaking an older parser.
     model_config = ConfigDict(extra="ignore", populate_by_name=True, frozen=True)
 
-    registry_name: GlueName = Field(alias="registryName")
+    registry_name: SourceKey = Field(alias="registryName")  # `<account>:<registry>` for another account
     schema_arn: str = Field(alias="schemaArn")
     topic: GlueName
     asset_id: str | None = Field(default=None, alias="assetId")

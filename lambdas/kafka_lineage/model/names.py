@@ -9,6 +9,9 @@ from pydantic import AfterValidator
 
 # Glue Schema Registry names (registry and schema): botocore glue SchemaRegistryNameString.
 GLUE_REGISTRY_NAME = re.compile(r"[a-zA-Z0-9-_$#.]{1,255}")
+# A source's key where a registry name once named the source: the registry name for a source read with the
+# functions' own role, `<account>:<registry name>` for one read through a role (registry names have no ':').
+SOURCE_KEY = re.compile(r"(?:\d{12}:)?[a-zA-Z0-9-_$#.]{1,255}")
 # Glue Data Catalog database / table names as they are stored (lower-cased, 1-255).
 GLUE_CATALOG_NAME = re.compile(r"[a-z0-9_][a-z0-9_\-.]{0,254}")
 
@@ -27,7 +30,15 @@ def glue_catalog_name(value: str) -> str:
     return lowered
 
 
+def source_key(value: str) -> str:
+    if not SOURCE_KEY.fullmatch(value):
+        raise ValueError(f"{value!r} is not a registry name, nor <account>:<registry name>")
+    return value
+
+
 # A registry or schema name (a topic is its schema's name).
 GlueName = Annotated[str, AfterValidator(glue_name)]
 # A Data Catalog database or table name, lower-cased.
 GlueCatalogName = Annotated[str, AfterValidator(glue_catalog_name)]
+# Which source: a registry name, or `<account>:<registry name>` for a source in another account.
+SourceKey = Annotated[str, AfterValidator(source_key)]

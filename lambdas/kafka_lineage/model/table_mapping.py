@@ -10,7 +10,7 @@ import json
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from kafka_lineage.model.names import GlueCatalogName, GlueName
+from kafka_lineage.model.names import GlueCatalogName, GlueName, SourceKey
 
 
 class TableMapping(BaseModel):
@@ -19,7 +19,8 @@ class TableMapping(BaseModel):
     topic: GlueName
     database: GlueCatalogName
     table: GlueCatalogName
-    registry_name: GlueName | None = Field(default=None, alias="registryName")
+    # the source: a registry name, or `<account>:<registry>` for a source in another account
+    registry_name: SourceKey | None = Field(default=None, alias="registryName")
 
     def parameter_value(self) -> str:
         """The parameter's value: compact JSON with sorted keys, `registryName` only when set."""

@@ -155,7 +155,7 @@ def desired_asset(
         "schema_version": str(latest.number if latest else 0),
         "schema_arn": details.schema_arn,
         "registry_arn": details.registry_arn,
-        "registry_name": details.registry_name,
+        "registry_name": source.registry_name,  # details name it by source key (`<account>:` for another)
         "compatibility_mode": details.compatibility,
         "data_format": details.data_format,
         "schema_status": details.status,
@@ -190,7 +190,7 @@ def desired_asset(
     description = (
         f"Kafka topic {topic} on MSK cluster {cluster_name}; "
         f"{details.data_format} schema v{latest.number if latest else 0} in Glue registry "
-        f"{details.registry_name}."
+        f"{source.registry_name}" + (f" of account {source.account}." if source.role_arn else ".")
     )
     if details.description:
         description += f" {details.description}"

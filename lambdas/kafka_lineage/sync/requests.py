@@ -8,6 +8,7 @@ CloudTrail records them (see tests/events/README.md for where each fixture's sha
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
@@ -23,7 +24,18 @@ SCHEMA_ARN = re.compile(
     rf"arn:aws[a-z-]*:glue:(?P<region>[a-z0-9-]+):(?P<account>\d{{12}}):schema/"
     rf"(?P<registry>{_NAME})/(?P<schema>{_NAME})"
 )
-REGISTRY_ARN = re.compile(rf"arn:aws[a-z-]*:glue:[a-z0-9-]+:\d{{12}}:registry/(?P<registry>{_NAME})")
+REGISTRY_ARN = re.compile(
+    rf"arn:aws[a-z-]*:glue:[a-z0-9-]+:(?P<account>\d{{12}}):registry/(?P<registry>{_NAME})"
+)
+# (account, registry name) -> the key of the source that reads it (kafka_lineage.config.Settings.source_key):
+# an event or ARN from a source account names that source. Without one, the registry name as given.
+KeyOf = Callable[[str, str], str]
+
+
+def _plain(account: str, registry_name: str) -> str:
+    return registry_name
+
+
 DEFAULT_REGISTRY = "default-registry"  # Glue's registry when a SchemaId names none
 DELETION_EVENTS = {"DeleteSchema", "DeleteSchemaVersions", "DeleteRegistry"}
 
@@ -68,39 +80,41 @@ class _ManualRequest(_Flags):
     schema_arns: list[str] | None = Field(default=None, alias="schemaArns", min_length=1)
 
 
-def parse_schema_arn(arn: str) -> SchemaRef:
+def parse_schema_arn(arn: str, key_of: KeyOf = _plain) -> SchemaRef:
     found = SCHEMA_ARN.fullmatch(arn)
     if found is None:
         raise InvalidRequest(
             f"schemaArns: {arn!r} is not a Glue schema ARN (arn:aws:glue:R:A:schema/REG/NAME)"
         )
-    return SchemaRef(found["registry"], found["schema"])
+    return SchemaRef(key_of(found["account"], found["registry"]), found["schema"])
 
 
-def _registry_of(identifier: dict[str, Any] | None) -> str | None:
+def _registry_of(identifier: dict[str, Any] | None, account: str, key_of: KeyOf) -> str | None:
     if not isinstance(identifier, dict):
         return None
     if identifier.get("registryName"):
-        return str(identifier["registryName"])
+        return key_of(account, str(identifier["registryName"]))
     arn = identifier.get("registryArn")
     found = REGISTRY_ARN.fullmatch(arn) if isinstance(arn, str) else None
-    return found["registry"] if found else None
+    return key_of(found["account"], found["registry"]) if found else None
 
 
-def _schema_of(schema_id: dict[str, Any] | None) -> SchemaRef | None:
+def _schema_of(schema_id: dict[str, Any] | None, account: str, key_of: KeyOf) -> SchemaRef | None:
     if not isinstance(schema_id, dict):
         return None
     arn = schema_id.get("schemaArn")
     if isinstance(arn, str):
         found = SCHEMA_ARN.fullmatch(arn)
-        return SchemaRef(found["registry"], found["schema"]) if found else None
+        return SchemaRef(key_of(found["account"], found["registry"]), found["schema"]) if found else None
     name = schema_id.get("schemaName")
     if isinstance(name, str) and name:
-        return SchemaRef(str(schema_id.get("registryName") or DEFAULT_REGISTRY), name)
+        return SchemaRef(key_of(account, str(schema_id.get("registryName") or DEFAULT_REGISTRY)), name)
     return None
 
 
-def _from_cloudtrail(detail: dict[str, Any]) -> SyncRequest:
+def _from_cloudtrail(detail: dict[str, Any], account: str, key_of: KeyOf) -> SyncRequest:
+    """`account` is the envelope's: the account whose API call it was (a source account's events are
+    forwarded to this account's bus unchanged), so names without an ARN are read in that account."""
     name = detail.get("eventName")
     if name not in GLUE_EVENT_NAMES:
         raise InvalidRequest(f"detail.eventName {name!r} is not one of {sorted(GLUE_EVENT_NAMES)}")
@@ -108,7 +122,7 @@ def _from_cloudtrail(detail: dict[str, Any]) -> SyncRequest:
     failed_call = bool(detail.get("errorCode"))
     trigger = f"cloudtrail:{name}"
     if name == "DeleteRegistry":
-        registry = _registry_of(params.get("registryId"))
+        registry = _registry_of(params.get("registryId"), account, key_of)
         if registry is None:
             return SyncRequest(scope="full", trigger=trigger)
         gone: frozenset[str] = frozenset() if failed_call else frozenset({registry})
@@ -119,13 +133,17 @@ def _from_cloudtrail(detail: dict[str, Any]) -> SyncRequest:
             trigger=trigger,
         )
     if name == "CreateSchema":
-        registry = _registry_of(params.get("registryId")) or DEFAULT_REGISTRY
+        registry = _registry_of(params.get("registryId"), account, key_of) or key_of(
+            account, DEFAULT_REGISTRY
+        )
         schema_name = params.get("schemaName")
         ref = SchemaRef(registry, schema_name) if isinstance(schema_name, str) and schema_name else None
     else:
-        ref = _schema_of(params.get("schemaId"))
+        ref = _schema_of(params.get("schemaId"), account, key_of)
     if ref is None:
-        registry = _registry_of(params.get("schemaId")) or _registry_of(params.get("registryId"))
+        registry = _registry_of(params.get("schemaId"), account, key_of) or _registry_of(
+            params.get("registryId"), account, key_of
+        )
         if registry is None:
             return SyncRequest(scope="full", trigger=trigger)
         return SyncRequest(scope="registries", registries=(registry,), trigger=trigger)
@@ -152,8 +170,9 @@ def with_resume(event: dict[str, Any], group: str, key: str) -> dict[str, Any]:
     return {**event, RESUME_KEY: {"group": group, "key": key}}
 
 
-def parse_sync_event(event: Any) -> SyncRequest:
-    """Turn any accepted invocation payload into a SyncRequest; raise InvalidRequest otherwise."""
+def parse_sync_event(event: Any, key_of: KeyOf = _plain) -> SyncRequest:
+    """Turn any accepted invocation payload into a SyncRequest; raise InvalidRequest otherwise. `key_of`
+    names the source of an (account, registry) pair, so a source account's events reach that source."""
     if not isinstance(event, dict):
         raise InvalidRequest(f"expected a JSON object, got {type(event).__name__}")
     if RESUME_KEY in event:
@@ -163,7 +182,7 @@ def parse_sync_event(event: Any) -> SyncRequest:
             resume = _Resume.model_validate(event[RESUME_KEY])
         except ValidationError as error:
             raise InvalidRequest(f"malformed {RESUME_KEY}: {describe(error, first_only=True)}") from error
-        return replace(parse_sync_event(rest), resume_after=(resume.group, resume.key))
+        return replace(parse_sync_event(rest, key_of), resume_after=(resume.group, resume.key))
     if "detail-type" in event or "source" in event:
         try:
             envelope = EventBridgeModel.model_validate(event)
@@ -174,7 +193,7 @@ def parse_sync_event(event: Any) -> SyncRequest:
         if envelope.detail_type == "Scheduled Event":
             return SyncRequest(scope="full", trigger="schedule")
         if envelope.source == GLUE_SOURCE and envelope.detail_type == CLOUDTRAIL_DETAIL_TYPE:
-            return _from_cloudtrail(event.get("detail") or {})
+            return _from_cloudtrail(event.get("detail") or {}, envelope.account, key_of)
         raise InvalidRequest(
             f"unexpected EventBridge event: source {envelope.source!r}, detail-type {envelope.detail_type!r}"
         )
@@ -182,7 +201,7 @@ def parse_sync_event(event: Any) -> SyncRequest:
         manual = _ManualRequest.model_validate(event)
     except ValidationError as error:
         raise InvalidRequest(f"unexpected invocation payload: {describe(error, where='event')}") from error
-    refs = tuple(dict.fromkeys(parse_schema_arn(arn) for arn in manual.schema_arns or ()))
+    refs = tuple(dict.fromkeys(parse_schema_arn(arn, key_of) for arn in manual.schema_arns or ()))
     return SyncRequest(
         scope="schemas" if refs else "full",
         schemas=refs,

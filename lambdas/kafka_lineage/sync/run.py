@@ -179,12 +179,12 @@ class _Namespaces:
 
     def __call__(self, source: Source) -> str:
         with self._lock:
-            if source.registry_name not in self._known:
+            if source.key not in self._known:
                 try:
-                    self._known[source.registry_name] = self._resolve(source)
+                    self._known[source.key] = self._resolve(source)
                 except Exception as error:  # a failure to resolve fails that source's schemas, not the run
-                    self._known[source.registry_name] = error
-            known = self._known[source.registry_name]
+                    self._known[source.key] = error
+            known = self._known[source.key]
         if isinstance(known, Exception):
             raise known
         return known
@@ -283,7 +283,8 @@ class SchemaSync:
     ) -> None:
         self.settings = settings
         self.adapters = adapters
-        self.sources = {source.registry_name: source for source in settings.sources}
+        # By source key: the registry name, or `<account>:<registry>` for a source in another account.
+        self.sources = {source.key: source for source in settings.sources}
         self.namespaces = _Namespaces(adapters.namespace_of)
         self.remaining_seconds = remaining_seconds
         self.workers = settings.tuning.max_concurrency
@@ -459,7 +460,7 @@ class SchemaSync:
         for asset in assets:
             if asset.asset_id in known_assets or asset.external_identifier in known_arns:
                 continue
-            registry = _registry_of_arn(asset.external_identifier)
+            registry = _registry_of_arn(asset.external_identifier, self.settings)
             if registry is None or registry not in listings:
                 result.skipped.append(
                     {"assetId": asset.asset_id, "reason": "asset of the type outside the configured sources"}
@@ -962,12 +963,13 @@ class _Pipeline:
             logger.error("mapping reload failed", extra={"error": str(error)})
 
 
-def _registry_of_arn(arn: str) -> str | None:
+def _registry_of_arn(arn: str, settings: Settings) -> str | None:
+    """The source key of a schema ARN: its account tells a source account's registry from this one's."""
     parts = arn.split(":", 5)
     if len(parts) < 6 or not parts[5].startswith("schema/"):
         return None
     pieces = parts[5].split("/")
-    return pieces[1] if len(pieces) == 3 else None
+    return settings.source_key(parts[4], pieces[1]) if len(pieces) == 3 else None
 
 
 def _event_detail(action: plan.Action, record: AssetRecord | None, change: str) -> dict[str, Any]:

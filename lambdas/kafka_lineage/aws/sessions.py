@@ -1,0 +1,153 @@
+"""Per-source AWS sessions: a source with a `roleArn` is read under that role, in its own account.
+
+One `SourceSessions` lives for one invocation (a run). For each source with a role it holds one boto3
+session whose credentials come from STS AssumeRole (with the source's ExternalId, a RoleSessionName naming
+the function, DURATION_SECONDS), through botocore's DeferredRefreshableCredentials: nothing is assumed until
+a client of that source first signs a request, and botocore assumes again before the credentials expire
+(its advisory and mandatory refresh windows), so a long run never signs with expired keys.
+
+A source without a role uses the functions' own clients (`clients.client`). A role that cannot be assumed
+fails only that source's calls: the first failure is kept and raised again (as `SourceRoleUnavailable`,
+naming the source, the role and STS's answer) for every later call of the run, without asking STS again;
+it is logged once and counted in the `SourceRoleFailures` metric.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import boto3
+import botocore.session
+from aws_lambda_powertools.metrics import MetricUnit
+from botocore.credentials import DeferredRefreshableCredentials
+from botocore.exceptions import BotoCoreError, ClientError
+
+from kafka_lineage.aws.clients import RETRY_CONFIG, client
+from kafka_lineage.config import Settings, Source
+from kafka_lineage.observability import logger, metrics
+
+# Lambda runs at most 15 minutes; an hour (the default maximum of a role's sessions) outlives any run, and
+# botocore refreshes earlier anyway when a run nears the expiry.
+DURATION_SECONDS = 3600
+# STS RoleSessionName: 2-64 characters of [\w+=,.@-] (botocore sts roleSessionNameType).
+_SESSION_NAME_CHARACTERS = re.compile(r"[^\w+=,.@-]")
+
+
+class SourceRoleUnavailable(Exception):
+    """The source's role could not be assumed: every call about that source fails with this."""
+
+
+def session_name(function_name: str) -> str:
+    """A valid RoleSessionName naming the function, so the source account's CloudTrail shows who read."""
+    name = _SESSION_NAME_CHARACTERS.sub("-", function_name or "kafka-lineage")[:64]
+    return name if len(name) >= 2 else "kafka-lineage"
+
+
+@dataclass
+class _Failure:
+    error: SourceRoleUnavailable
+
+
+class SourceSessions:
+    """The clients of each source for one run (thread-safe: the runs read sources from worker threads)."""
+
+    def __init__(
+        self, settings: Settings, function_name: str, duration_seconds: int = DURATION_SECONDS
+    ) -> None:
+        self.settings = settings
+        self.session_name = session_name(function_name)
+        self.duration_seconds = duration_seconds
+        self._sessions: dict[str, boto3.session.Session] = {}
+        self._clients: dict[tuple[str, str], Any] = {}
+        self._failures: dict[str, _Failure] = {}
+        self.assumed: dict[str, int] = {}  # source key -> AssumeRole calls that succeeded (refreshes too)
+        self._lock = threading.RLock()
+
+    def client(self, source: Source | None, service: str) -> Any:
+        """The `service` client for calls about `source` (the functions' own for None or a source without a
+        role). Each is made once per run; boto3 clients are thread-safe."""
+        if source is None or not source.role_arn:
+            return client(service)
+        with self._lock:
+            made = self._clients.get((source.key, service))
+            if made is None:
+                made = self._session(source).client(service, config=RETRY_CONFIG)
+                self._clients[(source.key, service)] = made
+            return made
+
+    def credentials(self, source: Source) -> Any:
+        """The source's refreshable credentials (what its clients sign with)."""
+        with self._lock:
+            return self._session(source).get_credentials()
+
+    def client_for_key(self, key: str, service: str) -> Any:
+        return self.client(self.settings.source(key), service)
+
+    def _session(self, source: Source) -> boto3.session.Session:
+        session = self._sessions.get(source.key)
+        if session is None:
+            core = botocore.session.get_session()
+            core._credentials = DeferredRefreshableCredentials(
+                refresh_using=lambda: self._assume(source), method="sts-assume-role"
+            )
+            session = boto3.session.Session(botocore_session=core)
+            self._sessions[source.key] = session
+        return session
+
+    def _assume(self, source: Source) -> dict[str, str]:
+        """STS AssumeRole for the source, in the metadata shape botocore's refreshable credentials take."""
+        with self._lock:
+            failed = self._failures.get(source.key)
+        if failed is not None:
+            raise failed.error
+        request: dict[str, Any] = {
+            "RoleArn": source.role_arn,
+            "RoleSessionName": self.session_name,
+            "DurationSeconds": self.duration_seconds,
+        }
+        if source.external_id:
+            request["ExternalId"] = source.external_id
+        try:
+            answer = client("sts").assume_role(**request)
+        except (ClientError, BotoCoreError) as error:
+            raise self._failed(source, error) from error
+        credentials = answer["Credentials"]
+        expiry = credentials["Expiration"]
+        with self._lock:
+            self.assumed[source.key] = self.assumed.get(source.key, 0) + 1
+        return {
+            "access_key": credentials["AccessKeyId"],
+            "secret_key": credentials["SecretAccessKey"],
+            "token": credentials["SessionToken"],
+            "expiry_time": expiry.isoformat() if isinstance(expiry, datetime) else str(expiry),
+        }
+
+    def _failed(self, source: Source, error: Exception) -> SourceRoleUnavailable:
+        if isinstance(error, ClientError):
+            info = error.response.get("Error", {})
+            why = f"{info.get('Code', 'Error')}: {info.get('Message', '')}"
+        else:
+            why = f"{type(error).__name__}: {error}"
+        failure = SourceRoleUnavailable(
+            f"source {source.key}: cannot assume role {source.role_arn} (session {self.session_name}): {why}"
+        )
+        with self._lock:
+            if source.key in self._failures:
+                return self._failures[source.key].error
+            self._failures[source.key] = _Failure(failure)
+        logger.error(
+            "source role cannot be assumed: this source's items fail, the others go on",
+            extra={"source": source.key, "roleArn": source.role_arn, "error": why},
+        )
+        metrics.add_metric(name="SourceRoleFailures", unit=MetricUnit.Count, value=1)
+        return failure
+
+    def failure(self, key: str) -> str | None:
+        """Why the source of `key` is unavailable this run, or None."""
+        with self._lock:
+            failed = self._failures.get(key)
+        return str(failed.error) if failed else None

@@ -1,0 +1,118 @@
+"""Settings of a source-account stack: the `kafkaLineageSource` context value (JSON, or a JSON file's path).
+
+    npx cdk synth -c kafkaLineageSource=source-account.json     # or -c kafkaLineageSource='{"...": ...}'
+
+Keys (camelCase):
+- `trustedRoleArns` (required): the governance stack's two function roles (its outputs SchemaSyncRoleArn and
+  LineageRoleArn), the only principals the read-only role trusts; all in one account, the governance account.
+- `externalId` (required): sent by the functions with AssumeRole (the governance source's `externalId`).
+- `registries` (required): the Glue Schema Registry registries the functions mirror from this account.
+- `databases`: the Glue Data Catalog databases whose tables the topics feed (lineage reads their columns).
+- `readBrokers` (default true): kafka:GetBootstrapBrokers, for a source without an explicit `namespace`.
+- `readConnectors` (default false): MSK Connect reads (ListConnectors, DescribeConnector), for connector-
+  derived lineage.
+- `roleName` (default `kafka-lineage-source-reader`): the role's name, so its ARN is known before deploying.
+- `forwardEvents` (default true): forward this account's Glue Schema Registry CloudTrail events to the
+  governance account's default bus (targeted syncs; needs CloudTrail management events in this account).
+- `stackName` (default `KafkaLineageSource`).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from kafka_lineage.config import (
+    EXTERNAL_ID,
+    ROLE_ARN,
+    ConfigError,
+)
+from kafka_lineage.model.names import GlueCatalogName, GlueName
+
+SOURCE_CONTEXT_KEY = "kafkaLineageSource"
+DEFAULT_ROLE_NAME = "kafka-lineage-source-reader"
+
+
+class SourceAccountConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    stack_name: str = Field(
+        default="KafkaLineageSource", alias="stackName", pattern=r"[A-Za-z][A-Za-z0-9-]{0,127}"
+    )
+    trusted_role_arns: tuple[str, ...] = Field(alias="trustedRoleArns", min_length=1)
+    external_id: str = Field(alias="externalId")
+    registries: tuple[GlueName, ...] = Field(min_length=1)
+    databases: tuple[GlueCatalogName, ...] = ()
+    read_brokers: bool = Field(default=True, alias="readBrokers")
+    read_connectors: bool = Field(default=False, alias="readConnectors")
+    role_name: str = Field(default=DEFAULT_ROLE_NAME, alias="roleName", pattern=r"[\w+=,.@-]{1,64}")
+    forward_events: bool = Field(default=True, alias="forwardEvents")
+
+    @field_validator("trusted_role_arns")
+    @classmethod
+    def _roles(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for arn in value:
+            if not ROLE_ARN.fullmatch(arn):
+                raise ValueError(f"{arn!r} is not an IAM role ARN")
+        return value
+
+    @field_validator("external_id")
+    @classmethod
+    def _external_id(cls, value: str) -> str:
+        if not EXTERNAL_ID.fullmatch(value):
+            raise ValueError(f"{value!r} is not a valid STS ExternalId ({EXTERNAL_ID.pattern})")
+        return value
+
+    @field_validator("registries", "databases")
+    @classmethod
+    def _unique(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(sorted(set(value)))
+
+    @model_validator(mode="after")
+    def _one_governance_account(self) -> SourceAccountConfig:
+        if len(self.governance_accounts) != 1:
+            raise ValueError(
+                f"trustedRoleArns are in several accounts {sorted(self.governance_accounts)}: give the "
+                "governance stack's two function roles"
+            )
+        return self
+
+    @property
+    def governance_accounts(self) -> set[str]:
+        return {found["account"] for arn in self.trusted_role_arns if (found := ROLE_ARN.fullmatch(arn))}
+
+    @property
+    def governance_account(self) -> str:
+        return next(iter(self.governance_accounts))
+
+
+def load_source_config(raw: Any) -> SourceAccountConfig | None:
+    """The source stack's settings, or None when the context does not ask for one. `raw` is a JSON object,
+    its text, or the path of a JSON file. Errors name the context key."""
+    if raw is None or raw == "":
+        return None
+    if isinstance(raw, str):
+        text = raw
+        if not raw.lstrip().startswith("{"):
+            path = Path(raw)
+            if not path.is_file():
+                raise ConfigError(f"context {SOURCE_CONTEXT_KEY}: {raw!r} is neither JSON nor a file")
+            text = path.read_text()
+        try:
+            raw = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise ConfigError(f"context {SOURCE_CONTEXT_KEY} is not valid JSON: {error}") from error
+    if not isinstance(raw, dict):
+        raise ConfigError(f"context {SOURCE_CONTEXT_KEY} must be an object, not {type(raw).__name__}")
+    values = {key: value for key, value in raw.items() if not str(key).startswith("_")}
+    try:
+        return SourceAccountConfig.model_validate(values)
+    except ValidationError as error:
+        problems = "; ".join(
+            f"{SOURCE_CONTEXT_KEY}.{'.'.join(str(p) for p in item['loc'])}: {item['msg']}"
+            for item in error.errors()
+        )
+        raise ConfigError(f"invalid context: {problems}") from error

@@ -1,0 +1,152 @@
+"""The stack deployed into each source account: the functions' read-only role there, and event forwarding.
+
+- The role trusts only the governance stack's two function roles, by ARN, and only with the external id
+  (sts:ExternalId). Its grants follow the IAM Service Authorization Reference, scoped to the configured
+  registries (and their schemas), databases (and their tables); actions the SAR gives no resource type
+  (kafka:GetBootstrapBrokers, kafkaconnect:ListConnectors) are granted on "*", each only when asked for.
+- A rule on this account's default bus forwards its Glue Schema Registry CloudTrail events (the same pattern
+  as the governance stack's own rule) to the governance account's default bus. EventBridge needs a role to
+  put events on another account's bus; CDK's EventBus target creates it, allowed events:PutEvents on that
+  bus only. The governance stack's bus policy accepts these events from this account.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import aws_cdk as cdk
+from aws_cdk import aws_events as events
+from aws_cdk import aws_events_targets as targets
+from aws_cdk import aws_iam as iam
+from constructs import Construct
+
+from stacks.source_config import SourceAccountConfig
+from stacks.triggers import glue_registry_change_pattern
+
+# The longest session the functions ask for (kafka_lineage.aws.sessions.DURATION_SECONDS).
+MAX_SESSION = cdk.Duration.hours(1)
+
+
+class SourceAccountStack(cdk.Stack):
+    def __init__(
+        self, scope: Construct, construct_id: str, *, config: SourceAccountConfig, **kwargs: Any
+    ) -> None:
+        super().__init__(
+            scope,
+            construct_id,
+            description="kafka-lineage source account: read-only role for the governance account's functions",
+            **kwargs,
+        )
+        self.config = config
+        self.role = iam.Role(
+            self,
+            "ReaderRole",
+            role_name=config.role_name,
+            description="kafka-lineage: read this account's schema registries, catalog tables and brokers",
+            assumed_by=iam.CompositePrincipal(*(iam.ArnPrincipal(arn) for arn in config.trusted_role_arns)),
+            external_ids=[config.external_id],
+            max_session_duration=MAX_SESSION,
+        )
+        self._grant()
+        self.forward_rule: events.Rule | None = None
+        if config.forward_events:
+            self._forward_events()
+        cdk.CfnOutput(self, "SourceRoleArn", value=self.role.role_arn)
+        self._acknowledge_wildcards()
+
+    def _arn(self, service: str, resource: str, name: str | None = None) -> str:
+        return self.format_arn(service=service, resource=resource, resource_name=name)
+
+    def _grant(self) -> None:
+        registries: list[str] = []
+        for name in self.config.registries:
+            registries += [self._arn("glue", "registry", name), self._arn("glue", "schema", f"{name}/*")]
+        self.role.add_to_policy(
+            iam.PolicyStatement(
+                sid="GlueSchemaRegistryRead",
+                actions=[
+                    "glue:ListSchemas",
+                    "glue:ListSchemaVersions",
+                    "glue:GetSchema",
+                    "glue:GetSchemaVersion",
+                ],
+                resources=registries,
+            )
+        )
+        if self.config.databases:
+            catalog = [self._arn("glue", "catalog")]
+            for database in self.config.databases:
+                catalog += [
+                    self._arn("glue", "database", database),
+                    self._arn("glue", "table", f"{database}/*"),
+                ]
+            self.role.add_to_policy(
+                iam.PolicyStatement(
+                    sid="GlueCatalogRead", actions=["glue:GetTable", "glue:GetTables"], resources=catalog
+                )
+            )
+        if self.config.read_brokers:
+            # SAR: kafka:GetBootstrapBrokers takes no resource type ("*" only).
+            self.role.add_to_policy(
+                iam.PolicyStatement(
+                    sid="MskBootstrapBrokers", actions=["kafka:GetBootstrapBrokers"], resources=["*"]
+                )
+            )
+        if self.config.read_connectors:
+            # SAR: ListConnectors takes no resource type; DescribeConnector takes this account's connectors.
+            self.role.add_to_policy(
+                iam.PolicyStatement(
+                    sid="MskConnectList", actions=["kafkaconnect:ListConnectors"], resources=["*"]
+                )
+            )
+            self.role.add_to_policy(
+                iam.PolicyStatement(
+                    sid="MskConnectDescribe",
+                    actions=["kafkaconnect:DescribeConnector"],
+                    resources=[self._arn("kafkaconnect", "connector", "*/*")],
+                )
+            )
+
+    def _forward_events(self) -> None:
+        pattern = glue_registry_change_pattern(self.config.registries)
+        governance_bus = events.EventBus.from_event_bus_arn(
+            self,
+            "GovernanceBus",
+            f"arn:{self.partition}:events:{self.region}:{self.config.governance_account}:event-bus/default",
+        )
+        self.forward_rule = events.Rule(
+            self,
+            "ForwardGlueSchemaRegistryChanges",
+            description="kafka-lineage: Glue Schema Registry changes (CloudTrail) to the governance account",
+            event_pattern=events.EventPattern(
+                source=pattern["source"], detail_type=pattern["detail-type"], detail=pattern["detail"]
+            ),
+            targets=[targets.EventBus(governance_bus)],
+        )
+
+    def _acknowledge_wildcards(self) -> None:
+        policy = self.role.node.find_child("DefaultPolicy").node.default_child
+        assert isinstance(policy, cdk.CfnResource)
+        found = [
+            f"Resource::arn:<AWS::Partition>:glue:<AWS::Region>:<AWS::AccountId>:schema/{name}/*"
+            for name in self.config.registries
+        ]
+        found += [
+            f"Resource::arn:<AWS::Partition>:glue:<AWS::Region>:<AWS::AccountId>:table/{db}/*"
+            for db in self.config.databases
+        ]
+        if self.config.read_connectors:
+            found.append(
+                "Resource::arn:<AWS::Partition>:kafkaconnect:<AWS::Region>:<AWS::AccountId>:connector/*/*"
+            )
+        if self.config.read_brokers or self.config.read_connectors:
+            found.append("Resource::*")
+        for finding in found:
+            cdk.Validations.of(policy).acknowledge(
+                cdk.Acknowledgment(
+                    id=f"AwsSolutions-IAM5[{finding}]",
+                    reason="Scoped to the configured registries' schemas, databases' tables or this "
+                    "account's connectors (members appear at run time), or an action the IAM Service "
+                    "Authorization Reference gives no resource type",
+                )
+            )
