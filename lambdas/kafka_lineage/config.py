@@ -6,11 +6,12 @@ fail at run time fails `cdk synth` first. Every error names the setting (environ
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import re
 import string
 from collections.abc import Mapping
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -107,6 +108,28 @@ class TableRule(BaseModel):
         return self.database.lower(), self.table.format(**groups).lower()
 
 
+class ConnectorFilter(BaseModel):
+    """Which MSK Connect connectors of a source's cluster lineage reads: names or shell globs (`cdc-*`)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+
+    @field_validator("include", "exclude")
+    @classmethod
+    def _names(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for name in value:
+            # MSK Connect connector names are 1-128 characters (botocore kafkaconnect __stringMin1Max128).
+            if not name or len(name) > 128 or name != name.strip():
+                raise ValueError(f"{name!r} is not a connector name or glob (1-128 characters, trimmed)")
+        return value
+
+    def admits(self, name: str) -> bool:
+        included = not self.include or any(fnmatch.fnmatchcase(name, glob) for glob in self.include)
+        return included and not any(fnmatch.fnmatchcase(name, glob) for glob in self.exclude)
+
+
 class Source(BaseModel):
     """One mirrored registry (a `SOURCES` entry)."""
 
@@ -120,6 +143,8 @@ class Source(BaseModel):
     table_rule: TableRule | None = Field(default=None, alias="tableRule")
     job_namespace: str = Field(default=DEFAULT_JOB_NAMESPACE, alias="jobNamespace")
     cluster_type: str = Field(default="MSK", alias="clusterType")
+    # MSK Connect connectors read for lineage: "off", or include / exclude by name (default: all of them).
+    connectors: Literal["off"] | ConnectorFilter = ConnectorFilter()
 
     @field_validator("registry_name")
     @classmethod
@@ -155,6 +180,15 @@ class Source(BaseModel):
     @property
     def account(self) -> str:
         return self.cluster_arn.split(":")[4]
+
+    @property
+    def cluster_name(self) -> str:
+        """The name in `arn:...:cluster/<name>/<uuid>`."""
+        return self.cluster_arn.split("/")[1]
+
+    def reads_connector(self, name: str) -> bool:
+        """True when this source's `connectors` setting lets lineage read the connector `name`."""
+        return self.connectors != "off" and self.connectors.admits(name)
 
     def mirrors(self, schema_name: str) -> bool:
         """True when `schema_name` passes this source's include / exclude filters."""

@@ -2,3 +2,8 @@
 
 `model` holds the values, `derive` the pure derivation; the AWS adapter is `kafka_lineage.aws.connectors`.
 """
+
+from kafka_lineage.connectors.derive import derive
+from kafka_lineage.connectors.model import ConnectorConfig, ConnectorNote, Derivation, SinkEdge, SourceEdge
+
+__all__ = ["ConnectorConfig", "ConnectorNote", "Derivation", "SinkEdge", "SourceEdge", "derive"]
