@@ -163,6 +163,13 @@ class Source(BaseModel):
             raise ValueError(f"namespace {value!r} must look like kafka://host:port (OpenLineage naming)")
         return value
 
+    @field_validator("connectors", mode="before")
+    @classmethod
+    def _connectors(cls, value: Any) -> Any:
+        if value == "off" or isinstance(value, dict | ConnectorFilter):
+            return value
+        raise ValueError('connectors must be "off" or {"include": [...], "exclude": [...]} (names or globs)')
+
     @field_validator("include", "exclude")
     @classmethod
     def _patterns(cls, value: tuple[str, ...]) -> tuple[str, ...]:

@@ -4,6 +4,21 @@
 """
 
 from kafka_lineage.connectors.derive import derive
-from kafka_lineage.connectors.model import ConnectorConfig, ConnectorNote, Derivation, SinkEdge, SourceEdge
+from kafka_lineage.connectors.model import (
+    ConnectorConfig,
+    ConnectorNote,
+    ConnectorReads,
+    Derivation,
+    SinkEdge,
+    SourceEdge,
+)
 
-__all__ = ["ConnectorConfig", "ConnectorNote", "Derivation", "SinkEdge", "SourceEdge", "derive"]
+__all__ = [
+    "ConnectorConfig",
+    "ConnectorNote",
+    "ConnectorReads",
+    "Derivation",
+    "SinkEdge",
+    "SourceEdge",
+    "derive",
+]

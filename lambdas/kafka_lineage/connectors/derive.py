@@ -55,6 +55,7 @@ from kafka_lineage.connectors.javaregex import UnsupportedRegex, compile_java
 from kafka_lineage.connectors.model import (
     ConnectorConfig,
     ConnectorNote,
+    ConnectorReads,
     Derivation,
     NoteKind,
     SinkEdge,
@@ -127,16 +128,22 @@ def job_namespace(cluster_name: str) -> str:
 
 
 def derive(
-    connectors: Sequence[ConnectorConfig], topics: Iterable[TopicKey], sources: Sequence[Source]
+    connectors: Sequence[ConnectorConfig] | ConnectorReads,
+    topics: Iterable[TopicKey],
+    sources: Sequence[Source],
 ) -> Derivation:
-    """Every edge and note the connectors' configurations give for the registry's `topics`."""
+    """Every edge and note the connectors' configurations give for the registry's `topics`.
+
+    Given the adapter's `ConnectorReads`, its `read_ok`, `unread` and notes carry over.
+    """
+    reads = connectors if isinstance(connectors, ConnectorReads) else ConnectorReads(tuple(connectors))
     by_registry: dict[str, list[TopicKey]] = defaultdict(list)
     for key in sorted(set(topics)):
         by_registry[key.registry_name].append(key)
     sinks: list[SinkEdge] = []
     firsts: list[SourceEdge] = []
-    notes: list[ConnectorNote] = []
-    for connector in sorted(connectors, key=lambda c: (c.name, c.arn)):
+    notes: list[ConnectorNote] = list(reads.notes)
+    for connector in sorted(reads.connectors, key=lambda c: (c.name, c.arn)):
         if connector.state in GONE_STATES:
             continue
         readers = [s for s in sources if _on_cluster(s, connector) and s.reads_connector(connector.name)]
@@ -155,7 +162,11 @@ def derive(
         except _Unreadable as error:
             notes.append(ConnectorNote("unreadable", connector.name, str(error)))
     return Derivation(
-        sinks=tuple(dict.fromkeys(sinks)), sources=tuple(dict.fromkeys(firsts)), notes=tuple(notes)
+        sinks=tuple(dict.fromkeys(sinks)),
+        sources=tuple(dict.fromkeys(firsts)),
+        notes=tuple(notes),
+        read_ok=reads.read_ok,
+        unread=reads.unread,
     )
 
 

@@ -10,12 +10,17 @@ plus the registry's topics into edges:
   read (`unreadable`). Reported, never guessed.
 
 `Derivation.read_ok` is False when the connectors could not be listed: the consumer must then keep the
-connector edges it already has instead of retracting them.
+connector edges it already has instead of retracting them. `Derivation.unread` names connectors that were
+listed but whose configuration could not be read (DescribeConnector failed): keep their edges too. A
+connector absent from the listing (deleted) or DELETING has no edges: retract them.
 
 Interface:
 
-    derive(connectors: Sequence[ConnectorConfig], topics: Iterable[TopicKey],
+    derive(connectors: Sequence[ConnectorConfig] | ConnectorReads, topics: Iterable[TopicKey],
            sources: Sequence[Source]) -> Derivation
+
+`ConnectorReads` is what the adapter (`MskConnect.read`) returns; given one, `derive` carries its
+`read_ok`, `unread` and notes into the Derivation.
 
 A connector applies to the sources on its cluster: those whose `clusterArn` equals
 `ConnectorConfig.cluster_arn` when that is set, else those whose cluster name (the ARN's
@@ -105,3 +110,21 @@ class Derivation:
     notes: tuple[ConnectorNote, ...] = ()
     # False: listing the connectors failed; the consumer must not retract connector edges.
     read_ok: bool = True
+    # Connectors listed but not read (DescribeConnector failed): keep their previous edges.
+    unread: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ConnectorReads:
+    """What the adapter read: the configurations of the connectors on the sources' clusters.
+
+    `read_ok` False: a listing failed (the connectors, or a cluster's brokers), so absence proves nothing.
+    `unread`: connectors listed whose DescribeConnector failed (each also has an `unreadable` note).
+    `errors`: what failed, for the logs and the result.
+    """
+
+    connectors: tuple[ConnectorConfig, ...] = ()
+    notes: tuple[ConnectorNote, ...] = ()
+    unread: tuple[str, ...] = ()
+    read_ok: bool = True
+    errors: tuple[str, ...] = ()
