@@ -163,6 +163,9 @@ _BUILDERS: dict[str, Builder] = {
     "ssm": _ssm,
     "lambda": _lambda,
     "kafka": _arn_member("ClusterArn", "cluster"),
+    # DescribeConnector / DeleteConnector name the connector by ARN (a URI label); ListConnectors and
+    # CreateConnector take no resource type, so they never get here.
+    "kafkaconnect": _arn_member("connectorArn", "connector"),
 }
 
 
