@@ -77,6 +77,16 @@ KAFKA_METADATA_TRANSFORMS = frozenset(
 INSERT_FIELD_VALUE = "org.apache.kafka.connect.transforms.InsertField$Value"
 # Debezium's own topic naming; anything else (a custom class) names topics we cannot predict.
 DEFAULT_NAMING_STRATEGIES = frozenset({"io.debezium.schema.DefaultTopicNamingStrategy"})
+# SchemaTopicNamingStrategy names a topic by the table id's schema parts: for PostgreSQL and Oracle those
+# are (schema, table), the default layout; elsewhere (MySQL's database, SQL Server's) they differ.
+SCHEMA_NAMING_STRATEGY = "io.debezium.schema.SchemaTopicNamingStrategy"
+# Debezium's unwrapping transforms: the topic's value is the row itself, not an `after` envelope.
+FLATTENING_TRANSFORMS = frozenset(
+    {
+        "io.debezium.transforms.ExtractNewRecordState",
+        "io.debezium.connector.mongodb.transforms.ExtractNewDocumentState",
+    }
+)
 # A connector in this state is going away: its edges are retracted, not derived.
 GONE_STATES = frozenset({"DELETING"})
 INTERNAL_PREFIX = "__"
@@ -316,13 +326,17 @@ def _source(
     ).strip()
     if not prefix:
         raise _Unreadable("no topic prefix (topic.prefix, database.server.name or mongodb.name)")
-    renaming = _topic_renaming(config)
+    renaming = _topic_renaming(config, kind)
     if renaming:
         return [], [ConnectorNote("undetermined", connector.name, renaming)]
     namespace, fixed = _datasource(kind, config)
     filters = _filters(kind, config)
     delimiter = config.get("topic.delimiter", "") or "."
     own = _own_topics(config, prefix, delimiter)
+    flattened = any(
+        config.get(f"transforms.{alias}.type", "").strip() in FLATTENING_TRANSFORMS
+        for alias in _aliases(config)
+    )
     head = prefix + delimiter
     edges: list[SourceEdge] = []
     notes: list[ConnectorNote] = []
@@ -355,21 +369,23 @@ def _source(
                     connector_arn=connector.arn,
                     job_namespace=job_namespace(connector.cluster_name),
                     job_name=connector.name,
+                    flattened=flattened,
                 )
             )
     return edges, notes
 
 
-def _topic_renaming(config: Mapping[str, str]) -> str:
+def _topic_renaming(config: Mapping[str, str], kind: _Kind) -> str:
     """Why topic names cannot be predicted from the configuration, or '' when they can."""
     strategy = config.get("topic.naming.strategy", "").strip()
-    if strategy and strategy not in DEFAULT_NAMING_STRATEGIES:
+    known = DEFAULT_NAMING_STRATEGIES | ({SCHEMA_NAMING_STRATEGY} if kind in (POSTGRES, ORACLE) else set())
+    if strategy and strategy not in known:
         return f"topic.naming.strategy {strategy} names the topics"
     for alias in _aliases(config):
-        kind = config.get(f"transforms.{alias}.type", "").strip()
+        transform = config.get(f"transforms.{alias}.type", "").strip()
         # RegexRouter, Debezium's ByLogicalTableRouter, TimestampRouter ... rename the topic.
-        if kind.endswith("Router"):
-            return f"transform {alias!r} ({kind}) renames the topics"
+        if transform.endswith("Router"):
+            return f"transform {alias!r} ({transform}) renames the topics"
     return ""
 
 

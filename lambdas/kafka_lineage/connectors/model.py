@@ -76,6 +76,8 @@ class SourceEdge:
 
     `dataset_namespace` / `dataset_name` follow OpenLineage's dataset naming (e.g. `mysql://host:port` and
     `db.table`). `columns` is () when unknown: column lineage then maps each `after.<column>` of the topic.
+    `flattened`: the connector unwraps its change events (Debezium's ExtractNewRecordState or
+    ExtractNewDocumentState), so the topic's own top-level fields are the columns, not `after.<column>`.
     """
 
     key: TopicKey
@@ -86,6 +88,7 @@ class SourceEdge:
     job_namespace: str
     job_name: str
     columns: tuple[str, ...] = ()
+    flattened: bool = False
 
 
 @dataclass(frozen=True)

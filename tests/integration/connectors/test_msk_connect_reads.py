@@ -3,7 +3,9 @@ the connectors of the configured clusters, keeps no credential, and says what it
 
 from __future__ import annotations
 
+import json
 import logging
+import urllib.request
 from typing import Any
 
 import boto3
@@ -282,3 +284,16 @@ def client_as(aws: LocalAws, role: Any, service: str) -> Any:
         aws_session_token=credentials["AWS_SESSION_TOKEN"],
         config=world_no_checks(),
     )
+
+
+def test_the_control_api_creates_connectors_for_a_separate_process(clusters: LocalAws) -> None:
+    # Given the stand-ins served in another process, driven over /_local/ (remote.py's way)
+    body = json.dumps({"name": "cdc-mysql", "configuration": MYSQL, "bootstrap_servers": f"b-1.{HOST}:9098"})
+    request = urllib.request.Request(
+        f"{clusters.endpoint_url}/_local/kafkaconnect/connectors", data=body.encode(), method="POST"
+    )
+    with urllib.request.urlopen(request, timeout=10) as response:
+        arn = json.loads(response.read())["connectorArn"]
+    # Then the connector is there for the API
+    described = boto3.client("kafkaconnect").describe_connector(connectorArn=arn)
+    assert described["connectorName"] == "cdc-mysql"

@@ -269,3 +269,29 @@ def test_source_and_sink_together_give_both_hops_of_one_topic():
 
 def test_regex_lists_split_like_debeziums_regex_splitter():
     assert split_regex_list(r" a\.b , c{1\,2},d\\,e ,, ") == ["a\\.b", "c{1,2}", "d\\\\", "e"]
+
+
+def test_schema_topic_naming_is_the_default_layout_only_where_schema_parts_are_schema_and_table():
+    strategy = {"topic.naming.strategy": "io.debezium.schema.SchemaTopicNamingStrategy"}
+    postgres = cdc(
+        POSTGRES, **{"topic.prefix": "pg", "database.hostname": "h", "database.dbname": "d"}, **strategy
+    )
+    assert first_hops(postgres, "pg.public.orders") == {
+        "pg.public.orders": ("postgres://h:5432", "d.public.orders")
+    }
+    mysql = cdc(MYSQL, **{"topic.prefix": "inv", "database.hostname": "h"}, **strategy)
+    derived = derive([mysql], [TopicKey("cdc", "inv.shop.orders")], [source()])
+    assert derived.sources == ()
+    assert [n.kind for n in derived.notes] == ["undetermined"]
+
+
+def test_an_unwrapping_transform_marks_the_edge_flattened():
+    base = {"topic.prefix": "inv", "database.hostname": "h"}
+    plain = derive([cdc(MYSQL, **base)], [TopicKey("cdc", "inv.shop.orders")], [source()])
+    assert [e.flattened for e in plain.sources] == [False]
+    unwrap = {
+        "transforms": "unwrap",
+        "transforms.unwrap.type": "io.debezium.transforms.ExtractNewRecordState",
+    }
+    flat = derive([cdc(MYSQL, **base, **unwrap)], [TopicKey("cdc", "inv.shop.orders")], [source()])
+    assert [e.flattened for e in flat.sources] == [True]
