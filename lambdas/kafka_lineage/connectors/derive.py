@@ -201,6 +201,13 @@ def _sink(connector: ConnectorConfig, keys: Sequence[TopicKey]) -> tuple[list[Si
         return [], [
             ConnectorNote("undetermined", connector.name, f"the Iceberg catalog is not Glue ({found})")
         ]
+    # GlueCatalog's glue.id: another account's catalog, whose tables are not the ones lineage reads.
+    catalog_account = config.get("iceberg.catalog.glue.id", "").strip()
+    own_account = _account_of(connector)
+    if catalog_account and catalog_account != own_account:
+        ours = own_account or "this one"
+        reason = f"the sink writes to the Glue catalog of account {catalog_account}, not {ours}"
+        return [], [ConnectorNote("undetermined", connector.name, reason)]
     note = _note_for(connector)
     if _true(config.get("iceberg.tables.dynamic-enabled")):
         field = config.get("iceberg.tables.route-field", "")
@@ -234,6 +241,15 @@ def _sink(connector: ConnectorConfig, keys: Sequence[TopicKey]) -> tuple[list[Si
         "the configuration does not say which topic feeds which"
     )
     return [], [note("ambiguous", reason, key) for key in consumed]
+
+
+def _account_of(connector: ConnectorConfig) -> str:
+    """The account in the connector's (or else its cluster's) ARN: `arn:aws:kafkaconnect:r:<account>:...`."""
+    for arn in (connector.arn, connector.cluster_arn):
+        parts = arn.split(":")
+        if len(parts) > 4 and parts[4].isdigit():
+            return parts[4]
+    return ""
 
 
 def _consumed(config: Mapping[str, str], keys: Sequence[TopicKey]) -> list[TopicKey]:

@@ -315,3 +315,13 @@ def test_glue_table_names_longer_than_glue_allows_are_unreadable():
     assert derived.notes[0].kind == "unreadable"
     ok = sink(topics="a", **{"iceberg.tables": "lake." + "t" * 255})
     assert [e.table for e in derive([ok], keys("a"), [source()]).sinks] == [TableRef("lake", "t" * 255)]
+
+
+def test_a_sink_writing_to_another_accounts_glue_catalog_is_undetermined():
+    elsewhere = sink(topics="a", **{"iceberg.tables": "lake.a", "iceberg.catalog.glue.id": "210987654321"})
+    derived = derive([elsewhere], keys("a"), [source()])
+    assert derived.sinks == ()
+    assert [n.kind for n in derived.notes] == ["undetermined"]
+    assert "210987654321" in derived.notes[0].reason
+    here = sink(topics="a", **{"iceberg.tables": "lake.a", "iceberg.catalog.glue.id": "123456789012"})
+    assert pairs(derive([here], keys("a"), [source()])) == {("a", "lake/a")}
