@@ -1,9 +1,13 @@
 """The lineage emission, end to end: read the world, plan (pure), act, record. One call per invocation.
 
 Reads on every run: the asset mapping and the emission state (SSM, packed), the explicit table mappings
-(SSM), and the mapped Glue tables (one GetTables per database). A run that finds nothing changed reads
-nothing else and writes nothing; a topic that must be (re-)emitted also costs one GetSchemaVersion, two
-PostLineageEvent calls, and one DeleteLineageEvent and one GetLineageEvent (to confirm it) per replaced event.
+(SSM), the MSK Connect connectors (once, unless every source says `connectors: "off"`), and the mapped Glue
+tables (one GetTables per database). A run that finds nothing changed reads nothing else and writes nothing;
+an edge that must be (re-)emitted also costs one GetSchemaVersion, two PostLineageEvent calls, and one
+DeleteLineageEvent and one GetLineageEvent (to confirm it) per replaced event.
+
+A failure to read the connectors is reported (`connectorErrors`, `failed`, the LineageConnectorsUnreadable
+metric) and the connector edges already emitted are then kept as they are (see resolve.py).
 
 Pipelined and checkpointed
 --------------------------
@@ -21,22 +25,25 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from aws_lambda_powertools.metrics import MetricUnit
 
 from kafka_lineage.aws.clients import RateLimiter, client
+from kafka_lineage.aws.connectors import MskConnect
 from kafka_lineage.aws.lease import LeaseLost
 from kafka_lineage.aws.lineage_api import LineageApi
 from kafka_lineage.aws.packed_store import PackedStore
 from kafka_lineage.aws.table_mappings import TableMappings
 from kafka_lineage.aws.tables import GlueTables, SchemaVersions, TableReads
-from kafka_lineage.config import Settings
+from kafka_lineage.config import Settings, Source
+from kafka_lineage.connectors.derive import derive
+from kafka_lineage.connectors.model import ConnectorReads, Derivation
 from kafka_lineage.lineage.apply import Applier, EventStore, ParsedFields, TopicOutcome, VersionReader
 from kafka_lineage.lineage.events import TopicField
-from kafka_lineage.lineage.model import LoadedStates, load_states
+from kafka_lineage.lineage.model import LoadedStates, TopicKey, load_states
 from kafka_lineage.lineage.plan import Action, EmitScope, LineagePlan, make_plan, select, tables_needed
 from kafka_lineage.lineage.resolve import MappingParameter, Resolution, parse_mappings, resolve
 from kafka_lineage.mapping import LINEAGE, TABLE_MAPPINGS, AssetMapping, AssetRecord, subpath
@@ -54,6 +61,18 @@ def parse_topic_fields(data_format: str, definition: str) -> ParsedFields:
     )
 
 
+class ConnectorReader(Protocol):
+    """The port to MSK Connect (`kafka_lineage.aws.connectors.MskConnect`): never raises; what it could not
+    read is in the answer (`read_ok`, `unread`, `errors`)."""
+
+    def read(self, sources: Sequence[Source], stop: Callable[[], bool] | None = None) -> ConnectorReads: ...
+
+
+def connectors_wanted(settings: Settings) -> bool:
+    """Whether any source reads its connectors (the default); not when every one says "off"."""
+    return any(source.connectors != "off" for source in settings.sources)
+
+
 @dataclass
 class LineageWorld:
     """The adapters one run uses (tests build it on the stand-ins; `connect` builds it in the Lambda)."""
@@ -64,6 +83,7 @@ class LineageWorld:
     versions: VersionReader
     events: EventStore
     state: PackedStore
+    connectors: ConnectorReader | None = None
 
     @classmethod
     def connect(cls, settings: Settings, account: str = "") -> LineageWorld:
@@ -80,6 +100,8 @@ class LineageWorld:
             state=PackedStore(
                 ssm, subpath(settings.mapping_path, LINEAGE), write_limiter=RateLimiter(tuning.ssm_write_rps)
             ),
+            # A few calls per run (one listing, one DescribeConnector per connector): paced like Glue reads.
+            connectors=MskConnect(client("kafkaconnect"), client("kafka"), RateLimiter(tuning.glue_rps)),
         )
 
 
@@ -119,6 +141,10 @@ class EmitResult:
     retracted: Sample = field(default_factory=Sample)
     retracting: Sample = field(default_factory=Sample)
     emissions: Sample = field(default_factory=Sample)
+    ambiguous: Sample = field(default_factory=Sample)
+    undetermined: Sample = field(default_factory=Sample)
+    connector_errors: Sample = field(default_factory=Sample)
+    kept: int = 0  # connector edges kept as they are: their connector could not be read
     degraded: int = 0
     largest_event_bytes: int = 0
     remaining: int = 0  # actions not started: the deadline came first
@@ -139,6 +165,9 @@ class EmitResult:
             "retracted": self.retracted,
             "retracting": self.retracting,
             "emissions": self.emissions,
+            "ambiguous": self.ambiguous,
+            "undetermined": self.undetermined,
+            "connectorErrors": self.connector_errors,
         }
         result: dict[str, Any] = {
             "dryRun": self.dry_run,
@@ -149,6 +178,8 @@ class EmitResult:
             "counts": {name: sample.count for name, sample in lists.items()},
             "stateWrites": self.state_writes,
         }
+        if self.kept:
+            result["keptConnectorEdges"] = self.kept
         if self.incomplete:
             result["incomplete"] = True
             result["remaining"] = self.remaining
@@ -188,7 +219,8 @@ def emit_lineage(
     records: dict[str, AssetRecord] = world.assets.load()
     parameters: list[MappingParameter] = world.table_mappings.load()
     mappings, invalid = parse_mappings(parameters, subpath(settings.mapping_path, TABLE_MAPPINGS))
-    resolution = resolve(records.values(), settings, mappings, invalid)
+    derivation, read_errors = _derive(settings, world, records.values(), ending)
+    resolution = resolve(records.values(), settings, mappings, invalid, derivation)
     reads = TableReads()
     registries = [source.registry_name for source in settings.sources]
 
@@ -216,6 +248,7 @@ def emit_lineage(
             settings.tuning.mass_delete_share,
             table_errors=reads.errors,
             unreadable_states=loaded.unreadable,
+            migrated=loaded.migrated,
         )
         return loaded, plan
 
@@ -230,8 +263,19 @@ def emit_lineage(
         logger.error("unreadable lineage state entry left untouched", extra={"key": key})
 
     result.unchanged = len(plan.unchanged)
+    result.kept = len(plan.kept)
     for topic in plan.unmapped:
         result.unmapped.add(topic.as_dict())
+    for issue in resolution.ambiguous:
+        result.ambiguous.add(issue.as_dict())
+    for issue in resolution.undetermined:
+        result.undetermined.add(issue.as_dict())
+    for error in (*read_errors, *resolution.connector_errors):
+        logger.error(
+            "MSK Connect connectors not read: their edges are kept as they are", extra={"error": error}
+        )
+        result.connector_errors.add({"error": error})
+        result.fail({"error": f"reading MSK Connect connectors: {error}"})
     for item in resolution.invalid_mappings:
         result.invalid_mappings.add(item.as_dict())
     for failure in plan.failed:
@@ -245,6 +289,12 @@ def emit_lineage(
         # Planned counts must not feed the alarms: a dry run only counts itself.
         metrics.add_metric(name="LineageDryRuns", unit=MetricUnit.Count, value=1)
         return result
+    if read_errors or resolution.connector_errors:
+        metrics.add_metric(
+            name="LineageConnectorsUnreadable",
+            unit=MetricUnit.Count,
+            value=len(read_errors) + len(resolution.connector_errors),
+        )
 
     group_bits = world.state.group_bits
     actions = sorted(plan.actions, key=lambda a: (PackedStore.group_of(a.key.key, group_bits), a.key))
@@ -330,7 +380,11 @@ class _Checkpoints:
         with self.lock:
             group = self._group_of[key]
             if outcome.store:
-                self._changes.setdefault(group, {}).update(self.loaded.changes(key, outcome.state))
+                changes = self._changes.setdefault(group, {})
+                # Edges taken over are dropped in the same save as the edge that replaced them.
+                for dropped in outcome.dropped:
+                    changes.update(self.loaded.changes(dropped.key, None))
+                changes.update(self.loaded.changes(key, outcome.state))
             self._finished[group] = self._finished.get(group, False) or outcome.kind != "deferred"
             self._open[group] -= 1
             if not self._open[group]:
@@ -392,6 +446,19 @@ class _Checkpoints:
                     logger.exception("reloading the lineage emission state failed")
 
 
+def _derive(
+    settings: Settings, world: LineageWorld, records: Iterable[AssetRecord], stop: Callable[[], bool]
+) -> tuple[Derivation, tuple[str, ...]]:
+    """The connectors' edges for the mirrored topics, and what could not be read: read once per run, never
+    when every source is "off" (then no connector edge is wanted, and those emitted before are retracted
+    like any remap)."""
+    if world.connectors is None or not connectors_wanted(settings):
+        return Derivation(), ()
+    reads = world.connectors.read(settings.sources, stop=stop)
+    topics = [TopicKey(r.registry_name, r.schema_name) for r in records]
+    return derive(reads, topics, settings.sources), reads.errors
+
+
 def _collect(outcome: TopicOutcome, result: EmitResult) -> None:
     if outcome.kind == "emitted":
         result.emitted += 1
@@ -407,6 +474,8 @@ def _collect(outcome: TopicOutcome, result: EmitResult) -> None:
         result.retracting.add(outcome.report)
     elif outcome.kind == "cleaned":
         result.cleaned += 1
+        result.unchanged += 1
+    elif outcome.kind == "migrated":
         result.unchanged += 1
     elif outcome.kind == "deferred":
         result.remaining += 1
@@ -438,6 +507,8 @@ def _publish_metrics(result: EmitResult) -> None:
         "LineageRetracted": result.retracted.count,
         "LineageDeferred": result.remaining,
         "LineageDegradedRuns": result.degraded,
+        "LineageAmbiguousTopics": result.ambiguous.count,
+        "LineageUndeterminedTopics": result.undetermined.count,
     }
     for name, value in counts.items():
         metrics.add_metric(name=name, unit=MetricUnit.Count, value=value)
