@@ -149,12 +149,15 @@ class World:
             "orders": table("orders", "id"),
         }
 
-    def run(self, recs, scope=None, nonce="", remaining=None):
+    def run(self, recs, scope=None, nonce="", remaining=None, found=None, config=None, mappings=()):
         scope = scope or EmitScope()
-        config = settings()
-        resolution = resolve(recs.values(), config, [], [])
+        config = config or settings()
+        resolution = resolve(recs.values(), config, list(mappings), [], found)
         selection = select(scope, recs, self.states, ["cdc"])
-        tables = {ref: self.tables.get(ref.table) for ref in tables_needed(selection, resolution)}
+        tables = {
+            ref: self.tables.get(ref.name, self.tables.get(ref.table))
+            for ref in tables_needed(selection, resolution)
+        }
         plan = make_plan(scope, selection, resolution, tables, self.states, 0.5)
         applier = Applier(
             self.lineage, self.versions, parse_topic_fields, concurrency=2, force_nonce=nonce,
