@@ -127,7 +127,8 @@ class KafkaConnect:
         region: str,
         rest: dict[str, Any],
     ) -> str:
-        if any(c.name == name and c.linger is None and _region_of(c.arn) == region for c in self._live()):
+        # A name stays taken while its connector is still listed, deleting or not (the stricter reading).
+        if any(c.name == name and _region_of(c.arn) == region for c in self._live()):
             raise ServiceError("ConflictException", f"A connector with name {name} already exists.", 409)
         arn = f"arn:aws:kafkaconnect:{region}:{self._account}:connector/{name}/{uuid.uuid4()}"
         self._connectors[arn] = _Connector(

@@ -29,6 +29,8 @@ from kafka_lineage.connectors.model import ConnectorConfig, ConnectorNote, Conne
 from kafka_lineage.observability import logger
 
 PAGE_SIZE = 100  # ListConnectors maxResults maximum (botocore kafkaconnect MaxResults)
+# MSK Connect's API request quotas are not published per operation: stay well under any plausible one.
+DEFAULT_RPS = 5.0
 CONFIGURATION_MEMBER = "connectorConfiguration"
 
 
@@ -93,11 +95,10 @@ class MskConnect:
     def __init__(self, kafkaconnect: Any, kafka: Any, limiter: RateLimiter | None = None) -> None:
         self.kafkaconnect = kafkaconnect
         self.kafka = kafka
-        self.limiter = limiter
+        self.limiter = limiter or RateLimiter(DEFAULT_RPS)
 
     def _pace(self) -> None:
-        if self.limiter is not None:
-            self.limiter.acquire()
+        self.limiter.acquire()
 
     def read(self, sources: Sequence[Source], stop: Callable[[], bool] | None = None) -> ConnectorReads:
         """The configurations of the connectors that `sources` read. `stop()` true: no further call starts

@@ -15,8 +15,9 @@ Iceberg sink (`io.tabular.iceberg.connect.IcebergSinkConnector` and
   field's value. That pairs topics with tables only when the field carries the topic name (an Iceberg
   `KafkaMetadataTransform` or Kafka's `InsertField$Value` `topic.field` before the sink); else one routed
   table is the only place the topic can go, and several are `ambiguous`;
-- the catalog must be Glue (`iceberg.catalog.catalog-impl` GlueCatalog or `iceberg.catalog.type=glue`), and
-  the table `<database>.<table>` (Glue has one namespace level; its names are lower case).
+- the catalog must be Glue (`iceberg.catalog.catalog-impl` GlueCatalog or `iceberg.catalog.type=glue`) of
+  the connector's own account (`iceberg.catalog.glue.id`, if set), and the table `<database>.<table>` (Glue
+  has one namespace level; its names are lower case).
 
 Debezium source (MySQL, PostgreSQL, SQL Server, Oracle, MongoDB): topics are `<prefix><d><parts...>` with the
 prefix from `topic.prefix` (2.x) or `database.server.name` / `mongodb.name` (1.x) and `<d>` the
@@ -25,7 +26,9 @@ passing its include / exclude lists (Debezium: comma-separated Java regexes, `\\
 matched case-insensitively against the whole identifier), is one first-hop edge. Schema-change,
 transaction and heartbeat topics never are (too few parts, `__` prefix or named by the configuration).
 A topic-routing transform or a custom topic naming strategy makes the topic names unknowable: the
-connector is `undetermined`. Datasets follow OpenLineage's naming spec (namespace `<scheme>://host:port`):
+connector is `undetermined` (SchemaTopicNamingStrategy is the default layout for PostgreSQL and Oracle).
+An unwrapping transform (ExtractNewRecordState) marks the edge `flattened`: columns are top-level fields.
+Datasets follow OpenLineage's naming spec (namespace `<scheme>://host:port`):
 
     MySQL       mysql://     {database}.{table}             topic <prefix>.<database>.<table>
     PostgreSQL  postgres://  {database}.{schema}.{table}    topic <prefix>.<schema>.<table>, database.dbname
@@ -35,6 +38,9 @@ connector is `undetermined`. Datasets follow OpenLineage's naming spec (namespac
                                                             database.pdb.name, else database.dbname
     MongoDB     mongodb://   {database}.{collection}        topic <prefix>.<database>.<collection>
                 (MongoDB is not in the spec's table; this follows its pattern for the others.)
+
+A DELETING connector has no edges (they are retracted); any other state, FAILED and PAUSED included, is
+still the configured pipeline and keeps them.
 
 Job: OpenLineage's naming spec has no convention for a Kafka Connect connector (its Debezium entry,
 `{topic.prefix}.{taskId}`, names one task and collides when two connectors share a prefix), so the job is

@@ -20,7 +20,14 @@ Interface:
            sources: Sequence[Source]) -> Derivation
 
 `ConnectorReads` is what the adapter (`MskConnect.read`) returns; given one, `derive` carries its
-`read_ok`, `unread` and notes into the Derivation.
+`read_ok`, `unread` and notes into the Derivation. Wiring, in a handler:
+
+    reads = MskConnect(client("kafkaconnect"), client("kafka")).read(settings.sources, stop)
+    derivation = derive(reads, topic_keys, settings.sources)
+
+Fields added after the first version (all defaulted): `ConnectorConfig.cluster_arn`,
+`SourceEdge.flattened` (the topic's top-level fields are the columns, no `after.` envelope),
+`Derivation.unread`, and `ConnectorReads`.
 
 A connector applies to the sources on its cluster: those whose `clusterArn` equals
 `ConnectorConfig.cluster_arn` when that is set, else those whose cluster name (the ARN's
