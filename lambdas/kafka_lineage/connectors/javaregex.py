@@ -8,7 +8,8 @@ no faithful Python form it refuses (`UnsupportedRegex`) rather than match someth
   with `re.ASCII`.
 - `(?<name>...)` / `\\k<name>` become `(?P<name>...)` / `(?P=name)`; `\\Q...\\E` quotes literally; `\\z` is
   Python's `\\Z`, and Java's `\\Z` (end, before a final line terminator) becomes a lookahead.
-- `\\p{Lower}`-style POSIX classes (ASCII in Java) are expanded; `\\h` and `\\v` become their Java classes.
+- `\\p{Lower}`-style POSIX classes (ASCII in Java) are expanded; `\\h` and `\\v` become their Java classes;
+  a `-` after a class escape inside `[...]` is a literal, as Java reads it.
 - Refused: character-class intersection or nesting (`[a-z&&[^e]]`, `[a[b]]`), inline flags after the start
   (Java scopes them to the rest of the group; Python 3.11 rejects them), `\\p{...}` other than the POSIX
   classes, `\\R`, `\\X`, `\\G`, and anything Python itself cannot compile.
@@ -115,6 +116,15 @@ def translate(pattern: str) -> str:
             else:
                 out.append(pattern[i : i + 2])
                 i += 2
+            # Java reads `[\w-.]` as \w, '-', '.'; Python calls a range from a class a bad range.
+            if (
+                in_class
+                and escape in "wdsWDSpPhv"
+                and pattern.startswith("-", i)
+                and not pattern.startswith("-]", i)
+            ):
+                out.append("\\-")
+                i += 1
             at_start = False
             continue
         if in_class:

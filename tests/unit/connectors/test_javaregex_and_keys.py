@@ -25,6 +25,8 @@ from kafka_lineage.connectors.keys import kept_config, strip_userinfo, wanted
         (r"(?>a|ab)c", ["ac"], ["abc"]),
         (r"[]a]+", ["]a"], ["b"]),
         (r"[^]a]", ["b"], ["]"]),
+        (r"[\w-.]+", ["a-b.c"], ["a/b"]),  # Java: \w, '-' and '.', not a range
+        (r"[\p{Digit}-x]+", ["1-x"], ["y"]),
     ],
 )
 def test_java_semantics(pattern, matches, misses):
