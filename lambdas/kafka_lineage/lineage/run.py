@@ -100,8 +100,9 @@ class LineageWorld:
             state=PackedStore(
                 ssm, subpath(settings.mapping_path, LINEAGE), write_limiter=RateLimiter(tuning.ssm_write_rps)
             ),
-            # A few calls per run (one listing, one DescribeConnector per connector): paced like Glue reads.
-            connectors=MskConnect(client("kafkaconnect"), client("kafka"), RateLimiter(tuning.glue_rps)),
+            # A few calls per run (brokers per cluster, the listing, one DescribeConnector per connector),
+            # at the adapter's own pace.
+            connectors=MskConnect(client("kafkaconnect"), client("kafka")),
         )
 
 
@@ -486,9 +487,20 @@ def _collect(outcome: TopicOutcome, result: EmitResult) -> None:
 
 
 def _report_resolution(plan: LineagePlan, resolution: Resolution) -> None:
+    for kind, issues in (("ambiguous", resolution.ambiguous), ("undetermined", resolution.undetermined)):
+        for issue in issues:
+            logger.warning(
+                f"the connectors' configuration does not decide the topic's table ({kind}): not guessed",
+                extra=issue.as_dict(),
+            )
+    if plan.kept:
+        logger.warning(
+            "connector edges kept as they are: their connectors could not be read",
+            extra={"edges": len(plan.kept)},
+        )
     for key in plan.unmapped:
         logger.warning(
-            "topic maps to no Glue table (no explicit mapping, no matching tableRule): no lineage",
+            "topic maps to no Glue table (no mapping, no sink connector, no matching tableRule): no lineage",
             extra=key.as_dict(),
         )
     for item in resolution.invalid_mappings:
