@@ -379,7 +379,9 @@ def _emit_or_not(
         assert previous is not None
         if not previous.settled:
             return Emit(edge_key, edge, content, fingerprint, previous, "cleanup")
-        if edge_key.key in rewrite or previous.origin != edge.origin:
+        if edge_key.key in rewrite:
+            # Read from the per-topic layout: written once under the edge's key. (An entry that only lacks
+            # its origin is not rewritten for it: entries before edges were never connector-derived.)
             return Emit(edge_key, edge, content, fingerprint, previous, "migrate")
         unchanged.append(edge_key)
         return "unchanged"

@@ -144,6 +144,7 @@ class World:
         self.lineage = MemoryLineage()
         self.versions = Versions()
         self.states: dict[str, LineageState] = {}
+        self.migrated: frozenset[str] = frozenset()  # edges read from the per-topic layout (load_states)
         self.tables = {
             "customers": table("customers", "id", "first_name", "email"),
             "orders": table("orders", "id"),
@@ -158,7 +159,7 @@ class World:
             ref: self.tables.get(ref.name, self.tables.get(ref.table))
             for ref in tables_needed(selection, resolution)
         }
-        plan = make_plan(scope, selection, resolution, tables, self.states, 0.5)
+        plan = make_plan(scope, selection, resolution, tables, self.states, 0.5, migrated=self.migrated)
         applier = Applier(
             self.lineage, self.versions, parse_topic_fields, concurrency=2, force_nonce=nonce,
             remaining_seconds=remaining,
@@ -168,6 +169,7 @@ class World:
             if outcome.store:
                 for dropped in outcome.dropped:
                     self.states.pop(dropped.key, None)
+                self.migrated -= {outcome.key.key}
                 if outcome.state is None or not outcome.state.to_entry():
                     self.states.pop(outcome.key.key, None)
                 else:

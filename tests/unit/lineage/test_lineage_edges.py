@@ -203,7 +203,7 @@ def test_state_of_the_per_topic_layout_carries_over_without_a_new_run_or_a_ghost
         event_ids=current.event_ids, table=current.table,
     ))  # fmt: skip
     loaded = load_states(entries)
-    w.states = dict(loaded.states)
+    w.states, w.migrated = dict(loaded.states), loaded.migrated
     posts = len(w.lineage.posts)
     # When the per-edge release runs
     plan, outcomes = w.run(recs, found=derivation(), config=RULE)

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+from typing import Any
+
 import pytest
 
 from bench import seed
 from kafka_lineage.aws.lease import LeaseLost
 from kafka_lineage.connectors.model import ConnectorConfig, ConnectorReads
+from kafka_lineage.lineage.model import EdgeKey, load_states, state_entries
 from kafka_lineage.lineage.plan import EmitScope
 from kafka_lineage.lineage.run import emit_lineage
 from tests.unit.lineage.lineage_builders import settings, source
@@ -141,3 +145,30 @@ def test_every_source_off_reads_no_connector():
 def seed_table(world, topic: str) -> str:
     """The Glue table the memory world has for `topic` (by the seed's rule), or ''."""
     return next((name for name, t in world.tables.topics.items() if t.name == topic), "")
+
+
+def test_state_in_the_per_topic_layout_is_carried_over_to_edges_with_no_post_and_no_ghost():
+    # Given 30 topics emitted by the per-edge release, then their state rewritten in the per-topic layout
+    # (keyed by topic, table in `tb`), as the release before edges left it
+    world, ssm, events = memory_world(30)
+    first = emit_lineage(EmitScope(), CONFIG, world)
+    edges = load_states(world.state.load()).states
+    old_layout: dict[str, Any] = dict.fromkeys(edges)
+    for key, state in edges.items():
+        legacy = replace(state, origin="")
+        old_layout.update(state_entries(EdgeKey.parse(key).topic.key, legacy))
+    world.state.save(old_layout)
+    assert all(EdgeKey.parse(k).kind == "legacy" for k in world.state.load())
+    posts = events.count
+    # When the per-edge release runs
+    result = emit_lineage(EmitScope(), CONFIG, world)
+    # Then nothing is posted or deleted, every edge is unchanged, and the store holds only edge keys
+    assert (result.emitted, result.unchanged, events.count) == (0, first.emitted, posts)
+    after = load_states(world.state.load())
+    assert set(after.states) == set(edges)
+    assert {k: s.run_id for k, s in after.states.items()} == {k: s.run_id for k, s in edges.items()}
+    assert not after.migrated
+    # And the next run writes nothing at all
+    puts = ssm.puts
+    again = emit_lineage(EmitScope(), CONFIG, world)
+    assert (again.emitted, again.unchanged, ssm.puts) == (0, first.emitted, puts)
