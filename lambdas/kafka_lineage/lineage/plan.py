@@ -188,6 +188,7 @@ def content_for(target: Target, table: GlueTable) -> RunContent:
         mapping_parameter=target.mapping.parameter if target.mapping else "",
         connector_job=connector.job_name if connector else "",
         connector_arn=connector.connector_arn if connector else "",
+        previous_version=record.previous_version,
     )
 
 

@@ -26,11 +26,12 @@ from __future__ import annotations
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from aws_lambda_powertools.metrics import MetricUnit
 
+from kafka_lineage.aws.bus import DriftEvents
 from kafka_lineage.aws.clients import RateLimiter, client
 from kafka_lineage.aws.connectors import MskConnect
 from kafka_lineage.aws.lease import LeaseLost
@@ -41,12 +42,30 @@ from kafka_lineage.aws.tables import GlueTables, SchemaVersions, TableReads
 from kafka_lineage.config import Settings, Source
 from kafka_lineage.connectors.derive import derive
 from kafka_lineage.connectors.model import ConnectorReads, Derivation
+from kafka_lineage.drift import DETAIL_TYPE as DRIFT_DETAIL_TYPE
+from kafka_lineage.drift import DownstreamWalker, DriftSummary
 from kafka_lineage.lineage.apply import Applier, EventStore, ParsedFields, TopicOutcome, VersionReader
-from kafka_lineage.lineage.events import TopicField
-from kafka_lineage.lineage.model import LoadedStates, TopicKey, load_states
-from kafka_lineage.lineage.plan import Action, EmitScope, LineagePlan, make_plan, select, tables_needed
+from kafka_lineage.lineage.drift_check import (
+    Announcer,
+    DriftCheck,
+    DriftRound,
+    load_summaries,
+    pending,
+    tables_fed,
+)
+from kafka_lineage.lineage.events import RunContent, TopicField
+from kafka_lineage.lineage.model import GlueTable, LoadedStates, TableRef, TopicKey, load_states
+from kafka_lineage.lineage.plan import (
+    Action,
+    Emit,
+    EmitScope,
+    LineagePlan,
+    make_plan,
+    select,
+    tables_needed,
+)
 from kafka_lineage.lineage.resolve import MappingParameter, Resolution, parse_mappings, resolve
-from kafka_lineage.mapping import LINEAGE, TABLE_MAPPINGS, AssetMapping, AssetRecord, subpath
+from kafka_lineage.mapping import DRIFT, LINEAGE, TABLE_MAPPINGS, AssetMapping, AssetRecord, subpath
 from kafka_lineage.observability import logger, metrics, tracer
 from kafka_lineage.schemas import parse_definition, row_fields
 
@@ -84,6 +103,10 @@ class LineageWorld:
     events: EventStore
     state: PackedStore
     connectors: ConnectorReader | None = None
+    # Schema drift: the summaries of pairs checked, where drift is announced, what lies downstream of a table.
+    drift_store: PackedStore | None = None
+    announcer: Announcer | None = None
+    walker: DownstreamWalker | None = None
 
     @classmethod
     def connect(cls, settings: Settings, account: str = "") -> LineageWorld:
@@ -103,6 +126,10 @@ class LineageWorld:
             # A few calls per run (brokers per cluster, the listing, one DescribeConnector per connector),
             # at the adapter's own pace.
             connectors=MskConnect(client("kafkaconnect"), client("kafka")),
+            drift_store=PackedStore(
+                ssm, subpath(settings.mapping_path, DRIFT), write_limiter=RateLimiter(tuning.ssm_write_rps)
+            ),
+            announcer=DriftEvents(client("events"), DRIFT_DETAIL_TYPE),
         )
 
 
@@ -146,6 +173,9 @@ class EmitResult:
     undetermined: Sample = field(default_factory=Sample)
     connector_errors: Sample = field(default_factory=Sample)
     kept: int = 0  # connector edges kept as they are: their connector could not be read
+    drift: Sample = field(default_factory=Sample)
+    drift_announced: int = 0
+    drift_breaking: int = 0
     degraded: int = 0
     largest_event_bytes: int = 0
     remaining: int = 0  # actions not started: the deadline came first
@@ -169,6 +199,7 @@ class EmitResult:
             "ambiguous": self.ambiguous,
             "undetermined": self.undetermined,
             "connectorErrors": self.connector_errors,
+            "drift": self.drift,
         }
         result: dict[str, Any] = {
             "dryRun": self.dry_run,
@@ -224,9 +255,15 @@ def emit_lineage(
     resolution = resolve(records.values(), settings, mappings, invalid, derivation)
     reads = TableReads()
     registries = [source.registry_name for source in settings.sources]
+    by_key = {TopicKey(r.registry_name, r.schema_name): r for r in records.values()}
+    summaries: dict[str, DriftSummary] = {}
 
     def prepare() -> tuple[LoadedStates, LineagePlan | None]:
         loaded = load_states(world.state.load())
+        # Only a mirrored version change gives drift to check: until then, no read of the drift store.
+        if world.drift_store is not None and any(r.previous_version for r in records.values()):
+            summaries.clear()
+            summaries.update(load_summaries(world.drift_store.load())[0])
         selection = select(scope, records, loaded.states, registries)
         needed = tables_needed(selection, resolution) - set(reads.tables)
         needed = {ref for ref in needed if ref.database not in reads.errors}
@@ -254,7 +291,8 @@ def emit_lineage(
         return loaded, plan
 
     loaded, planned = prepare()
-    if planned is not None and planned.actions and acquire is not None and not scope.dry_run:
+    has_work = planned is not None and (planned.actions or _drift_keys(planned, by_key, summaries))
+    if has_work and acquire is not None and not scope.dry_run:
         acquire()
         loaded, planned = prepare()  # under the lease: the state as the last writer left it
     if planned is None:
@@ -284,8 +322,12 @@ def emit_lineage(
     for arn in world.assets.unreadable:
         result.fail({"schemaArn": arn, "error": "its asset mapping entry is unreadable"})
     _report_resolution(plan, resolution)
+    drift = _check_drift(
+        plan, by_key, summaries, resolution, reads.tables, world, settings, scope.dry_run, ending
+    )
+    _collect_drift(drift, result)
     if scope.dry_run:
-        result.planned = plan.describe()
+        result.planned = plan.describe() + [{"action": "drift", **f.report()} for f in drift.findings]
         result.emitted = sum(1 for a in result.planned if a["action"] == "emit")
         # Planned counts must not feed the alarms: a dry run only counts itself.
         metrics.add_metric(name="LineageDryRuns", unit=MetricUnit.Count, value=1)
@@ -297,8 +339,13 @@ def emit_lineage(
             value=len(read_errors) + len(resolution.connector_errors),
         )
 
+    _save_drift(drift, world, lease, result)
+    facets = drift.facets()
     group_bits = world.state.group_bits
-    actions = sorted(plan.actions, key=lambda a: (PackedStore.group_of(a.key.key, group_bits), a.key))
+    actions = sorted(
+        (_with_drift(action, facets) for action in plan.actions),
+        key=lambda a: (PackedStore.group_of(a.key.key, group_bits), a.key),
+    )
     checkpoints = _Checkpoints(world.state, loaded, actions, lease, settings.tuning.ssm_write_rps, result)
     applier = Applier(
         world.events,
@@ -332,6 +379,92 @@ def emit_lineage(
         )
     _publish_metrics(result)
     return result
+
+
+def _drift_keys(
+    plan: LineagePlan, records: dict[TopicKey, AssetRecord], summaries: dict[str, DriftSummary]
+) -> list[TopicKey]:
+    """Topics whose drift to check: a pair of versions not checked yet, and every run about to be posted
+    for a version that has a previous one (the run carries the drift facet, so its body is the same
+    whichever run posts it)."""
+    # Drift is per topic (a pair of versions), over every table the topic feeds: edge keys name their topic.
+    mapped = {e.topic for e in plan.unchanged} | {a.key.topic for a in plan.actions if isinstance(a, Emit)}
+    keys = set(pending(sorted(mapped), records, summaries))
+    for action in plan.actions:
+        if (
+            isinstance(action, Emit)
+            and action.reason not in ("cleanup", "migrate")
+            and isinstance(action.content, RunContent)
+            and action.content.previous_version
+        ):
+            keys.add(action.key.topic)
+    return sorted(keys)
+
+
+def _check_drift(
+    plan: LineagePlan,
+    records: dict[TopicKey, AssetRecord],
+    summaries: dict[str, DriftSummary],
+    resolution: Resolution,
+    tables: dict[TableRef, GlueTable | None],
+    world: LineageWorld,
+    settings: Settings,
+    dry_run: bool,
+    ending: Callable[[], bool],
+) -> DriftRound:
+    keys = _drift_keys(plan, records, summaries)
+    if not keys or world.drift_store is None:
+        return DriftRound()
+    check = DriftCheck(
+        world.versions,
+        world.announcer,
+        world.walker,
+        summaries,
+        dry_run=dry_run,
+        concurrency=settings.tuning.max_concurrency,
+    )
+
+    def tables_of(key: TopicKey) -> list[GlueTable]:
+        return tables_fed(resolution.tables_of(key), tables)
+
+    return check.run(keys, records, tables_of, stop=ending)
+
+
+def _collect_drift(drift: DriftRound, result: EmitResult) -> None:
+    for finding in drift.findings:
+        if finding.detail is not None or finding.changed:
+            result.drift.add(finding.report())
+        if finding.detail is not None and not result.dry_run:
+            result.drift_announced += 1
+            result.drift_breaking += finding.summary.severity == "breaking"
+    for key, error in drift.failures:
+        result.fail({**key.as_dict(), "error": error})
+
+
+def _save_drift(drift: DriftRound, world: LineageWorld, lease: Lease | None, result: EmitResult) -> None:
+    """Record the pairs checked (after their events went out): each drift is announced once."""
+    changes = drift.summaries()
+    if not changes or world.drift_store is None:
+        return
+    try:
+        if lease is not None:
+            lease.ensure_held()
+        result.state_writes += world.drift_store.save(changes)
+    except LeaseLost as error:
+        logger.error("lineage state lease lost before saving drift summaries", extra={"error": str(error)})
+        result.lease_lost = True
+    except Exception as error:
+        logger.exception("saving the drift summaries failed: the drift is checked (and announced) again")
+        result.fail({"error": f"saving the drift summaries failed: {error}"})
+
+
+def _with_drift(action: Action, facets: dict[TopicKey, dict[str, Any]]) -> Action:
+    """Each sink edge's run of the topic's new version carries the topic's drift (first hops do not: the
+    drift is about what the topic feeds)."""
+    topic = action.key.topic
+    if isinstance(action, Emit) and isinstance(action.content, RunContent) and topic in facets:
+        return replace(action, content=replace(action.content, drift=facets[topic]))
+    return action
 
 
 class _Checkpoints:
@@ -521,6 +654,8 @@ def _publish_metrics(result: EmitResult) -> None:
         "LineageDegradedRuns": result.degraded,
         "LineageAmbiguousTopics": result.ambiguous.count,
         "LineageUndeterminedTopics": result.undetermined.count,
+        "SchemaDriftDetected": result.drift_announced,
+        "SchemaDriftBreaking": result.drift_breaking,
     }
     for name, value in counts.items():
         metrics.add_metric(name=name, unit=MetricUnit.Count, value=value)
