@@ -201,7 +201,8 @@ def _drift(aws: LocalAws) -> None:
         impacted = [[t["table"], ", ".join(t["columns"]), len(t["downstream"])] for t in detail["impacted"]]
         print(table(impacted, ["impacted table", "columns", "downstream nodes"]))
     print(
-        f"Lineage run: emitted {result['emitted']} (the v3 run carries a schemaDrift facet), "
+        f"Lineage run: emitted {result['emitted']} edges (the first hop and the v3 sink run, which carries "
+        "a schemaDrift facet), "
         f"drift announced {sum(1 for d in result['drift'] if d['announced'])}, failed {len(result['failed'])}"
     )
     again = handler({}, Context())
