@@ -2,7 +2,9 @@
 
 A Glue registry holding the Debezium tutorial's inventory topics (Avro, JSON Schema and Protobuf) plus a
 heartbeat topic is mirrored into DataZone; then a schema evolves, another is deleted, and lineage to the
-Glue/Iceberg tables is emitted. Each step prints what it did; the end shows the catalog and the lineage.
+Glue/Iceberg tables is emitted: from the MSK Connect connectors (a Debezium MySQL source, an Iceberg sink
+reading `topics.regex`, an archive sink), an operator's mapping and the table rule. Each step prints what it
+did; the end shows the catalog and the lineage, database table -> topic -> Glue table.
 """
 
 from __future__ import annotations
@@ -169,8 +171,14 @@ def main() -> int:
 
 def _lineage(aws: LocalAws) -> str:
     """5. Emit lineage to the Iceberg tables and show it (terminal and an HTML page)."""
-    say("5. Lineage: Kafka topic -> Glue/Iceberg table, posted as OpenLineage runs to DataZone")
-    return str(lineage_view.demo(aws, world.DOMAIN_ID, world.MAPPING_PATH, OUT, Context()))
+    say(
+        "5. Lineage: database table -> Kafka topic -> Glue/Iceberg table, from the MSK Connect connectors "
+        "(a Debezium MySQL source, Iceberg sinks), an operator's mapping and the table rule; each edge one "
+        "OpenLineage run in DataZone"
+    )
+    return str(
+        lineage_view.demo(aws, world.DOMAIN_ID, world.MAPPING_PATH, OUT, Context(), brokers=world.BROKERS_IAM)
+    )
 
 
 def _drift(aws: LocalAws) -> None:
@@ -215,7 +223,8 @@ def _drift(aws: LocalAws) -> None:
         ]
         print(table(downstream, ["downstream of", "hops", "node type", "node"]))
     print(
-        f"Lineage run: emitted {result['emitted']} (the v3 run carries a schemaDrift facet), "
+        f"Lineage run: emitted {result['emitted']} edges (the first hop and the v3 sink run, which carries "
+        "a schemaDrift facet), "
         f"drift announced {sum(1 for d in result['drift'] if d['announced'])}, failed {len(result['failed'])}"
     )
     again = handler({}, Context())

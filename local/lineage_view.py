@@ -156,6 +156,7 @@ body { font: 14px/1.4 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 
 h1 { font-size: 20px; margin: 0 0 4px; } p.meta { color: #5b6475; margin: 0 0 16px; }
 svg text { font: 12px system-ui, sans-serif; } .topic rect { fill: #e8f1ff; stroke: #2f6fdb; }
 .job rect { fill: #f3f0ff; stroke: #7a5cd6; } .table rect { fill: #e9f8ef; stroke: #2a9d5b; }
+.source rect { fill: #fff4e5; stroke: #d98a1f; }
 rect { stroke-width: 1.5; rx: 8; } path.edge { fill: none; stroke: #8a93a6; stroke-width: 1.5; }
 .kind { fill: #5b6475; font-size: 10px; text-transform: uppercase; letter-spacing: .05em; }
 section { margin-top: 28px; } h2 { font-size: 15px; margin: 0 0 6px; }
@@ -184,22 +185,85 @@ def _link(x1: int, y1: int, x2: int, y2: int) -> str:
     )
 
 
-def render_html(edges: Sequence[Edge], title: str = "Kafka topic → Glue table lineage") -> str:
-    """A self-contained page: the graph (topics -> jobs -> tables) and each edge's column mappings."""
-    topics = sorted({e.upstream for e in edges}, key=lambda d: d.label)
-    jobs = sorted({(e.job_namespace, e.job_name) for e in edges})
-    tables = sorted({e.downstream for e in edges}, key=lambda d: d.label)
-    rows = max(len(topics), len(jobs), len(tables), 1)
-    xs = (_PAD, _PAD + _NODE_W + _GAP_X, _PAD + 2 * (_NODE_W + _GAP_X))
-    width, height = xs[2] + _NODE_W + _PAD, _PAD * 2 + rows * _ROW
+def _depths(edges: Sequence[Edge]) -> dict[Dataset, int]:
+    """Each dataset's column: the Kafka topics in the middle (column 1 when some source table feeds a topic,
+    else 0), what feeds a topic before them, what a topic feeds after them."""
+    datasets = {d for e in edges for d in (e.upstream, e.downstream)}
+    middle = 1 if any(_is_topic(e.downstream) and not _is_topic(e.upstream) for e in edges) else 0
+    fed_by_topic = {e.downstream for e in edges if _is_topic(e.upstream)}
+    return {d: middle if _is_topic(d) else (middle + 1 if d in fed_by_topic else 0) for d in datasets}
 
-    def y_of(index: int, count: int) -> int:
-        offset = (rows - count) * _ROW // 2  # centre shorter columns
-        return _PAD + offset + index * _ROW
 
-    topic_y = {d: y_of(i, len(topics)) for i, d in enumerate(topics)}
-    job_y = {j: y_of(i, len(jobs)) for i, j in enumerate(jobs)}
-    table_y = {d: y_of(i, len(tables)) for i, d in enumerate(tables)}
+def _is_topic(dataset: Dataset) -> bool:
+    return dataset.namespace.startswith("kafka://")  # OpenLineage's Kafka dataset naming
+
+
+def render_chains(edges: Sequence[Edge]) -> str:
+    """The lineage in three columns, with the jobs between: database table -> source job -> topic -> sink
+    job -> Glue table, one row per path (a topic feeding two tables has two rows)."""
+    into: dict[Dataset, list[Edge]] = {}
+    out_of: dict[Dataset, list[Edge]] = {}
+    for edge in edges:
+        into.setdefault(edge.downstream, []).append(edge)
+        out_of.setdefault(edge.upstream, []).append(edge)
+    topics = sorted(
+        {d for e in edges for d in (e.upstream, e.downstream) if _is_topic(d)}, key=lambda d: d.label
+    )
+    rows: list[tuple[str, ...]] = []
+    for topic in topics:
+        ups: list[Edge | None] = [*into.get(topic, [])] or [None]
+        downs: list[Edge | None] = [*out_of.get(topic, [])] or [None]
+        for up in ups:
+            for down in downs:
+                rows.append(
+                    (
+                        up.upstream.label if up else "",
+                        f"-[{up.job_name}]->" if up else "",
+                        topic.label,
+                        f"-[{down.job_name}]->" if down else "",
+                        down.downstream.label if down else "",
+                    )
+                )
+    if not rows:
+        return "No lineage in DataZone yet.\n"
+    cells = [("database table", "", "Kafka topic", "", "Glue table"), *rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(5)]
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip() for row in cells]
+    lines.insert(1, "-" * max(len(line) for line in lines))
+    return "\n".join(lines) + "\n"
+
+
+def render_html(
+    edges: Sequence[Edge], title: str = "Lineage: database table → Kafka topic → Glue table"
+) -> str:
+    """A self-contained page: the graph in columns (database tables, source jobs, topics, sink jobs, Glue
+    tables: each dataset placed by how many hops feed it, each job between its datasets) and each edge's
+    column mappings."""
+    depth = _depths(edges)
+    levels = max(depth.values(), default=0)
+    columns: dict[int, list[tuple[str, str, str, str]]] = {}  # column -> (kind, label, identifier, key)
+    for dataset in sorted(depth, key=lambda d: d.label):
+        kind = (
+            "topic" if _is_topic(dataset) else ("source" if depth[dataset] == 0 and levels > 1 else "table")
+        )
+        columns.setdefault(2 * depth[dataset], []).append(
+            (kind, dataset.label, dataset.identifier, dataset.identifier)
+        )
+    jobs: dict[tuple[str, str], int] = {}
+    for edge in edges:
+        job = (edge.job_namespace, edge.job_name)
+        jobs[job] = max(jobs.get(job, 0), 2 * depth[edge.upstream] + 1)
+    for job, column in sorted(jobs.items()):
+        columns.setdefault(column, []).append(("job", job[1], f"{job[0]}/{job[1]}", f"job:{job[0]}/{job[1]}"))
+    rows = max((len(nodes) for nodes in columns.values()), default=1)
+    count = max(columns, default=0) + 1
+    xs = [_PAD + i * (_NODE_W + _GAP_X) for i in range(count)]
+    width, height = xs[-1] + _NODE_W + _PAD, _PAD * 2 + rows * _ROW
+    place: dict[str, tuple[int, int]] = {}
+    for column, nodes in columns.items():
+        offset = (rows - len(nodes)) * _ROW // 2  # centre shorter columns
+        for index, (_, _, _, key) in enumerate(nodes):
+            place[key] = (xs[column], _PAD + offset + index * _ROW)
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
         f'viewBox="0 0 {width} {height}" role="img" aria-label="lineage graph">',
@@ -208,13 +272,19 @@ def render_html(edges: Sequence[Edge], title: str = "Kafka topic → Glue table 
         'stroke="none"/></marker></defs>',
     ]
     half = _NODE_H // 2
+    drawn: set[tuple[str, str]] = set()
     for edge in edges:
-        job = (edge.job_namespace, edge.job_name)
-        parts.append(_link(xs[0] + _NODE_W, topic_y[edge.upstream] + half, xs[1], job_y[job] + half))
-        parts.append(_link(xs[1] + _NODE_W, job_y[job] + half, xs[2], table_y[edge.downstream] + half))
-    parts += [_node(xs[0], topic_y[d], "topic", d.label, d.identifier) for d in topics]
-    parts += [_node(xs[1], job_y[j], "job", j[1], f"{j[0]}/{j[1]}") for j in jobs]
-    parts += [_node(xs[2], table_y[d], "table", d.label, d.identifier) for d in tables]
+        node = f"job:{edge.job_namespace}/{edge.job_name}"
+        for a, b in ((edge.upstream.identifier, node), (node, edge.downstream.identifier)):
+            if (a, b) in drawn:
+                continue
+            drawn.add((a, b))
+            (x1, y1), (x2, y2) = place[a], place[b]
+            parts.append(_link(x1 + _NODE_W, y1 + half, x2, y2 + half))
+    for nodes in columns.values():
+        for kind, label, identifier, key in nodes:
+            x, y = place[key]
+            parts.append(_node(x, y, kind, label, identifier))
     parts.append("</svg>")
 
     sections = []
@@ -261,18 +331,18 @@ def show(datazone: Any, domain_id: str, out_dir: Path) -> tuple[str, Path]:
 
 # The Iceberg side of the demo: what a Kafka -> Iceberg sink would have created in the Glue Data Catalog.
 DEMO_DATABASE = "lakehouse"
-# An operator's explicit mapping (SSM, no redeploy): orders land in an analytics table instead of the rule's.
+# An operator's explicit mapping (SSM, no redeploy): products land in an analytics table, not the rule's.
 DEMO_OPERATOR_MAPPING = {
-    "topic": "dbserver1.inventory.orders",
+    "topic": "dbserver1.inventory.products",
     "database": "analytics",
-    "table": "orders_enriched",
+    "table": "products_enriched",
 }
 
 
 def _demo_tables() -> list[tuple[str, str, list[tuple[str, str]]]]:
     """(database, table, columns) per inventory table: the row's columns in Iceberg types, as a sink
-    makes them. customers gained `phone` in the demo's schema evolution; orders_enriched adds a column of
-    its own (no topic field feeds it, so its lineage leaves it out).
+    makes them. customers gained `phone` in the demo's schema evolution; products_enriched adds a column of
+    its own (no topic field feeds it, so its lineage leaves it out); the archive sink's copy of orders.
     """
     from local import debezium
 
@@ -287,14 +357,17 @@ def _demo_tables() -> list[tuple[str, str, list[tuple[str, str]]]]:
     for name, columns in debezium.TABLES.items():
         fields = [*columns, debezium.V2_COLUMNS[name]] if name == "customers" else list(columns)
         typed = [(f.name.lower(), iceberg.get(f.type, "string")) for f in fields]
+        if name == "products":
+            tables.append(("analytics", "products_enriched", [*typed, ("customer_segment", "string")]))
         if name == "orders":
-            tables.append(("analytics", "orders_enriched", [*typed, ("customer_segment", "string")]))
+            tables.append(("archive", "orders", [*typed, ("archived_at", "timestamp")]))
         tables.append((DEMO_DATABASE, name, typed))
     return tables
 
 
-def demo(aws: Any, domain_id: str, mapping_path: str, out_dir: Path, context: Any) -> Path:
-    """Create the lakehouse tables, emit lineage twice (the second run has nothing to do), show the result.
+def demo(aws: Any, domain_id: str, mapping_path: str, out_dir: Path, context: Any, brokers: str = "") -> Path:
+    """Create the lakehouse tables and the MSK Connect connectors, emit lineage twice (the second run has
+    nothing to do), show the result: database table -> topic -> Glue table.
 
     `aws` is the running `local.standins.LocalAws`; the environment already points the Lambdas at it.
     """
@@ -302,6 +375,7 @@ def demo(aws: Any, domain_id: str, mapping_path: str, out_dir: Path, context: An
     from botocore.exceptions import ClientError
 
     from lineage_emission.handler import handler
+    from local import demo_connectors
 
     glue, ssm = boto3.client("glue"), boto3.client("ssm")
     for database, name, columns in _demo_tables():
@@ -319,29 +393,43 @@ def demo(aws: Any, domain_id: str, mapping_path: str, out_dir: Path, context: An
                 "StorageDescriptor": {"Columns": [{"Name": c, "Type": t} for c, t in columns]},
             },
         )
-    mapping = f"{mapping_path}/table-mappings/team-analytics/orders"
+    mapping = f"{mapping_path}/table-mappings/team-analytics/products"
     ssm.put_parameter(Name=mapping, Value=json.dumps(DEMO_OPERATOR_MAPPING), Type="String")
     print(f"Glue Data Catalog: {len(_demo_tables())} Iceberg tables; operator mapping {mapping}")
+    kafkaconnect = boto3.client("kafkaconnect")
+    for name, config in demo_connectors.CONNECTORS.items():
+        demo_connectors.create(kafkaconnect, name, config, brokers)
+        routing = config.get("topics.regex") and f"topics.regex {config['topics.regex']}"
+        what = routing or config.get("topics") or config.get("table.include.list", "")
+        print(f"MSK Connect connector {name} ({config['connector.class'].rsplit('.', 1)[1]}): {what}")
 
     for title in ("Lineage emission", "Lineage emission again, nothing changed"):
         aws.calls.clear()
         result = handler({}, context)
         counts = aws.call_counts()
         print(
-            f"{title}: emitted {result['emitted']}, unchanged {result['unchanged']}, "
+            f"{title}: emitted {result['emitted']} edges, unchanged {result['unchanged']}, "
             f"unmapped {len(result['unmapped'])}, failed {len(result['failed'])}; "
             f"PostLineageEvent {counts['datazone:PostLineageEvent']}, AWS calls {sum(counts.values())}"
         )
         for item in result["unmapped"]:
-            print(f"  unmapped (no table rule or mapping matches): {item['registryName']}/{item['topic']}")
+            print(f"  unmapped (no connector, mapping or rule): {item['registryName']}/{item['topic']}")
+        for kind in ("ambiguous", "undetermined"):
+            for item in result[kind]:
+                print(f"  {kind}: {item['topic']} ({item['connector']}: {item['reason']})")
+        for emission in result["emissions"]:
+            end = emission.get("table") or emission.get("sourceDataset")
+            print(f"  {emission['topic']} ~ {end}: origin {emission['origin']}")
+    edges = read_edges(boto3.client("datazone"), domain_id)
     text, page = show(boto3.client("datazone"), domain_id, out_dir)
     print()
+    print(render_chains(edges))
     print(text)
     # The topic's lineage node and its catalog asset are one when the asset's sourceIdentifier is the node's.
-    for edge in read_edges(boto3.client("datazone"), domain_id):
-        joined = aws.datazone.linked_assets(domain_id, edge.upstream.identifier)
+    for topic in sorted({e.upstream for e in edges if _is_topic(e.upstream)}, key=lambda d: d.label):
+        joined = aws.datazone.linked_assets(domain_id, topic.identifier)
         status = f"joins catalog asset {', '.join(joined)}" if joined else "has no catalog asset"
-        print(f"lineage node {edge.upstream.label} {status}")
+        print(f"lineage node {topic.label} {status}")
     return page
 
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Mapping, Sequence
 
 import aws_cdk as cdk
 from aws_cdk import aws_cloudwatch as cloudwatch
@@ -14,6 +15,7 @@ from aws_cdk import aws_logs as logs
 from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
+from kafka_lineage.config import Source
 from stacks.bundling import ARCHITECTURE, RUNTIME, function_code
 from stacks.datazone_types import ignore_membership_identity_lint
 
@@ -21,6 +23,25 @@ from stacks.datazone_types import ignore_membership_identity_lint
 # gives up on events older than six hours; then the event goes to the on-failure queue.
 ASYNC_RETRY_ATTEMPTS = 2
 ASYNC_MAX_EVENT_AGE = cdk.Duration.hours(6)
+# A connector-name glob IAM can express as is: its `*` and `?` mean what fnmatch's do; `[...]` has no match.
+_IAM_GLOB = re.compile(r"[^\[\]]+")
+
+
+def connector_resource_names(sources: Sequence[Source]) -> list[str]:
+    """`connector/<name>/*` resource names (SAR: connector/${ConnectorName}/${UUID}) covering every connector
+    a source may read: its include globs when IAM can express them all, else every connector."""
+    names: set[str] = set()
+    for source in sources:
+        if source.connectors == "off":
+            continue
+        include = source.connectors.include
+        if include and all(_IAM_GLOB.fullmatch(glob) for glob in include):
+            names.update(f"connector/{glob}/*" for glob in include)
+        else:
+            names.add("connector/*/*")
+    if "connector/*/*" in names:
+        return ["connector/*/*"]
+    return sorted(names)
 
 
 class LineageFunction(Construct):
@@ -117,6 +138,30 @@ class LineageFunction(Construct):
                 )
             ],
         )
+
+    def allow_reading_connectors(self, sources: Sequence[Source]) -> list[str]:
+        """MSK Connect reads for lineage: list (and the clusters' brokers, to tell whose a connector is), then
+        describe the connectors the sources read. Returns the connector resource names granted."""
+        names = connector_resource_names(sources)
+        if not names:
+            return []
+        # SAR: kafkaconnect:ListConnectors and kafka:GetBootstrapBrokers take no resource type ("*" only).
+        self.allow("MskConnectList", ["kafkaconnect:ListConnectors", "kafka:GetBootstrapBrokers"], ["*"])
+        stack = cdk.Stack.of(self)
+        self.allow(
+            "MskConnectDescribe",
+            ["kafkaconnect:DescribeConnector"],
+            [
+                stack.format_arn(
+                    service="kafkaconnect",
+                    resource="connector",
+                    resource_name=name.removeprefix("connector/"),
+                    arn_format=cdk.ArnFormat.SLASH_RESOURCE_NAME,
+                )
+                for name in names
+            ],
+        )
+        return names
 
     def allow(
         self,

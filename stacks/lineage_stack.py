@@ -280,6 +280,7 @@ class KafkaLineageStack(cdk.Stack):
         # its emission state, and the last schema drift found per topic (schema-sync shows it on the asset)
         self._grant_mappings(fn, "lineage", "drift")
         self._grant_lease(fn, holder=LINEAGE_HOLDER)
+        self.connector_resources = fn.allow_reading_connectors(self.config.settings.sources)
         fn.allow(
             "PutSchemaDriftEvents",
             ["events:PutEvents"],
@@ -433,8 +434,8 @@ class KafkaLineageStack(cdk.Stack):
                 policy,
                 "AwsSolutions-IAM5[Resource::*]",
                 "Only actions the IAM Service Authorization Reference gives no resource type: X-Ray's "
-                "writes, DataZone's data-plane calls (authorised by project membership too) and "
-                "kafka:GetBootstrapBrokers",
+                "writes, DataZone's data-plane calls (authorised by project membership too), "
+                "kafka:GetBootstrapBrokers and kafkaconnect:ListConnectors",
             )
             wildcards = [
                 _arn("ssm", f"parameter{mapping_path}/*"),
@@ -444,12 +445,14 @@ class KafkaLineageStack(cdk.Stack):
             wildcards += [_arn("glue", f"schema/{name}/*") for name in self.config.own_registry_names]
             if fn is self.lineage:
                 wildcards += [_arn("glue", f"table/{db}/*") for db in self.config.own_databases]
+                wildcards += [_arn("kafkaconnect", name) for name in self.connector_resources]
             for resource in wildcards:
                 _acknowledge(
                     policy,
                     f"AwsSolutions-IAM5[Resource::{resource}]",
-                    "Scoped to the configured registries' schemas, the named Glue databases' tables or the "
-                    "MAPPING_PATH subtree, whose members appear at run time and cannot be listed here",
+                    "Scoped to the configured registries' schemas, the named Glue databases' tables, the "
+                    "MSK Connect connectors the sources read (connector/<name>/<uuid>) or the MAPPING_PATH "
+                    "subtree, whose members appear at run time and cannot be listed here",
                 )
         _acknowledge(
             _default_policy(self.types.handler_role),

@@ -6,11 +6,12 @@ fail at run time fails `cdk synth` first. Every error names the setting (environ
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import re
 import string
 from collections.abc import Mapping
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -111,6 +112,28 @@ class TableRule(BaseModel):
         return self.database.lower(), self.table.format(**groups).lower()
 
 
+class ConnectorFilter(BaseModel):
+    """Which MSK Connect connectors of a source's cluster lineage reads: names or shell globs (`cdc-*`)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+
+    @field_validator("include", "exclude")
+    @classmethod
+    def _names(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for name in value:
+            # MSK Connect connector names are 1-128 characters (botocore kafkaconnect __stringMin1Max128).
+            if not name or len(name) > 128 or name != name.strip():
+                raise ValueError(f"{name!r} is not a connector name or glob (1-128 characters, trimmed)")
+        return value
+
+    def admits(self, name: str) -> bool:
+        included = not self.include or any(fnmatch.fnmatchcase(name, glob) for glob in self.include)
+        return included and not any(fnmatch.fnmatchcase(name, glob) for glob in self.exclude)
+
+
 class Source(BaseModel):
     """One mirrored registry (a `SOURCES` entry)."""
 
@@ -127,6 +150,8 @@ class Source(BaseModel):
     # Cross-account: every call about this source runs under this role (STS AssumeRole, with the external id).
     role_arn: str | None = Field(default=None, alias="roleArn")
     external_id: str | None = Field(default=None, alias="externalId")
+    # MSK Connect connectors read for lineage: "off", or include / exclude by name (default: all of them).
+    connectors: Literal["off"] | ConnectorFilter = ConnectorFilter()
 
     @field_validator("cluster_arn")
     @classmethod
@@ -163,6 +188,13 @@ class Source(BaseModel):
             raise ValueError(f"namespace {value!r} must look like kafka://host:port (OpenLineage naming)")
         return value
 
+    @field_validator("connectors", mode="before")
+    @classmethod
+    def _connectors(cls, value: Any) -> Any:
+        if value == "off" or isinstance(value, dict | ConnectorFilter):
+            return value
+        raise ValueError('connectors must be "off" or {"include": [...], "exclude": [...]} (names or globs)')
+
     @field_validator("include", "exclude")
     @classmethod
     def _patterns(cls, value: tuple[str, ...]) -> tuple[str, ...]:
@@ -193,6 +225,15 @@ class Source(BaseModel):
         a role, so two accounts' registries of one name stay apart. Fixed by the source's own entry only, so
         adding a source never renames another's state."""
         return f"{self.role_account}:{self.registry_name}" if self.role_arn else self.registry_name
+
+    @property
+    def cluster_name(self) -> str:
+        """The name in `arn:...:cluster/<name>/<uuid>`."""
+        return self.cluster_arn.split("/")[1]
+
+    def reads_connector(self, name: str) -> bool:
+        """True when this source's `connectors` setting lets lineage read the connector `name`."""
+        return self.connectors != "off" and self.connectors.admits(name)
 
     def mirrors(self, schema_name: str) -> bool:
         """True when `schema_name` passes this source's include / exclude filters."""

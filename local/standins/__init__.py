@@ -25,6 +25,7 @@ from local.standins.errors import ServiceError
 from local.standins.faults import Call, CallLog, Fault, Faults
 from local.standins.iam import Iam
 from local.standins.kafka import KafkaBrokers
+from local.standins.kafkaconnect import KafkaConnect
 from local.standins.readings import Readings
 from local.standins.server import FrontDoor, ServerThread, Standins
 
@@ -35,6 +36,7 @@ __all__ = [
     "Faults",
     "Iam",
     "KafkaBrokers",
+    "KafkaConnect",
     "LocalAws",
     "Readings",
     "ServiceError",
@@ -134,6 +136,11 @@ class LocalAws:
     @property
     def kafka(self) -> KafkaBrokers:
         return self.standins.kafka
+
+    @property
+    def kafkaconnect(self) -> KafkaConnect:
+        """MSK Connect: `aws.kafkaconnect.create(name, config, bootstrap_servers)` adds a connector."""
+        return self.standins.kafkaconnect
 
     @property
     def datazone(self) -> Any:

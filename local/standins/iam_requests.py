@@ -164,6 +164,9 @@ _BUILDERS: dict[str, Builder] = {
     "lambda": _lambda,
     "kafka": _arn_member("ClusterArn", "cluster"),
     "sts": _arn_member("RoleArn", "role"),
+    # DescribeConnector / DeleteConnector name the connector by ARN (a URI label); ListConnectors and
+    # CreateConnector take no resource type, so they never get here.
+    "kafkaconnect": _arn_member("connectorArn", "connector"),
 }
 
 

@@ -26,6 +26,11 @@ class Readings:
     with Status DELETING, before it is gone. DeleteSchemaVersions' docs say a later listing shows the deleted
     versions' status; ListSchemaVersions' docs say versions in Deleted status are left out."""
 
+    deleted_connectors_linger: int = 1
+    """MSK Connect: in how many ListConnectors results a connector removed by DeleteConnector still appears,
+    with connectorState DELETING, before it is gone (DescribeConnector finds it as long). Deletion is
+    asynchronous (DeleteConnector answers DELETING); how long the listing shows it is undocumented."""
+
     ssm_reserved_prefix_every_level: bool = True
     """SSM: does the "can't be prefixed with aws or ssm" rule apply to every level of a hierarchical name
     (`/app/awsome/x`) or only to the first? The docs speak of the name's prefix; True is the stricter

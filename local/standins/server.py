@@ -2,9 +2,9 @@
 
 Each request is routed by its SigV4 credential scope (service) and the protocol's operation marker, parsed
 and validated against botocore's model, then answered by a stand-in (DataZone; Glue ListSchemas,
-ListSchemaVersions, DeleteSchemaVersions; Kafka GetBootstrapBrokers) or forwarded to moto's own server app
-in this process, which keeps SSM, STS, EventBridge and Glue state. Faults, latency and the call log apply to
-both. `/_local/...` is a small control API for the separate-process mode (see remote.py).
+ListSchemaVersions, DeleteSchemaVersions; Kafka GetBootstrapBrokers; MSK Connect) or forwarded to moto's own
+server app in this process, which keeps SSM, STS, EventBridge and Glue state. Faults, latency and the call
+log apply to both. `/_local/...` is a small control API for the separate-process mode (see remote.py).
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from local.standins.faults import Call, CallLog, Faults
 from local.standins.glue_registry import GlueSchemaRegistry
 from local.standins.iam import DEFAULT_KEY, Iam, access_key_of, moto_key_account
 from local.standins.kafka import KafkaBrokers
+from local.standins.kafkaconnect import KafkaConnect
 from local.standins.readings import Readings
 from local.standins.validation import validate
 
@@ -67,6 +68,7 @@ class Standins:
         self.calls = CallLog()
         self.latency_ms = 0.0
         self.kafka = KafkaBrokers()
+        self.kafkaconnect = KafkaConnect(lambda: self.readings, account, lambda: self.region)
         self.glue = GlueSchemaRegistry(lambda: self.readings, account, lambda: self.region)
         self._glues: dict[str, GlueSchemaRegistry] = {account: self.glue}
         self.datazone = new_datazone(self.readings)  # DataZone stays in this (the governance) account
@@ -81,6 +83,7 @@ class Standins:
             self.calls.clear()
             self.latency_ms = 0.0
             self.kafka.reset()
+            self.kafkaconnect.reset()
             for glue in self._glues.values():
                 glue.reset()
             self.datazone = new_datazone(self.readings)
@@ -248,6 +251,12 @@ class FrontDoor:
             return lambda params: glue.handle(name, params, route.region)
         if route.service == "kafka" and name == "GetBootstrapBrokers":
             return lambda params: s.kafka.handle(name, params, account)
+        if route.service == "kafkaconnect":
+            if name not in KafkaConnect.OPERATIONS:
+                raise ServiceError(
+                    "UnknownOperationException", f"The MSK Connect stand-in lacks {name!r}", 404
+                )
+            return lambda params: s.kafkaconnect.handle(name, params, route.region)
         return None
 
     def _forward(self, environ: dict[str, Any], body: bytes, account: str | None = None) -> protocol.Response:
@@ -303,6 +312,8 @@ class FrontDoor:
             elif (method, path) == ("POST", "kafka/brokers"):
                 s.kafka.set_brokers(data.pop("cluster_arn"), **data)
                 result = {"ok": True}
+            elif (method, path) == ("POST", "kafkaconnect/connectors"):
+                result = {"connectorArn": s.kafkaconnect.create(**data)}
             elif path == "readings":
                 if method == "PATCH":
                     s.set_readings(**data)

@@ -328,8 +328,16 @@ def test_lineage_permissions_are_explicit_and_scoped(synth: Synthesized):
     ]
     assert statements["InvokeItself"]["Resource"] == {"Fn::GetAtt": [function_id, "Arn"]}
     assert "PutAssetChangedEvents" not in statements
-    # The namespaces come from schema-sync's records: no Kafka call, no DataZone asset call
-    assert not any("kafka:" in str(s["Action"]) for s in statements.values())
+    # MSK Connect: list (and the clusters' brokers, to tell whose a connector is) on "*", as the SAR
+    # requires; describe only connectors (every one: the source reads all of its cluster's by default)
+    assert statements["MskConnectList"]["Resource"] == "*"
+    assert set(statements["MskConnectList"]["Action"]) == {
+        "kafkaconnect:ListConnectors",
+        "kafka:GetBootstrapBrokers",
+    }
+    assert statements["MskConnectDescribe"]["Action"] == "kafkaconnect:DescribeConnector"
+    assert _resources(statements["MskConnectDescribe"]) == [_arn("kafkaconnect", "connector/*/*")]
+    # The namespaces come from schema-sync's records: no DataZone asset call
     assert not any("CreateAsset" in str(s["Action"]) for s in statements.values())
 
 
@@ -341,11 +349,12 @@ def test_only_actions_without_a_resource_type_are_on_the_wildcard_resource(synth
             assert all("*" not in action.split(":")[1] for action in actions), (logical_id, actions)
             if statement["Resource"] == "*":
                 on_star.update(actions)
-    assert {action.split(":")[0] for action in on_star} == {"xray", "datazone", "kafka"}
+    assert {action.split(":")[0] for action in on_star} == {"xray", "datazone", "kafka", "kafkaconnect"}
     assert {a for a in on_star if not a.startswith("datazone:")} == {
         "xray:PutTraceSegments",
         "xray:PutTelemetryRecords",
         "kafka:GetBootstrapBrokers",
+        "kafkaconnect:ListConnectors",
     }
 
 

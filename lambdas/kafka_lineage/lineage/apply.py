@@ -1,8 +1,9 @@
-"""Carry out a lineage plan: post runs, delete superseded and retracted events, with per-topic isolation.
+"""Carry out a lineage plan: post runs, delete superseded and retracted events, with per-edge isolation.
 
-Order per emitted topic: post START, post COMPLETE, then delete what the new run replaces (the previous run
-of the topic and any stale runs). Posting first means the graph never has a gap; deleting after means no
-ghost edge survives a successful run. DataZone keeps exactly one run per topic: the current one.
+Order per emitted edge: post START, post COMPLETE, then delete what the new run replaces (the previous run
+of the edge, any stale runs, and every run of the other edges of the topic it takes over, `Emit.replaces`).
+Posting first means the graph never has a gap; deleting after means no ghost edge survives a successful
+run. DataZone keeps exactly one run per edge: the current one.
 
 Deletion is asynchronous (DeleteLineageEvent answers a `processingStatus`), so an accepted delete only moves
 the event to the topic's `deleting` list; it counts as done once a later GetLineageEvent no longer finds it
@@ -36,14 +37,14 @@ from kafka_lineage.lineage.events import (
     COMPLETE_AFTER,
     BuiltRun,
     TopicField,
-    build_run,
     derive_event_time,
     derive_run_id,
     format_time,
     parse_time,
 )
-from kafka_lineage.lineage.model import EVENT_TYPES, LineageState, PendingDelete, StaleRun, TopicKey
+from kafka_lineage.lineage.model import EVENT_TYPES, EdgeKey, LineageState, PendingDelete, StaleRun
 from kafka_lineage.lineage.plan import Action, Emit, Retract
+from kafka_lineage.lineage.resolve import Target
 from kafka_lineage.observability import logger
 
 # Windows searched for the events of a run whose response was lost (see module doc).
@@ -81,13 +82,26 @@ Parser = Callable[[str, str], ParsedFields]
 
 @dataclass(frozen=True)
 class TopicOutcome:
-    key: TopicKey
-    kind: Literal["emitted", "cleaned", "retracted", "retracting", "failed", "deferred"]
+    """What one edge's action did (the name predates edges)."""
+
+    key: EdgeKey
+    kind: Literal["emitted", "cleaned", "migrated", "retracted", "retracting", "failed", "deferred"]
     state: LineageState | None  # what to keep (None: drop the entry)
     store: bool  # the state changed and must be written
     error: str | None = None
     deleted: int = 0  # events confirmed deleted (superseded, stale or retracted)
     report: dict[str, object] = field(default_factory=dict)
+    dropped: tuple[EdgeKey, ...] = ()  # other edges whose runs this one took over: their entries go
+
+
+def _as_stale(state: LineageState) -> list[StaleRun]:
+    """Every run of `state` that may exist in DataZone, its current run first."""
+    runs = list(state.stale)
+    if state.emitted:
+        runs.insert(
+            0, StaleRun(state.run_id, state.event_time, state.event_time, state.event_ids, complete=True)
+        )
+    return runs
 
 
 @dataclass
@@ -181,17 +195,25 @@ class Applier:
         try:
             if isinstance(action, Retract):
                 return self._retract(action)
-            if action.reason == "cleanup":
+            if action.reason in ("cleanup", "migrate"):
                 return self._cleanup(action)
             return self._emit(action)
         except Exception as error:  # per-topic isolation: one topic's failure never stops the others
-            logger.exception("lineage action failed", extra={"topic": action.key.key})
+            logger.exception("lineage action failed", extra={"edge": action.key.key})
             return TopicOutcome(action.key, "failed", previous, False, describe_error(error))
 
     # -- emit -------------------------------------------------------------------------------------------
 
     def _emit(self, action: Emit) -> TopicOutcome:
-        previous = action.previous or LineageState()
+        own = action.previous or LineageState()
+        # The edges taken over are replaced like an earlier run of this one: their runs join the stale ones.
+        taken = [run for _, state in action.replaces for run in _as_stale(state)]
+        previous = replace(
+            own,
+            stale=(*own.stale, *taken),
+            deleting=(*own.deleting, *(d for _, state in action.replaces for d in state.deleting)),
+        )
+        basis = own.run_id or next((state.run_id for _, state in action.replaces if state.run_id), "")
         record = action.target.record
         version = self.versions.read(record.schema_arn, record.latest_version)
         parsed = self.parse(version.data_format or record.data_format, version.definition)
@@ -201,12 +223,12 @@ class Applier:
             run_id = previous.run_id
             moment = parse_time(previous.event_time)
         else:
-            run_id = derive_run_id(action.fingerprint, previous.run_id)
+            run_id = derive_run_id(action.fingerprint, basis)
             # An earlier attempt of this very run fixed its eventTime: keep it, so the bodies are the same.
             earlier = next((r for r in previous.stale if r.run_id == run_id), None)
             moment = parse_time(earlier.event_time) if earlier is not None else None
         if moment is None:
-            mapping = action.target.mapping
+            mapping = action.target.mapping if isinstance(action.target, Target) else None
             registered = (
                 parse_time(version.created_time)
                 or parse_time(record.updated_time)
@@ -218,7 +240,7 @@ class Applier:
             if floor is not None and moment < floor + SUPERSEDE_BY:
                 # Strictly later than every run it replaces, whatever their events' deletion does.
                 moment = floor + SUPERSEDE_BY
-        built = build_run(action.content, parsed.fields, parsed.row_fields, run_id, moment)
+        built = action.content.build(parsed.fields, parsed.row_fields, run_id, moment)
         nonce = self.force_nonce if forced else ""
 
         stale = list(previous.stale)
@@ -243,21 +265,22 @@ class Applier:
             try:
                 ids.append(self.events.post(body, client_token(body, nonce)))
             except (ClientError, BotoCoreError) as error:
+                # The edges taken over keep their own state: only this edge's attempt is recorded.
                 attempt = StaleRun(run_id, built.event_time, attempted_at, tuple(ids), complete=False)
-                keep = [r for r in previous.stale if r.run_id != run_id]
-                earlier = next((r for r in previous.stale if r.run_id == run_id), None)
+                keep = [r for r in own.stale if r.run_id != run_id]
+                earlier = next((r for r in own.stale if r.run_id == run_id), None)
                 if earlier is not None:
                     attempt = replace(attempt, attempted_at=min(earlier.attempted_at, attempted_at))
-                state = replace(previous, stale=(*keep, attempt))
+                state = replace(own, stale=(*keep, attempt))
                 logger.warning(
                     "PostLineageEvent failed; the attempt is kept to be adopted or deleted next run",
-                    extra={"topic": action.key.key, "runId": run_id, "eventType": event_type},
+                    extra={"edge": action.key.key, "runId": run_id, "eventType": event_type},
                 )
                 return TopicOutcome(
                     action.key,
                     "failed",
                     state,
-                    state != previous,
+                    state != own,
                     f"posting {event_type}: " + describe_error(error),
                 )
         # What the new run replaces: the previous run's events and every stale run (their known ids, and
@@ -277,15 +300,17 @@ class Applier:
         if extra:
             replaced.append(StaleRun(run_id, built.event_time, attempted_at, tuple(extra), complete=True))
         result = self._delete_runs(replaced, keep=set(ids), pending=previous.deleting)
-        state = LineageState(
+        state = replace(
+            own,
             fingerprint=action.fingerprint,
             run_id=run_id,
             event_time=built.event_time,
             event_ids=tuple(ids),
-            table=action.target.table.name,
+            table=action.key.table,
             stale=tuple(result.remaining),
             deleting=tuple(result.pending),
-            forced=self.force_nonce,  # emitted within this forced request: its follow-up skips the topic
+            forced=self.force_nonce,  # emitted within this forced request: its follow-up skips the edge
+            origin=action.target.origin,
         )
         report = self._report(action, built, ids, result, parsed.warning)
         logger.info("lineage emitted", extra=report)
@@ -294,15 +319,24 @@ class Applier:
             problem = "posted; deleting replaced events failed (retried next run): " + "; ".join(
                 result.errors
             )
-        return TopicOutcome(action.key, "emitted", state, state != previous, problem, result.deleted, report)
+        dropped = tuple(key for key, _ in action.replaces)
+        return TopicOutcome(
+            action.key,
+            "emitted",
+            state,
+            state != own or bool(dropped),
+            problem,
+            result.deleted,
+            report,
+            dropped=dropped,
+        )
 
     def _report(
         self, action: Emit, built: BuiltRun, ids: Sequence[str], deletions: _Deletions, warning: str | None
     ) -> dict[str, object]:
         report: dict[str, object] = {
             **action.key.as_dict(),
-            "table": action.target.table.name,
-            "tableArn": action.content.table.arn,
+            **action.content.describe(),
             "job": action.content.job,
             "reason": action.reason,
             "origin": action.target.origin,
@@ -315,8 +349,15 @@ class Applier:
         }
         if deletions.pending:
             report["pendingDeletions"] = len(deletions.pending)
-        if action.previous is not None and action.previous.table and action.previous.table != report["table"]:
-            report["previousTable"] = action.previous.table
+        replaced = [state.table for _, state in action.replaces if state.table]
+        if (
+            action.previous is not None
+            and action.previous.table
+            and action.previous.table != action.key.table
+        ):
+            replaced.insert(0, action.previous.table)
+        if replaced:
+            report["previousTable"] = replaced[0]
         if built.degraded:
             report["degraded"] = list(built.degraded)
         if warning:
@@ -328,35 +369,37 @@ class Applier:
     def _cleanup(self, action: Emit) -> TopicOutcome:
         previous = action.previous or LineageState()
         result = self._delete_runs(previous.stale, keep=set(previous.event_ids), pending=previous.deleting)
-        state = replace(previous, stale=tuple(result.remaining), deleting=tuple(result.pending))
+        state = replace(
+            previous,
+            stale=tuple(result.remaining),
+            deleting=tuple(result.pending),
+            table=action.key.table or previous.table,
+            origin=action.target.origin,
+        )
         error = "deleting stale events failed: " + "; ".join(result.errors) if result.errors else None
+        if action.reason == "migrate":
+            # Written under the edge's key even when nothing else changed: the old layout's entry goes.
+            return TopicOutcome(action.key, "migrated", state, True, error, result.deleted)
         return TopicOutcome(action.key, "cleaned", state, state != previous, error, result.deleted)
 
     def _retract(self, action: Retract) -> TopicOutcome:
         previous = action.previous
-        runs = list(previous.stale)
-        if previous.emitted:
-            runs.insert(
-                0,
-                StaleRun(
-                    previous.run_id,
-                    previous.event_time,
-                    previous.event_time,
-                    previous.event_ids,
-                    complete=True,
-                ),
-            )
-        result = self._delete_runs(runs, keep=set(), pending=previous.deleting)
+        result = self._delete_runs(_as_stale(previous), keep=set(), pending=previous.deleting)
         report: dict[str, object] = {
             **action.key.as_dict(),
-            "table": previous.table or None,
+            "table": previous.table or action.key.table or None,
             "reason": action.reason,
             "deletedEvents": result.deleted,
         }
+        if previous.origin:
+            report["origin"] = previous.origin
         if result.remaining or result.pending:
             # Not retracted until DataZone confirms every deletion: the state keeps what is left.
             state = LineageState(
-                stale=tuple(result.remaining), deleting=tuple(result.pending), table=previous.table
+                stale=tuple(result.remaining),
+                deleting=tuple(result.pending),
+                table=previous.table,
+                origin=previous.origin,
             )
             if result.errors:
                 error = "retracting failed: " + "; ".join(result.errors)

@@ -10,7 +10,13 @@ What a run carries
   schema facet of its columns and a column-lineage facet: each table column whose name equals a CDC row
   field (`after.X` of a Debezium envelope, or `X` of an unwrapped record), case-insensitively, has that
   field as its DIRECT/IDENTITY input. Columns without a field are left out and counted.
-* job: namespace = the source's `jobNamespace`, name = `sink/{database}.{table}`.
+* job: namespace = the source's `jobNamespace`, name = `sink/{database}.{table}`; for an edge an MSK Connect
+  sink connector decides, the connector's job (namespace and name as `kafka_lineage.connectors` names it).
+
+A first hop (`HopContent`: a Debezium source connector's table -> the topic) is its own run: input the
+source table (OpenLineage naming, e.g. `mysql://host:port` + `db.table`), output the topic with its schema
+facet and a column-lineage facet mapping each row field `after.<column>` to the table's `<column>`, job the
+source connector.
 
 Determinism
 -----------
@@ -110,8 +116,10 @@ class RunContent:
     data_format: str
     table: GlueTable
     job_namespace: str
-    origin: str  # operator | stack | rule
+    origin: str  # operator | cdk | connector:<name> | rule
     mapping_parameter: str = ""
+    connector_job: str = ""  # the sink connector's job name ("" for mappings and rules: sink/{db}.{table})
+    connector_arn: str = ""
     previous_version: int = 0  # the version mirrored before `schema_version`: the run's drift is from it
     # The `schemaDrift` facet's fields (lineage.drift_check.drift_facet). A function of the two versions, so
     # left out of the fingerprint, which has `previous_version`.
@@ -119,7 +127,7 @@ class RunContent:
 
     @property
     def job_name(self) -> str:
-        return job_name(self.table.ref)
+        return self.connector_job or job_name(self.table.ref)
 
     @property
     def job(self) -> str:
@@ -146,10 +154,203 @@ class RunContent:
             "table": [self.table.namespace, self.table.ref.name],
             "columns": [[c.name, c.type, c.comment] for c in self.table.columns],
             "job": [self.job_namespace, self.job_name],
-            "mapping": [self.origin, self.mapping_parameter],
+            # "cdk" was "stack" before edges: the same mapping keeps its fingerprint (no re-emission).
+            "mapping": [_FINGERPRINT_ORIGIN.get(self.origin, self.origin), self.mapping_parameter],
+        }
+        if self.connector_arn:
+            described["connector"] = self.connector_arn
+        text = json.dumps(described, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+
+    def build(
+        self,
+        fields: Sequence[TopicField],
+        row_fields: Mapping[str, str],
+        run_id: str,
+        event_time: datetime,
+    ) -> BuiltRun:
+        return build_run(self, fields, row_fields, run_id, event_time)
+
+    def describe(self) -> dict[str, object]:
+        """What the result reports about the edge's ends."""
+        return {"table": self.table.ref.name, "tableArn": self.table.arn}
+
+
+_FINGERPRINT_ORIGIN = {"cdk": "stack"}
+
+
+@dataclass(frozen=True, slots=True)
+class HopContent:
+    """Everything a first-hop run describes that is known without reading the schema definition."""
+
+    key: TopicKey
+    topic_namespace: str
+    schema_arn: str
+    schema_version: int
+    schema_version_id: str
+    schema_created: str
+    data_format: str
+    dataset_namespace: str  # the source table, OpenLineage naming (e.g. mysql://host:3306)
+    dataset_name: str  # e.g. inventory.customers
+    job_namespace: str
+    job_name: str
+    connector: str
+    connector_arn: str
+    columns: tuple[str, ...] = ()  # the connector's column list, () when it names none
+
+    @property
+    def origin(self) -> str:
+        return f"connector:{self.connector}"
+
+    @property
+    def job(self) -> str:
+        return f"{self.job_namespace}/{self.job_name}"
+
+    def fingerprint(self) -> str:
+        described = {
+            "emitter": EMITTER_VERSION,
+            "producer": PRODUCER,
+            "hop": [self.dataset_namespace, self.dataset_name, list(self.columns)],
+            "topic": [self.topic_namespace, self.key.registry_name, self.key.topic],
+            "schema": [
+                self.schema_arn,
+                self.schema_version,
+                self.schema_version_id,
+                self.schema_created,
+                self.data_format,
+            ],
+            "job": [self.job_namespace, self.job_name],
+            "connector": self.connector_arn,
         }
         text = json.dumps(described, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
         return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+
+    def describe(self) -> dict[str, object]:
+        return {"sourceDataset": f"{self.dataset_namespace}/{self.dataset_name}"}
+
+    def matches(self, row_fields: Mapping[str, str]) -> tuple[ColumnMatch, ...]:
+        """(topic field path, source column) pairs: every row field, or those the connector lists."""
+        if not self.columns:
+            return tuple(ColumnMatch(column=path, field=name) for name, path in row_fields.items())
+        lowered = {name.lower(): (name, path) for name, path in row_fields.items()}
+        found = []
+        for column in self.columns:
+            hit = (column, row_fields[column]) if column in row_fields else lowered.get(column.lower())
+            if hit is not None:
+                found.append(ColumnMatch(column=hit[1], field=column))
+        return tuple(found)
+
+    def build(
+        self,
+        fields: Sequence[TopicField],
+        row_fields: Mapping[str, str],
+        run_id: str,
+        event_time: datetime,
+        max_bytes: int = MAX_EVENT_BYTES,
+    ) -> BuiltRun:
+        """START and COMPLETE, degraded only as far as needed to fit `max_bytes` each (descriptions, then the
+        topic's schema facet, then transformations, then column lineage cut to the first columns)."""
+        matches = self.matches(row_fields)
+        types = {f.name: f.type for f in fields}
+        report = LineageReport(
+            matched=len(matches), emitted=len(matches), table_columns=len(matches), row_fields=len(row_fields)
+        )
+        shape, notes = _Shape(), []
+        steps = [
+            (replace(shape, descriptions=False), "field descriptions dropped from the schema facets"),
+            (replace(shape, descriptions=False, topic_schema="none"), "topic schema facet dropped"),
+            (
+                replace(shape, descriptions=False, topic_schema="none", transformations=False),
+                "column-lineage transformations dropped",
+            ),
+        ]
+        bodies = self._render(fields, types, matches, shape, run_id, event_time)
+        while any(len(body) > max_bytes for _, body in bodies):
+            if steps:
+                shape, note = steps.pop(0)
+                notes.append(note)
+            else:
+                kept = len(matches) if shape.lineage_columns is None else shape.lineage_columns
+                if kept == 0:
+                    raise EventTooLarge(f"the first hop of {self.key.key} does not fit {max_bytes} bytes")
+                shape = replace(shape, lineage_columns=kept // 2)
+            bodies = self._render(fields, types, matches, shape, run_id, event_time)
+        if shape.lineage_columns is not None:
+            notes.append(f"column lineage cut to {shape.lineage_columns} of {len(matches)} columns")
+            report = replace(report, emitted=shape.lineage_columns)
+        return BuiltRun(run_id, format_time(event_time), bodies, report, tuple(notes))
+
+    def _render(
+        self,
+        fields: Sequence[TopicField],
+        types: Mapping[str, str],
+        matches: Sequence[ColumnMatch],
+        shape: _Shape,
+        run_id: str,
+        event_time: datetime,
+    ) -> tuple[tuple[str, bytes], ...]:
+        kept = matches if shape.lineage_columns is None else matches[: shape.lineage_columns]
+        table_facets: dict[str, DatasetFacet] = {
+            "schema": SchemaDatasetFacet(
+                fields=[
+                    SchemaDatasetFacetFields(name=m.field, type=types.get(m.column) or None, fields=None)
+                    for m in matches
+                ],
+                producer=PRODUCER,
+            )
+        }
+        topic_facets: dict[str, DatasetFacet] = {}
+        schema = _topic_schema(fields, set(), shape)
+        if schema is not None:
+            topic_facets["schema"] = schema
+        if kept:
+            topic_facets["columnLineage"] = _lineage_facet(
+                {
+                    m.column: Fields(
+                        inputFields=[
+                            InputField(
+                                namespace=self.dataset_namespace,
+                                name=self.dataset_name,
+                                field=m.field,
+                                transformations=[Transformation(type="DIRECT", subtype="IDENTITY")]
+                                if shape.transformations
+                                else None,
+                            )
+                        ]
+                    )
+                    for m in kept
+                }
+            )
+        description = (
+            f"MSK Connect source connector {self.connector} captures table {self.dataset_name} "
+            f"({self.dataset_namespace}) into Kafka topic {self.key.topic} (schema registry "
+            f"{self.key.registry_name}, schema version {self.schema_version})."
+        )
+        bodies = []
+        for event_type, moment in zip(EVENT_TYPES, (event_time, event_time + COMPLETE_AFTER), strict=True):
+            event = RunEvent(
+                eventType=RunState(event_type),
+                eventTime=format_time(moment),
+                producer=PRODUCER,
+                run=Run(runId=run_id, facets={}),
+                job=Job(
+                    namespace=self.job_namespace,
+                    name=self.job_name,
+                    facets={
+                        "documentation": DocumentationJobFacet(description=description, producer=PRODUCER)
+                    },
+                ),
+                inputs=[
+                    InputDataset(
+                        namespace=self.dataset_namespace, name=self.dataset_name, facets=table_facets
+                    )
+                ],
+                outputs=[
+                    OutputDataset(namespace=self.topic_namespace, name=self.key.topic, facets=topic_facets)
+                ],
+            )
+            bodies.append((event_type, _serialize(event)))
+        return tuple(bodies)
 
 
 def derive_run_id(fingerprint: str, superseded_run_id: str = "") -> str:
@@ -569,8 +770,10 @@ def _job_description(content: RunContent) -> str:
     how = {
         "rule": "the source's tableRule",
         "operator": f"the operator's table mapping {content.mapping_parameter}",
-        "stack": f"the stack's table mapping {content.mapping_parameter}",
+        "cdk": f"the stack's table mapping {content.mapping_parameter}",
     }.get(content.origin, content.origin)
+    if content.origin.startswith("connector:"):
+        how = f"the configuration of MSK Connect sink connector {content.origin.removeprefix('connector:')}"
     table = content.table.ref
     return (
         f"Kafka topic {content.key.topic} (schema registry {content.key.registry_name}, schema version "

@@ -1,11 +1,17 @@
-"""Data shared by the lineage modules and their adapters: topics, tables, the per-topic emission state."""
+"""Data shared by the lineage modules and their adapters: topics, tables, edges and their emission state.
+
+An edge is one run in DataZone: a topic feeding one Glue table (a sink edge), or a source database table
+feeding the topic (a first hop). Each edge has its own state entry, keyed by `EdgeKey.key`. Entries written
+before edges existed are keyed by topic alone (`"<registry>/<topic>"`) and name their table in `tb`;
+`load_states` reads such an entry as the sink edge of that table (see `migrate`).
+"""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
 
 # One emission is one OpenLineage run of two events: START, then COMPLETE.
 EVENT_TYPES = ("START", "COMPLETE")
@@ -15,6 +21,10 @@ EVENT_TYPES = ("START", "COMPLETE")
 PART_SEPARATOR = "\n"
 # Bytes of one entry's JSON (with its key) kept well under a 4,096-byte SSM value.
 ENTRY_BUDGET = 3_600
+# An edge's state key is its topic's key, a separator, then the other end. Neither character is valid in a
+# registry or schema name, nor in a Glue database or table name, so the first one found is the separator.
+TO_TABLE = ">"  # "<registry>/<topic>><database>/<table>": the topic feeds that Glue table
+FROM_DATASET = "<"  # "<registry>/<topic><<namespace>/<name>": that source table feeds the topic
 
 
 @dataclass(frozen=True, order=True, slots=True)
@@ -51,6 +61,57 @@ class TableRef:
     def name(self) -> str:
         """The OpenLineage dataset name DataZone matches to the Glue table: `{database}/{table}`."""
         return f"{self.database}/{self.table}"
+
+
+EdgeKind = Literal["sink", "source", "legacy"]
+
+
+@dataclass(frozen=True, order=True, slots=True)
+class EdgeKey:
+    """One edge of a topic: `sink` (topic -> Glue table `other` = `<db>/<table>`), `source` (the first hop:
+    dataset `other` = `<namespace>/<name>` -> topic), or `legacy` (an old per-topic entry that names no
+    table: only runs left to delete)."""
+
+    topic: TopicKey
+    kind: EdgeKind
+    other: str = ""
+
+    @classmethod
+    def sink(cls, topic: TopicKey, table: TableRef) -> EdgeKey:
+        return cls(topic, "sink", table.name)
+
+    @classmethod
+    def source(cls, topic: TopicKey, namespace: str, name: str) -> EdgeKey:
+        return cls(topic, "source", f"{namespace}/{name}")
+
+    @property
+    def key(self) -> str:
+        if self.kind == "sink":
+            return f"{self.topic.key}{TO_TABLE}{self.other}"
+        if self.kind == "source":
+            return f"{self.topic.key}{FROM_DATASET}{self.other}"
+        return self.topic.key
+
+    @classmethod
+    def parse(cls, key: str) -> EdgeKey:
+        cut = min((i for i in (key.find(TO_TABLE), key.find(FROM_DATASET)) if i >= 0), default=-1)
+        if cut < 0:
+            return cls(TopicKey.from_key(key), "legacy")
+        kind: EdgeKind = "sink" if key[cut] == TO_TABLE else "source"
+        return cls(TopicKey.from_key(key[:cut]), kind, key[cut + 1 :])
+
+    @property
+    def table(self) -> str:
+        """`<db>/<table>` of a sink edge, else ''."""
+        return self.other if self.kind == "sink" else ""
+
+    def as_dict(self) -> dict[str, str]:
+        described = self.topic.as_dict()
+        if self.kind == "sink":
+            described["table"] = self.other
+        elif self.kind == "source":
+            described["sourceDataset"] = self.other
+        return described
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,6 +213,11 @@ class LineageState:
     stale: tuple[StaleRun, ...] = field(default=())
     deleting: tuple[PendingDelete, ...] = field(default=())
     forced: str = ""  # the nonce of the forced request that last emitted the current run, if any
+    origin: str = ""  # operator | cdk | connector:<name> | rule ("" in entries older than edges)
+
+    @property
+    def connector_derived(self) -> bool:
+        return self.origin.startswith("connector:")
 
     @property
     def emitted(self) -> bool:
@@ -182,6 +248,8 @@ class LineageState:
             )
             if self.forced:
                 entry["n"] = self.forced
+            if self.origin:
+                entry["o"] = self.origin
         if self.stale:
             entry["s"] = [run.to_entry() for run in self.stale]
         if self.deleting:
@@ -199,6 +267,7 @@ class LineageState:
             stale=tuple(StaleRun.from_entry(run) for run in entry.get("s", ())),
             deleting=tuple(PendingDelete.from_entry(item) for item in entry.get("d", ())),
             forced=str(entry.get("n", "")),
+            origin=str(entry.get("o", "")),
         )
 
 
@@ -233,14 +302,16 @@ def state_entries(key: str, state: LineageState, budget: int = ENTRY_BUDGET) -> 
 
 @dataclass(frozen=True)
 class LoadedStates:
-    """Topic states merged from their packed entries, which entry keys each spans, and what was unreadable."""
+    """Edge states merged from their packed entries, which entry keys each spans, what was unreadable, and
+    which edges were read from an older layout (their entries are rewritten under the edge's key)."""
 
     states: dict[str, LineageState]
     parts: dict[str, frozenset[str]]
     unreadable: tuple[str, ...] = ()
+    migrated: frozenset[str] = frozenset()
 
     def changes(self, key: str, state: LineageState | None) -> dict[str, dict[str, Any] | None]:
-        """The store changes that replace `key`'s entries with `state` (None: remove the topic's state)."""
+        """The store changes that replace `key`'s entries with `state` (None: remove the edge's state)."""
         entries: dict[str, dict[str, Any] | None] = dict(state_entries(key, state) if state else {})
         for old in self.parts.get(key, frozenset({key})) | {key}:
             entries.setdefault(old, None)
@@ -248,8 +319,9 @@ class LoadedStates:
 
 
 def load_states(entries: Mapping[str, Mapping[str, Any]]) -> LoadedStates:
-    """Merge packed entries into one state per topic. A part whose topic entry is missing (a save cut short)
-    still counts: its runs and pending deletions are kept, never forgotten."""
+    """Merge packed entries into one state per edge. A part whose head entry is missing (a save cut short)
+    still counts: its runs and pending deletions are kept, never forgotten. Entries of the per-topic layout
+    are migrated (see `migrate`)."""
     grouped: dict[str, dict[int, Mapping[str, Any]]] = {}
     for entry_key, entry in entries.items():
         base, separator, suffix = entry_key.partition(PART_SEPARATOR)
@@ -268,4 +340,43 @@ def load_states(entries: Mapping[str, Mapping[str, Any]]) -> LoadedStates:
         except (KeyError, TypeError, ValueError):
             unreadable.append(base)
             states[base] = LineageState()
-    return LoadedStates(states, parts, tuple(unreadable))
+    return migrate(LoadedStates(states, parts, tuple(unreadable)))
+
+
+def migrate(loaded: LoadedStates) -> LoadedStates:
+    """Read per-topic entries (the layout before edges) as edges: an entry keyed by its topic is the sink
+    edge of the table it recorded (`tb`), and its entries are rewritten under the edge's key by the next
+    save of that edge. An entry with no table (only failed attempts or deletions left) stays a `legacy`
+    edge, which nothing wants, so its runs are deleted. When a save was cut short between writing the edge
+    and removing the topic entry, both are read into one state: nothing is dropped, no run is counted twice.
+    """
+    states = dict(loaded.states)
+    parts = dict(loaded.parts)
+    migrated: set[str] = set()
+    unreadable = set(loaded.unreadable)
+    for key in sorted(loaded.states):
+        edge = EdgeKey.parse(key)
+        if edge.kind != "legacy" or key in unreadable:
+            continue
+        old = states[key]
+        if not old.table:
+            continue
+        new_key = EdgeKey.sink(edge.topic, TableRef(*old.table.split("/", 1))).key
+        state = _absorb(states[new_key], old) if new_key in states else old
+        del states[key]
+        states[new_key] = state
+        parts[new_key] = parts.pop(key, frozenset({key})) | parts.get(new_key, frozenset())
+        migrated.add(new_key)
+    return LoadedStates(states, parts, loaded.unreadable, frozenset(migrated))
+
+
+def _absorb(current: LineageState, old: LineageState) -> LineageState:
+    """`current` keeping whatever of `old` it does not already track, as runs to delete."""
+    known = {current.run_id, *(run.run_id for run in current.stale)}
+    stale = list(current.stale)
+    if old.emitted and old.run_id not in known:
+        stale.append(StaleRun(old.run_id, old.event_time, old.event_time, old.event_ids, complete=True))
+    stale += [run for run in old.stale if run.run_id not in known]
+    pending = {item.event_id for item in current.deleting}
+    deleting = (*current.deleting, *(item for item in old.deleting if item.event_id not in pending))
+    return replace(current, table=current.table or old.table, stale=tuple(stale), deleting=deleting)

@@ -1,25 +1,32 @@
-"""Which topics to emit, clean up or retract: a pure diff of the wanted edges against the emission state.
+"""Which edges to emit, clean up or retract: a pure diff of the wanted edges against the emission state.
 
-A topic is unchanged when the fingerprint of what its run would carry (see events.RunContent) equals the
-one last emitted, and nothing stale is left to delete; deciding it reads no schema definition. The plan is
-data: tests assert on it, a dry run returns it, apply executes it.
+The invocation selects topics; each topic has edges (resolve.py: the tables it feeds, the source tables
+feeding it), and each edge is its own run with its own state entry. An edge is unchanged when the
+fingerprint of what its run would carry (see events.RunContent, events.HopContent) equals the one last
+emitted, and nothing stale is left to delete; deciding it reads no schema definition. The plan is data:
+tests assert on it, a dry run returns it, apply executes it.
 
-Retractions: a topic whose schema is gone (no asset record) or that no longer maps to any table has its
-edge retracted. On a full (scheduled) run, retractions inferred from a missing record are held back when
-they would remove more than `mass_delete_share` of a registry's edges (an empty or unreadable mapping must
-not wipe the lineage), unless the request allows it; events and explicit topic lists are never held back.
+Retractions: an edge whose topic's schema is gone (no asset record), or that the topic no longer has (a
+remap, a connector deleted or reconfigured, a mapping removed) is retracted. When the topic gains a new
+edge of the same kind in the same run, that emission takes the old edges over (`Emit.replaces`): it posts
+first, then deletes them, and its eventTime is later than theirs, as a remap always did. Otherwise the
+edge gets a `Retract` of its own. On a full (scheduled) run, retractions inferred from a missing record
+are held back when they would remove more than `mass_delete_share` of a registry's edges (an empty or
+unreadable mapping must not wipe the lineage), unless the request allows it; events and explicit topic
+lists are never held back. Edges of connectors that could not be read are kept as they are
+(`Resolution.keeps`): never retracted, never replaced by a lower tier.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from kafka_lineage import failsafe
-from kafka_lineage.lineage.events import RunContent
-from kafka_lineage.lineage.model import GlueTable, LineageState, TableRef, TopicKey
-from kafka_lineage.lineage.resolve import Resolution, Target
+from kafka_lineage.lineage.events import HopContent, RunContent
+from kafka_lineage.lineage.model import EdgeKey, GlueTable, LineageState, TableRef, TopicKey
+from kafka_lineage.lineage.resolve import BELOW_CONNECTORS, Edge, FirstHop, Resolution, Target
 from kafka_lineage.mapping import AssetRecord
 
 
@@ -44,7 +51,7 @@ class EmitScope:
 
 @dataclass(frozen=True)
 class Failure:
-    key: TopicKey
+    key: TopicKey | EdgeKey
     error: str
 
     def as_dict(self) -> dict[str, str]:
@@ -59,40 +66,46 @@ class Selection:
 
 @dataclass(frozen=True, slots=True)
 class Emit:
-    """Post a run for the topic (or, for `cleanup`, only delete its stale events)."""
+    """Post a run for the edge (or, for `cleanup`, only delete its stale events; for `migrate`, also write
+    its state under the edge's key, read from the per-topic layout). `replaces` are other edges of the topic,
+    of the same kind, that this run takes over: deleted once it is posted, their state dropped."""
 
-    key: TopicKey
-    target: Target
-    content: RunContent
+    key: EdgeKey
+    target: Edge
+    content: RunContent | HopContent
     fingerprint: str
     previous: LineageState | None
-    reason: Literal["new", "changed", "forced", "cleanup"]
+    reason: Literal["new", "changed", "forced", "cleanup", "migrate"]
+    replaces: tuple[tuple[EdgeKey, LineageState], ...] = ()
 
     def describe(self) -> dict[str, object]:
+        replaced = [state.table or key.other for key, state in self.replaces]
+        if self.previous is not None and self.previous.emitted and self.previous.table:
+            replaced.insert(0, self.previous.table)
         return {
-            "action": "cleanup" if self.reason == "cleanup" else "emit",
+            "action": "cleanup" if self.reason in ("cleanup", "migrate") else "emit",
             **self.key.as_dict(),
-            "table": self.target.table.name,
             "job": self.content.job,
             "reason": self.reason,
             "origin": self.target.origin,
-            "replaces": self.previous.table if self.previous and self.previous.emitted else None,
+            "replaces": replaced[0] if len(replaced) == 1 else (replaced or None),
         }
 
 
 @dataclass(frozen=True, slots=True)
 class Retract:
-    """Delete every event of the topic's edge and drop its state."""
+    """Delete every event of the edge and drop its state."""
 
-    key: TopicKey
+    key: EdgeKey
     previous: LineageState
-    reason: Literal["schema deleted", "unmapped"]
+    reason: Literal["schema deleted", "unmapped", "edge removed"]
 
     def describe(self) -> dict[str, object]:
         return {
             "action": "retract",
             **self.key.as_dict(),
-            "table": self.previous.table or None,
+            "table": self.previous.table or self.key.table or None,
+            "origin": self.previous.origin or None,
             "reason": self.reason,
         }
 
@@ -103,10 +116,11 @@ Action = Emit | Retract
 @dataclass(frozen=True)
 class LineagePlan:
     actions: tuple[Action, ...] = ()
-    unchanged: tuple[TopicKey, ...] = ()
+    unchanged: tuple[EdgeKey, ...] = ()
     unmapped: tuple[TopicKey, ...] = ()
     failed: tuple[Failure, ...] = ()
     held_back: tuple[Retract, ...] = field(default=())
+    kept: tuple[EdgeKey, ...] = ()  # connector edges kept as they are: their connector could not be read
 
     def describe(self) -> list[dict[str, object]]:
         return [action.describe() for action in self.actions]
@@ -121,7 +135,7 @@ def select(
     """The topics this invocation covers. Keys of topics no longer mirrored are included (to retract)."""
     registries = set(configured)
     known = {TopicKey(r.registry_name, r.schema_name) for r in records.values()}
-    stated = {TopicKey.from_key(key) for key in states}
+    stated = {EdgeKey.parse(key).topic for key in states}
     if scope.mode == "all":
         keys = {k for k in known | stated if k.registry_name in registries}
         return Selection(tuple(sorted(keys)))
@@ -152,11 +166,14 @@ def select(
 
 
 def tables_needed(selection: Selection, resolution: Resolution) -> set[TableRef]:
-    return {resolution.targets[key].table for key in selection.keys if key in resolution.targets}
+    return {
+        edge.table for key in selection.keys for edge in resolution.edges_of(key) if isinstance(edge, Target)
+    }
 
 
 def content_for(target: Target, table: GlueTable) -> RunContent:
     record = target.record
+    connector = target.connector
     return RunContent(
         key=target.key,
         topic_namespace=record.namespace,
@@ -166,11 +183,38 @@ def content_for(target: Target, table: GlueTable) -> RunContent:
         schema_created=record.created_time,
         data_format=record.data_format,
         table=table,
-        job_namespace=target.source.job_namespace,
+        job_namespace=connector.job_namespace if connector else target.source.job_namespace,
         origin=target.origin,
         mapping_parameter=target.mapping.parameter if target.mapping else "",
+        connector_job=connector.job_name if connector else "",
+        connector_arn=connector.connector_arn if connector else "",
         previous_version=record.previous_version,
     )
+
+
+def hop_content(hop: FirstHop) -> HopContent:
+    record, upstream = hop.record, hop.upstream
+    return HopContent(
+        key=hop.key,
+        topic_namespace=record.namespace,
+        schema_arn=record.schema_arn,
+        schema_version=record.latest_version,
+        schema_version_id=record.schema_version_id,
+        schema_created=record.created_time,
+        data_format=record.data_format,
+        dataset_namespace=upstream.dataset_namespace,
+        dataset_name=upstream.dataset_name,
+        job_namespace=upstream.job_namespace,
+        job_name=upstream.job_name,
+        connector=upstream.connector,
+        connector_arn=upstream.connector_arn,
+        columns=upstream.columns,
+    )
+
+
+def _same_kind(edge: EdgeKey) -> str:
+    # An entry of the per-topic layout with no table was a sink edge's.
+    return "source" if edge.kind == "source" else "sink"
 
 
 def make_plan(
@@ -182,72 +226,84 @@ def make_plan(
     mass_delete_share: float,
     table_errors: Mapping[str, str] | None = None,
     unreadable_states: Iterable[str] = (),
+    migrated: Iterable[str] = (),
 ) -> LineagePlan:
-    """The plan. `table_errors` (database -> error) and `unreadable_states` (state keys) fail their topics:
-    nothing is posted or deleted for a topic whose table or last emission is unknown."""
+    """The plan. `table_errors` (database -> error) fail the edges into that database; an unreadable state
+    entry (`unreadable_states`) fails its whole topic: nothing is posted or deleted for a topic whose last
+    emission is unknown. `migrated` are edge keys read from the per-topic layout: they are rewritten."""
     actions: list[Action] = []
-    unchanged: list[TopicKey] = []
+    unchanged: list[EdgeKey] = []
     unmapped: list[TopicKey] = []
     failed: list[Failure] = list(selection.failed)
     inferred: list[Retract] = []
+    kept: list[EdgeKey] = []
     problems = {problem.key: problem.error for problem in resolution.failed}
     unmapped_keys = set(resolution.unmapped)
     unconfigured = set(resolution.unconfigured)
     table_errors = table_errors or {}
-    unreadable = set(unreadable_states)
+    unreadable = {EdgeKey.parse(key).topic for key in unreadable_states}
+    rewrite = set(migrated)
+    stated_of: dict[TopicKey, list[EdgeKey]] = {}
+    for state_key in states:
+        edge_key = EdgeKey.parse(state_key)
+        stated_of.setdefault(edge_key.topic, []).append(edge_key)
+    known = {edge.topic for edge in resolution.edges} | unmapped_keys | set(problems)
     for key in selection.keys:
-        previous = states.get(key.key)
-        if key.key in unreadable:
+        stated = sorted(stated_of.get(key, ()))
+        if key in unreadable:
             failed.append(Failure(key, "its lineage state entry in SSM is unreadable; left untouched"))
-        elif key in problems:
-            failed.append(Failure(key, problems[key]))
-        elif key in resolution.targets:
-            target = resolution.targets[key]
-            table = tables.get(target.table)
-            if target.table.database in table_errors:
-                failed.append(
-                    Failure(
-                        key,
-                        f"reading Glue database {target.table.database} failed: "
-                        + table_errors[target.table.database],
-                    )
-                )
-                continue
-            if table is None:
-                failed.append(
-                    Failure(key, f"Glue table {target.table.name} does not exist in the Data Catalog")
-                )
-                continue
-            content = content_for(target, table)
-            fingerprint = content.fingerprint()
-            same = previous is not None and previous.emitted and previous.fingerprint == fingerprint
-            # A forced run cut short hands on its nonce: the topics it re-posted are done, not forced again.
-            forced_already = (
-                scope.force and bool(scope.force_nonce) and previous is not None
-                and previous.forced == scope.force_nonce
-            )  # fmt: skip
-            if same and (not scope.force or forced_already):
-                assert previous is not None
-                if not previous.settled:
-                    actions.append(Emit(key, target, content, fingerprint, previous, "cleanup"))
-                else:
-                    unchanged.append(key)
-                continue
-            reason: Literal["new", "changed", "forced"] = (
-                "forced" if same else ("changed" if previous is not None and previous.emitted else "new")
-            )
-            actions.append(Emit(key, target, content, fingerprint, previous, reason))
-        elif key in unmapped_keys:
-            unmapped.append(key)
-            if previous is not None and (previous.emitted or not previous.settled):
-                actions.append(Retract(key, previous, "unmapped"))
-        elif key in unconfigured:
             continue
-        elif previous is not None and (previous.emitted or not previous.settled):
-            retract = Retract(key, previous, "schema deleted")
-            # Only confirming deletions already requested is never held back: it removes nothing more.
-            confirming = not previous.emitted and not previous.stale
-            (inferred if scope.mode == "all" and not confirming else actions).append(retract)
+        if key in problems:
+            failed.append(Failure(key, problems[key]))
+            continue
+        if key in unconfigured:
+            continue
+        wanted = resolution.edges_of(key)
+        # Connector edges whose connector is unknown this run stay as they are, and a lower tier does not
+        # replace them (it would, wrongly, if the connector still routes the topic).
+        keep = [e for e in stated if resolution.keeps(states[e.key].origin)]
+        if any(e.kind == "sink" for e in keep):
+            wanted = [w for w in wanted if isinstance(w, FirstHop) or w.origin not in BELOW_CONNECTORS]
+        kept += keep
+        emits: list[Emit] = []
+        blocked: set[str] = set()  # kinds with a wanted edge that failed: their old edges wait
+        for edge in wanted:
+            emit = _emit_or_not(edge, scope, states, tables, table_errors, rewrite, unchanged, failed)
+            if isinstance(emit, Emit):
+                emits.append(emit)
+            elif emit == "failed":
+                blocked.add("source" if isinstance(edge, FirstHop) else "sink")
+        wanted_keys = {edge.edge for edge in wanted}
+        gone = [
+            e
+            for e in stated
+            if e not in wanted_keys and e not in keep and (states[e.key].emitted or not states[e.key].settled)
+        ]
+        if key not in known:
+            for edge_key in gone:
+                previous = states[edge_key.key]
+                retract = Retract(edge_key, previous, "schema deleted")
+                # Only confirming deletions already requested is never held back: it removes nothing more.
+                confirming = not previous.emitted and not previous.stale
+                (inferred if scope.mode == "all" and not confirming else actions).append(retract)
+            continue
+        if key in unmapped_keys and not any(e.kind == "sink" for e in keep):
+            unmapped.append(key)
+        for kind in ("sink", "source"):
+            old = [e for e in gone if _same_kind(e) == kind]
+            if not old or kind in blocked:
+                continue
+            taker = next(
+                (i for i, e in enumerate(emits) if _same_kind(e.key) == kind and e.reason == "new"), None
+            )
+            if taker is not None:
+                emits[taker] = replace(emits[taker], replaces=tuple((e, states[e.key]) for e in old))
+                continue
+            reason: Literal["unmapped", "edge removed"] = (
+                "unmapped" if key in unmapped_keys else "edge removed"
+            )
+            actions.extend(Retract(e, states[e.key], reason) for e in old)
+        actions.extend(emits)
     held_back: list[Retract] = []
     if inferred:
         verdict = failsafe.screen(
@@ -255,7 +311,7 @@ def make_plan(
             totals=_edges_per_registry(states),
             limit=mass_delete_share,
             allow=scope.allow_mass_delete,
-            group=lambda retract: retract.key.registry_name,
+            group=lambda retract: retract.key.topic.registry_name,
             confirmed=lambda retract: False,  # confirmed retractions never reach `inferred`
         )
         actions.extend(verdict.kept)
@@ -266,7 +322,8 @@ def make_plan(
                     retract.key,
                     "not retracted: its schema is missing from the asset mapping, and retracting every such "
                     f"edge would remove more than {mass_delete_share:.0%} of registry "
-                    f"{retract.key.registry_name}'s lineage; rerun with allowMassDelete if that is intended",
+                    f"{retract.key.topic.registry_name}'s lineage; rerun with allowMassDelete if that is "
+                    "intended",
                 )
             )
     return LineagePlan(
@@ -275,13 +332,70 @@ def make_plan(
         unmapped=tuple(unmapped),
         failed=tuple(failed),
         held_back=tuple(held_back),
+        kept=tuple(kept),
     )
 
 
+def _emit_or_not(
+    edge: Edge,
+    scope: EmitScope,
+    states: Mapping[str, LineageState],
+    tables: Mapping[TableRef, GlueTable | None],
+    table_errors: Mapping[str, str],
+    rewrite: set[str],
+    unchanged: list[EdgeKey],
+    failed: list[Failure],
+) -> Emit | Literal["unchanged", "failed"]:
+    """The edge's Emit, or what it is instead (recorded in `unchanged` / `failed`)."""
+    edge_key = edge.edge
+    previous = states.get(edge_key.key)
+    content: RunContent | HopContent
+    if isinstance(edge, Target):
+        if edge.table.database in table_errors:
+            failed.append(
+                Failure(
+                    edge_key,
+                    f"reading Glue database {edge.table.database} failed: "
+                    + table_errors[edge.table.database],
+                )
+            )
+            return "failed"
+        table = tables.get(edge.table)
+        if table is None:
+            failed.append(
+                Failure(edge_key, f"Glue table {edge.table.name} does not exist in the Data Catalog")
+            )
+            return "failed"
+        content = content_for(edge, table)
+    else:
+        content = hop_content(edge)
+    fingerprint = content.fingerprint()
+    same = previous is not None and previous.emitted and previous.fingerprint == fingerprint
+    # A forced run cut short hands on its nonce: the edges it re-posted are done, not forced again.
+    forced_already = (
+        scope.force and bool(scope.force_nonce) and previous is not None
+        and previous.forced == scope.force_nonce
+    )  # fmt: skip
+    if same and (not scope.force or forced_already):
+        assert previous is not None
+        if not previous.settled:
+            return Emit(edge_key, edge, content, fingerprint, previous, "cleanup")
+        if edge_key.key in rewrite:
+            # Read from the per-topic layout: written once under the edge's key. (An entry that only lacks
+            # its origin is not rewritten for it: entries before edges were never connector-derived.)
+            return Emit(edge_key, edge, content, fingerprint, previous, "migrate")
+        unchanged.append(edge_key)
+        return "unchanged"
+    reason: Literal["new", "changed", "forced"] = (
+        "forced" if same else ("changed" if previous is not None and previous.emitted else "new")
+    )
+    return Emit(edge_key, edge, content, fingerprint, previous, reason)
+
+
 def _edges_per_registry(states: Mapping[str, LineageState]) -> dict[str, int]:
-    """The fail-safe's totals: how many topics of each registry have lineage state."""
+    """The fail-safe's totals: how many edges of each registry have lineage state."""
     edges: dict[str, int] = {}
     for key in states:
-        registry = TopicKey.from_key(key).registry_name
+        registry = EdgeKey.parse(key).topic.registry_name
         edges[registry] = edges.get(registry, 0) + 1
     return edges

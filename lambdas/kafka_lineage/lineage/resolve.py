@@ -1,30 +1,55 @@
-"""Which Glue table each topic feeds: explicit mappings first (operator's over the stack's), then the rule.
+"""Which edges each topic has: the Glue tables it feeds (sink edges) and the source tables feeding it (first
+hops), each with the `origin` that decided it.
 
-Explicit mappings: SSM String parameters below `{MAPPING_PATH}/table-mappings/` (README: Lineage) whose value
-is `{"topic", "database", "table"}` with an optional `"registryName"`. Those under `table-mappings/cdk/` are
-the stack's; any other is an operator's and wins for the same topic. Within one tier a mapping that names
-the registry beats one that does not. Two mappings of the same tier and specificity that disagree are both
-reported invalid and the topic fails: picking one silently could draw the wrong edge.
+Precedence, per topic, for the tables it feeds (the first tier that names any table decides them all):
+
+1. `operator`: an operator's explicit mapping (an SSM String parameter under `{MAPPING_PATH}/table-mappings/`
+   outside `cdk/`, README: Lineage). It replaces every derived edge of the topic: it is the one way to
+   override anything else at run time, without a redeploy.
+2. `connector:<name>`: the Iceberg sink connectors of MSK Connect whose configuration decides the topic's
+   table(s) (`kafka_lineage.connectors`). A topic may feed several tables (several sinks): one edge each.
+3. `cdk`: the stack's mappings (under `table-mappings/cdk/`, written from cdk.json at deploy time).
+4. `rule`: the source's `tableRule`.
+
+Connector edges come before the stack's mappings because a connector's configuration is where the data
+really goes, read on every run, while a cdk mapping is a declaration made at deploy time that can only fall
+behind it (the naming drift these edges exist to remove); an operator who must override a connector has
+tier 1, with no redeploy. A topic the connectors leave `ambiguous` or `undetermined` (dynamic routing) is
+reported with the reason and falls through to the next tier.
+
+First hops (source table -> topic) come only from Debezium source connectors; an explicit mapping names a
+table the topic feeds, so it does not replace them.
+
+Within a mapping tier a mapping that names the registry beats one that does not. Two mappings of the same
+tier and specificity that disagree are both reported invalid and the topic fails: picking one silently
+could draw the wrong edge.
+
+When the connectors could not be read (`Derivation.read_ok` False, or a connector `unreadable`), their
+edges are not known this run: the plan then keeps the connector edges already emitted as they are, never
+retracting them and never replacing them by a lower tier (`Resolution.connectors_unknown`).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Literal
 
 from pydantic import ValidationError
 
 from kafka_lineage.config import Settings, Source
-from kafka_lineage.lineage.model import TableRef, TopicKey
+from kafka_lineage.connectors.model import ConnectorNote, Derivation, SinkEdge, SourceEdge
+from kafka_lineage.lineage.model import EdgeKey, TableRef, TopicKey
 from kafka_lineage.mapping import AssetRecord
 from kafka_lineage.model.errors import describe
 from kafka_lineage.model.table_mapping import TableMapping
 
-Origin = Literal["operator", "stack", "rule"]
+# "operator" | "cdk" | "connector:<name>" | "rule" (before edges, "cdk" was reported as "stack").
+Origin = str
 STACK_FOLDER = "cdk"
+# The origins that rank below connector edges: kept connector edges are never replaced by them.
+BELOW_CONNECTORS = ("cdk", "rule")
 
 
 @dataclass(frozen=True)
@@ -48,7 +73,7 @@ class ExplicitMapping:
 
     @property
     def origin(self) -> Origin:
-        return "operator" if self.operator else "stack"
+        return "operator" if self.operator else "cdk"
 
     def applies_to(self, key: TopicKey) -> bool:
         return self.topic == key.topic and self.registry_name in (None, key.registry_name)
@@ -65,7 +90,7 @@ class InvalidMapping:
 
 @dataclass(frozen=True, slots=True)
 class Target:
-    """A mirrored topic and the table it feeds."""
+    """A sink edge: a mirrored topic and one Glue table it feeds."""
 
     key: TopicKey
     record: AssetRecord
@@ -73,6 +98,32 @@ class Target:
     table: TableRef
     origin: Origin
     mapping: ExplicitMapping | None = None
+    connector: SinkEdge | None = None
+
+    @property
+    def edge(self) -> EdgeKey:
+        return EdgeKey.sink(self.key, self.table)
+
+
+@dataclass(frozen=True, slots=True)
+class FirstHop:
+    """A first-hop edge: the source database table a Debezium connector captures into the topic."""
+
+    key: TopicKey
+    record: AssetRecord
+    source: Source
+    upstream: SourceEdge
+
+    @property
+    def origin(self) -> Origin:
+        return f"connector:{self.upstream.connector}"
+
+    @property
+    def edge(self) -> EdgeKey:
+        return EdgeKey.source(self.key, self.upstream.dataset_namespace, self.upstream.dataset_name)
+
+
+Edge = Target | FirstHop
 
 
 @dataclass(frozen=True)
@@ -82,13 +133,56 @@ class TopicProblem:
 
 
 @dataclass(frozen=True)
+class ConnectorIssue:
+    """A topic the connectors' configuration does not decide (`ambiguous`, `undetermined`)."""
+
+    key: TopicKey
+    connector: str
+    reason: str
+
+    def as_dict(self) -> dict[str, str]:
+        return {**self.key.as_dict(), "connector": self.connector, "reason": self.reason}
+
+
+@dataclass(frozen=True)
 class Resolution:
-    targets: dict[TopicKey, Target]
+    edges: dict[EdgeKey, Edge]
     unmapped: tuple[TopicKey, ...]
     failed: tuple[TopicProblem, ...]
     invalid_mappings: tuple[InvalidMapping, ...]
     # Mirrored topics whose registry is no longer a configured source: left alone, state untouched.
     unconfigured: tuple[TopicKey, ...] = ()
+    ambiguous: tuple[ConnectorIssue, ...] = ()
+    undetermined: tuple[ConnectorIssue, ...] = ()
+    # Connectors that could not be read: `None` when the listing itself failed (every connector unknown).
+    connectors_unknown: frozenset[str] | None = frozenset()
+    connector_errors: tuple[str, ...] = ()
+    by_topic: Mapping[TopicKey, tuple[EdgeKey, ...]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.by_topic and self.edges:
+            index: dict[TopicKey, list[EdgeKey]] = {}
+            for edge in sorted(self.edges):
+                index.setdefault(edge.topic, []).append(edge)
+            object.__setattr__(self, "by_topic", {k: tuple(v) for k, v in index.items()})
+
+    def edges_of(self, key: TopicKey) -> list[Edge]:
+        """The topic's edges in key order (sink edges first)."""
+        return [self.edges[edge] for edge in self.by_topic.get(key, ())]
+
+    def tables_of(self, key: TopicKey) -> tuple[TableRef, ...]:
+        """Every Glue table the topic feeds (for drift: one version change, all its tables)."""
+        return tuple(edge.table for edge in self.edges_of(key) if isinstance(edge, Target))
+
+    @property
+    def targets(self) -> dict[EdgeKey, Target]:
+        return {key: edge for key, edge in self.edges.items() if isinstance(edge, Target)}
+
+    def keeps(self, origin: str) -> bool:
+        """Whether an edge of this origin must be kept as it is: its connector could not be read."""
+        if not origin.startswith("connector:"):
+            return False
+        return self.connectors_unknown is None or origin.removeprefix("connector:") in self.connectors_unknown
 
 
 def parse_mappings(
@@ -130,12 +224,21 @@ def resolve(
     settings: Settings,
     mappings: Sequence[ExplicitMapping],
     invalid: Sequence[InvalidMapping] = (),
+    derivation: Derivation | None = None,
 ) -> Resolution:
-    """Map every mirrored topic to its table, or report it unmapped (or failed, on conflicting mappings)."""
+    """Every mirrored topic's edges by the precedence above; a topic with no table is reported unmapped (or
+    failed, on conflicting mappings)."""
+    derivation = derivation or Derivation()
     by_topic: dict[str, list[ExplicitMapping]] = {}
     for mapping in mappings:
         by_topic.setdefault(mapping.topic, []).append(mapping)
-    targets: dict[TopicKey, Target] = {}
+    sinks: dict[TopicKey, dict[TableRef, SinkEdge]] = {}
+    for sink in sorted(derivation.sinks, key=lambda s: (s.connector, s.connector_arn)):
+        sinks.setdefault(sink.key, {}).setdefault(sink.table, sink)  # two sinks, one table: one edge
+    hops: dict[TopicKey, dict[tuple[str, str], SourceEdge]] = {}
+    for hop in sorted(derivation.sources, key=lambda s: (s.connector, s.connector_arn)):
+        hops.setdefault(hop.key, {}).setdefault((hop.dataset_namespace, hop.dataset_name), hop)
+    edges: dict[EdgeKey, Edge] = {}
     unmapped: list[TopicKey] = []
     failed: list[TopicProblem] = []
     unconfigured: list[TopicKey] = []
@@ -146,8 +249,13 @@ def resolve(
         if source is None:
             unconfigured.append(key)
             continue
+        for hop in hops.get(key, {}).values():
+            first = FirstHop(key, record, source, hop)
+            edges[first.edge] = first
         candidates = [m for m in by_topic.get(key.topic, ()) if m.applies_to(key)]
-        chosen, clash = _choose(candidates)
+        chosen, clash = _choose([m for m in candidates if m.operator])
+        if not clash and chosen is None and key not in sinks:
+            chosen, clash = _choose([m for m in candidates if not m.operator])
         if clash:
             described = ", ".join(f"{m.parameter} -> {m.table.name}" for m in clash)
             failed.append(TopicProblem(key, f"conflicting explicit table mappings: {described}"))
@@ -160,25 +268,65 @@ def resolve(
             continue
         # A source read through a role has its tables in its own account's catalog.
         catalog = source.key if source.role_arn else ""
-        if chosen is not None:
-            table = TableRef(chosen.table.database, chosen.table.table, catalog)
-            targets[key] = Target(key, record, source, table, chosen.origin, chosen)
-            continue
-        by_rule = source.table_rule.table_for(key.topic) if source.table_rule else None
-        if by_rule is None:
-            unmapped.append(key)
+        found: list[Target] = []
+        if chosen is not None and chosen.operator:
+            found = [
+                Target(key, record, source, replace(chosen.table, catalog=catalog), chosen.origin, chosen)
+            ]
+        elif key in sinks:
+            found = [
+                Target(
+                    key,
+                    record,
+                    source,
+                    replace(table, catalog=catalog),
+                    f"connector:{sink.connector}",
+                    connector=sink,
+                )
+                for table, sink in sorted(sinks[key].items())
+            ]
+        elif chosen is not None:
+            found = [
+                Target(key, record, source, replace(chosen.table, catalog=catalog), chosen.origin, chosen)
+            ]
         else:
-            targets[key] = Target(key, record, source, TableRef(*by_rule, catalog), "rule")
+            by_rule = source.table_rule.table_for(key.topic) if source.table_rule else None
+            if by_rule is not None:
+                found = [Target(key, record, source, TableRef(*by_rule, catalog), "rule")]
+        if not found:
+            unmapped.append(key)
+        for target in found:
+            edges[target.edge] = target
     all_invalid = {item.parameter: item for item in invalid}
     for parameter, item in conflicts.items():
         all_invalid.setdefault(parameter, item)
+    issues = _issues(derivation.notes)
+    unknown = {note.connector for note in derivation.notes if note.kind == "unreadable"} | set(
+        derivation.unread
+    )
+    errors = tuple(
+        f"connector {note.connector}: {note.reason}" for note in derivation.notes if note.kind == "unreadable"
+    )
     return Resolution(
-        targets=targets,
+        edges=edges,
         unmapped=tuple(unmapped),
         failed=tuple(failed),
         invalid_mappings=tuple(all_invalid[name] for name in sorted(all_invalid)),
         unconfigured=tuple(unconfigured),
+        ambiguous=issues["ambiguous"],
+        undetermined=issues["undetermined"],
+        connectors_unknown=None if not derivation.read_ok else frozenset(unknown),
+        connector_errors=errors,
     )
+
+
+def _issues(notes: Iterable[ConnectorNote]) -> dict[str, tuple[ConnectorIssue, ...]]:
+    found: dict[str, list[ConnectorIssue]] = {"ambiguous": [], "undetermined": []}
+    for note in notes:
+        if note.kind in found:
+            key = note.key or TopicKey("", "")
+            found[note.kind].append(ConnectorIssue(key, note.connector, note.reason))
+    return {kind: tuple(sorted(items, key=lambda i: (i.key, i.connector))) for kind, items in found.items()}
 
 
 def _choose(candidates: Sequence[ExplicitMapping]) -> tuple[ExplicitMapping | None, list[ExplicitMapping]]:

@@ -1,9 +1,13 @@
 """The lineage emission, end to end: read the world, plan (pure), act, record. One call per invocation.
 
 Reads on every run: the asset mapping and the emission state (SSM, packed), the explicit table mappings
-(SSM), and the mapped Glue tables (one GetTables per database). A run that finds nothing changed reads
-nothing else and writes nothing; a topic that must be (re-)emitted also costs one GetSchemaVersion, two
-PostLineageEvent calls, and one DeleteLineageEvent and one GetLineageEvent (to confirm it) per replaced event.
+(SSM), the MSK Connect connectors (once, unless every source says `connectors: "off"`), and the mapped Glue
+tables (one GetTables per database). A run that finds nothing changed reads nothing else and writes nothing;
+an edge that must be (re-)emitted also costs one GetSchemaVersion, two PostLineageEvent calls, and one
+DeleteLineageEvent and one GetLineageEvent (to confirm it) per replaced event.
+
+A failure to read the connectors is reported (`connectorErrors`, `failed`, the LineageConnectorsUnreadable
+metric) and the connector edges already emitted are then kept as they are (see resolve.py).
 
 Pipelined and checkpointed
 --------------------------
@@ -21,7 +25,7 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
@@ -29,6 +33,7 @@ from aws_lambda_powertools.metrics import MetricUnit
 
 from kafka_lineage.aws.bus import DriftEvents
 from kafka_lineage.aws.clients import RateLimiter, client
+from kafka_lineage.aws.connectors import MskConnect, SourceConnectors
 from kafka_lineage.aws.lease import LeaseLost
 from kafka_lineage.aws.lineage_api import LineageApi
 from kafka_lineage.aws.lineage_graph import DataZoneDownstreamWalker
@@ -36,7 +41,9 @@ from kafka_lineage.aws.packed_store import PackedStore
 from kafka_lineage.aws.sessions import SourceSessions
 from kafka_lineage.aws.table_mappings import TableMappings
 from kafka_lineage.aws.tables import GlueTables, SourceSchemaVersions, SourceTables, TableReads
-from kafka_lineage.config import Settings
+from kafka_lineage.config import Settings, Source
+from kafka_lineage.connectors.derive import derive
+from kafka_lineage.connectors.model import ConnectorReads, Derivation
 from kafka_lineage.drift import DETAIL_TYPE as DRIFT_DETAIL_TYPE
 from kafka_lineage.drift import DownstreamWalker, DriftSummary
 from kafka_lineage.lineage.apply import Applier, EventStore, ParsedFields, TopicOutcome, VersionReader
@@ -48,7 +55,7 @@ from kafka_lineage.lineage.drift_check import (
     pending,
     tables_fed,
 )
-from kafka_lineage.lineage.events import TopicField
+from kafka_lineage.lineage.events import RunContent, TopicField
 from kafka_lineage.lineage.model import GlueTable, LoadedStates, TableRef, TopicKey, load_states
 from kafka_lineage.lineage.plan import (
     Action,
@@ -75,6 +82,18 @@ def parse_topic_fields(data_format: str, definition: str) -> ParsedFields:
     )
 
 
+class ConnectorReader(Protocol):
+    """The port to MSK Connect (`kafka_lineage.aws.connectors.MskConnect`): never raises; what it could not
+    read is in the answer (`read_ok`, `unread`, `errors`)."""
+
+    def read(self, sources: Sequence[Source], stop: Callable[[], bool] | None = None) -> ConnectorReads: ...
+
+
+def connectors_wanted(settings: Settings) -> bool:
+    """Whether any source reads its connectors (the default); not when every one says "off"."""
+    return any(source.connectors != "off" for source in settings.sources)
+
+
 @dataclass
 class LineageWorld:
     """The adapters one run uses (tests build it on the stand-ins; `connect` builds it in the Lambda)."""
@@ -85,6 +104,7 @@ class LineageWorld:
     versions: VersionReader
     events: EventStore
     state: PackedStore
+    connectors: ConnectorReader | None = None
     # Schema drift: the summaries of pairs checked, where drift is announced, what lies downstream of a table.
     drift_store: PackedStore | None = None
     announcer: Announcer | None = None
@@ -124,6 +144,14 @@ class LineageWorld:
             versions=SourceSchemaVersions(key_of, glue_of, limiter_of),
             events=LineageApi(datazone, settings.domain_id, datazone_limiter),
             state=PackedStore(ssm, subpath(mapping_path, LINEAGE), write_limiter=ssm_write_limiter),
+            # A few calls per run (brokers per cluster, the listing, one DescribeConnector per connector),
+            # at the adapter's own pace; each source's connectors in its own account.
+            connectors=SourceConnectors(
+                lambda key: MskConnect(
+                    sessions.client_for_key(key, "kafkaconnect") if key else client("kafkaconnect"),
+                    sessions.client_for_key(key, "kafka") if key else client("kafka"),
+                )
+            ),
             drift_store=PackedStore(ssm, subpath(mapping_path, DRIFT), write_limiter=ssm_write_limiter),
             walker=DataZoneDownstreamWalker(
                 datazone, settings.domain_id, depth=settings.drift_downstream_depth, limiter=datazone_limiter
@@ -168,6 +196,10 @@ class EmitResult:
     retracted: Sample = field(default_factory=Sample)
     retracting: Sample = field(default_factory=Sample)
     emissions: Sample = field(default_factory=Sample)
+    ambiguous: Sample = field(default_factory=Sample)
+    undetermined: Sample = field(default_factory=Sample)
+    connector_errors: Sample = field(default_factory=Sample)
+    kept: int = 0  # connector edges kept as they are: their connector could not be read
     drift: Sample = field(default_factory=Sample)
     drift_announced: int = 0
     drift_breaking: int = 0
@@ -191,6 +223,9 @@ class EmitResult:
             "retracted": self.retracted,
             "retracting": self.retracting,
             "emissions": self.emissions,
+            "ambiguous": self.ambiguous,
+            "undetermined": self.undetermined,
+            "connectorErrors": self.connector_errors,
             "drift": self.drift,
         }
         result: dict[str, Any] = {
@@ -202,6 +237,8 @@ class EmitResult:
             "counts": {name: sample.count for name, sample in lists.items()},
             "stateWrites": self.state_writes,
         }
+        if self.kept:
+            result["keptConnectorEdges"] = self.kept
         if self.incomplete:
             result["incomplete"] = True
             result["remaining"] = self.remaining
@@ -241,7 +278,8 @@ def emit_lineage(
     records: dict[str, AssetRecord] = world.assets.load()
     parameters: list[MappingParameter] = world.table_mappings.load()
     mappings, invalid = parse_mappings(parameters, subpath(settings.mapping_path, TABLE_MAPPINGS))
-    resolution = resolve(records.values(), settings, mappings, invalid)
+    derivation, read_errors = _derive(settings, world, records.values(), ending)
+    resolution = resolve(records.values(), settings, mappings, invalid, derivation)
     reads = TableReads()
     registries = [source.key for source in settings.sources]  # by source key (`<account>:` for a role)
     by_key = {TopicKey(r.registry_name, r.schema_name): r for r in records.values()}
@@ -275,6 +313,7 @@ def emit_lineage(
             settings.tuning.mass_delete_share,
             table_errors=reads.errors,
             unreadable_states=loaded.unreadable,
+            migrated=loaded.migrated,
         )
         return loaded, plan
 
@@ -290,8 +329,19 @@ def emit_lineage(
         logger.error("unreadable lineage state entry left untouched", extra={"key": key})
 
     result.unchanged = len(plan.unchanged)
+    result.kept = len(plan.kept)
     for topic in plan.unmapped:
         result.unmapped.add(topic.as_dict())
+    for issue in resolution.ambiguous:
+        result.ambiguous.add(issue.as_dict())
+    for issue in resolution.undetermined:
+        result.undetermined.add(issue.as_dict())
+    for error in (*read_errors, *resolution.connector_errors):
+        logger.error(
+            "MSK Connect connectors not read: their edges are kept as they are", extra={"error": error}
+        )
+        result.connector_errors.add({"error": error})
+        result.fail({"error": f"reading MSK Connect connectors: {error}"})
     for item in resolution.invalid_mappings:
         result.invalid_mappings.add(item.as_dict())
     for failure in plan.failed:
@@ -309,6 +359,12 @@ def emit_lineage(
         # Planned counts must not feed the alarms: a dry run only counts itself.
         metrics.add_metric(name="LineageDryRuns", unit=MetricUnit.Count, value=1)
         return result
+    if read_errors or resolution.connector_errors:
+        metrics.add_metric(
+            name="LineageConnectorsUnreadable",
+            unit=MetricUnit.Count,
+            value=len(read_errors) + len(resolution.connector_errors),
+        )
 
     _save_drift(drift, world, lease, result)
     facets = drift.facets()
@@ -358,11 +414,17 @@ def _drift_keys(
     """Topics whose drift to check: a pair of versions not checked yet, and every run about to be posted
     for a version that has a previous one (the run carries the drift facet, so its body is the same
     whichever run posts it)."""
-    mapped = [*plan.unchanged, *(a.key for a in plan.actions if isinstance(a, Emit))]
-    keys = set(pending(mapped, records, summaries))
+    # Drift is per topic (a pair of versions), over every table the topic feeds: edge keys name their topic.
+    mapped = {e.topic for e in plan.unchanged} | {a.key.topic for a in plan.actions if isinstance(a, Emit)}
+    keys = set(pending(sorted(mapped), records, summaries))
     for action in plan.actions:
-        if isinstance(action, Emit) and action.reason != "cleanup" and action.content.previous_version:
-            keys.add(action.key)
+        if (
+            isinstance(action, Emit)
+            and action.reason not in ("cleanup", "migrate")
+            and isinstance(action.content, RunContent)
+            and action.content.previous_version
+        ):
+            keys.add(action.key.topic)
     return sorted(keys)
 
 
@@ -390,8 +452,7 @@ def _check_drift(
     )
 
     def tables_of(key: TopicKey) -> list[GlueTable]:
-        target = resolution.targets.get(key)
-        return tables_fed([target.table] if target else [], tables)
+        return tables_fed(resolution.tables_of(key), tables)
 
     return check.run(keys, records, tables_of, stop=ending)
 
@@ -425,8 +486,11 @@ def _save_drift(drift: DriftRound, world: LineageWorld, lease: Lease | None, res
 
 
 def _with_drift(action: Action, facets: dict[TopicKey, dict[str, Any]]) -> Action:
-    if isinstance(action, Emit) and action.key in facets:
-        return replace(action, content=replace(action.content, drift=facets[action.key]))
+    """Each sink edge's run of the topic's new version carries the topic's drift (first hops do not: the
+    drift is about what the topic feeds)."""
+    topic = action.key.topic
+    if isinstance(action, Emit) and isinstance(action.content, RunContent) and topic in facets:
+        return replace(action, content=replace(action.content, drift=facets[topic]))
     return action
 
 
@@ -477,7 +541,11 @@ class _Checkpoints:
         with self.lock:
             group = self._group_of[key]
             if outcome.store:
-                self._changes.setdefault(group, {}).update(self.loaded.changes(key, outcome.state))
+                changes = self._changes.setdefault(group, {})
+                # Edges taken over are dropped in the same save as the edge that replaced them.
+                for dropped in outcome.dropped:
+                    changes.update(self.loaded.changes(dropped.key, None))
+                changes.update(self.loaded.changes(key, outcome.state))
             self._finished[group] = self._finished.get(group, False) or outcome.kind != "deferred"
             self._open[group] -= 1
             if not self._open[group]:
@@ -539,6 +607,19 @@ class _Checkpoints:
                     logger.exception("reloading the lineage emission state failed")
 
 
+def _derive(
+    settings: Settings, world: LineageWorld, records: Iterable[AssetRecord], stop: Callable[[], bool]
+) -> tuple[Derivation, tuple[str, ...]]:
+    """The connectors' edges for the mirrored topics, and what could not be read: read once per run, never
+    when every source is "off" (then no connector edge is wanted, and those emitted before are retracted
+    like any remap)."""
+    if world.connectors is None or not connectors_wanted(settings):
+        return Derivation(), ()
+    reads = world.connectors.read(settings.sources, stop=stop)
+    topics = [TopicKey(r.registry_name, r.schema_name) for r in records]
+    return derive(reads, topics, settings.sources), reads.errors
+
+
 def _collect(outcome: TopicOutcome, result: EmitResult) -> None:
     if outcome.kind == "emitted":
         result.emitted += 1
@@ -555,6 +636,8 @@ def _collect(outcome: TopicOutcome, result: EmitResult) -> None:
     elif outcome.kind == "cleaned":
         result.cleaned += 1
         result.unchanged += 1
+    elif outcome.kind == "migrated":
+        result.unchanged += 1
     elif outcome.kind == "deferred":
         result.remaining += 1
     if outcome.error and outcome.kind != "deferred":
@@ -564,9 +647,20 @@ def _collect(outcome: TopicOutcome, result: EmitResult) -> None:
 
 
 def _report_resolution(plan: LineagePlan, resolution: Resolution) -> None:
+    for kind, issues in (("ambiguous", resolution.ambiguous), ("undetermined", resolution.undetermined)):
+        for issue in issues:
+            logger.warning(
+                f"the connectors' configuration does not decide the topic's table ({kind}): not guessed",
+                extra=issue.as_dict(),
+            )
+    if plan.kept:
+        logger.warning(
+            "connector edges kept as they are: their connectors could not be read",
+            extra={"edges": len(plan.kept)},
+        )
     for key in plan.unmapped:
         logger.warning(
-            "topic maps to no Glue table (no explicit mapping, no matching tableRule): no lineage",
+            "topic maps to no Glue table (no mapping, no sink connector, no matching tableRule): no lineage",
             extra=key.as_dict(),
         )
     for item in resolution.invalid_mappings:
@@ -585,6 +679,8 @@ def _publish_metrics(result: EmitResult) -> None:
         "LineageRetracted": result.retracted.count,
         "LineageDeferred": result.remaining,
         "LineageDegradedRuns": result.degraded,
+        "LineageAmbiguousTopics": result.ambiguous.count,
+        "LineageUndeterminedTopics": result.undetermined.count,
         "SchemaDriftDetected": result.drift_announced,
         "SchemaDriftBreaking": result.drift_breaking,
     }

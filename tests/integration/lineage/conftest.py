@@ -22,6 +22,7 @@ REGION = "eu-west-1"
 ACCOUNT = "123456789012"
 MAPPING_PATH = "/kafka-lineage"
 NAMESPACE = "kafka://b-1.cdc.abc123.c2.kafka.eu-west-1.amazonaws.com:9098"
+BROKERS = ",".join(f"b-{n}.cdc.abc123.c2.kafka.eu-west-1.amazonaws.com:9098" for n in (1, 2))
 TABLE_NAMESPACE = f"arn:aws:glue:{REGION}:{ACCOUNT}:table"
 RULE = {"database": "lakehouse", "match": r"^dbserver1\.inventory\.(?P<table>[^.]+)$", "table": "{table}"}
 
@@ -50,6 +51,8 @@ class Lakehouse:
         self.glue = boto3.client("glue", region_name=REGION)
         self.ssm = boto3.client("ssm", region_name=REGION)
         self.aws.datazone.add_domain(DOMAIN_ID, project_ids=[PROJECT_ID])
+        # The cluster's brokers: how the lineage run tells which MSK Connect connectors are its source's.
+        self.aws.kafka.set_brokers(CLUSTER_ARN, sasl_iam=BROKERS)
         self.configure()
 
     # -- configuration ---------------------------------------------------------------------------------

@@ -142,7 +142,7 @@ def test_a_run_cut_by_its_deadline_saves_what_it_did_and_the_follow_up_repeats_n
     # Given 12 topics, one action at a time, and an invocation whose time runs out after 5 topics' posts
     lakehouse.configure(
         {"registryName": "cdc", "clusterArn": "arn:aws:kafka:eu-west-1:123456789012:cluster/cdc/x-1",
-         "namespace": NAMESPACE, "tableRule": {"database": "lakehouse",
+         "namespace": NAMESPACE, "connectors": "off", "tableRule": {"database": "lakehouse",
          "match": r"^dbserver1\.inventory\.(?P<table>[^.]+)$", "table": "{table}"}},
         tuning={"max_concurrency": 1},
     )  # fmt: skip
@@ -247,7 +247,7 @@ def test_a_forced_run_cut_by_its_deadline_is_finished_by_its_follow_up_without_r
     # Given 6 emitted topics, and a forced run (one topic at a time) whose time runs out after 2 topics
     lakehouse.configure(
         {"registryName": "cdc", "clusterArn": "arn:aws:kafka:eu-west-1:123456789012:cluster/cdc/x-1",
-         "namespace": NAMESPACE, "tableRule": {"database": "lakehouse",
+         "namespace": NAMESPACE, "connectors": "off", "tableRule": {"database": "lakehouse",
          "match": r"^dbserver1\.inventory\.(?P<table>[^.]+)$", "table": "{table}"}},
         tuning={"max_concurrency": 1},
     )  # fmt: skip

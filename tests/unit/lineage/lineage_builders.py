@@ -6,7 +6,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from kafka_lineage.config import Settings
-from kafka_lineage.lineage.model import GlueTable, TableColumn, TableRef
+from kafka_lineage.connectors.model import ConnectorNote, Derivation, SinkEdge, SourceEdge
+from kafka_lineage.lineage.model import GlueTable, TableColumn, TableRef, TopicKey
 from kafka_lineage.mapping import AssetRecord
 
 CLUSTER_ARN = "arn:aws:kafka:eu-west-1:123456789012:cluster/cdc/0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0-2"
@@ -56,3 +57,50 @@ def records(*items: AssetRecord) -> dict[str, AssetRecord]:
 def table(name: str, *columns: str | tuple[str, str], database: str = "lakehouse") -> GlueTable:
     cols = tuple(TableColumn(c, "string") if isinstance(c, str) else TableColumn(c[0], c[1]) for c in columns)
     return GlueTable(TableRef(database, name), cols, "123456789012", "eu-west-1")
+
+
+CONNECT_NAMESPACE = "kafka-connect://cdc"
+MYSQL = "mysql://mysql.internal:3306"
+
+
+def sink_edge(
+    topic: str,
+    table_name: str,
+    connector: str = "iceberg-sink",
+    registry: str = "cdc",
+    database: str = "lakehouse",
+) -> SinkEdge:
+    return SinkEdge(
+        key=TopicKey(registry, topic),
+        table=TableRef(database, table_name),
+        connector=connector,
+        connector_arn=f"arn:aws:kafkaconnect:eu-west-1:123456789012:connector/{connector}/1111-2222",
+        job_namespace=CONNECT_NAMESPACE,
+        job_name=connector,
+    )
+
+
+def source_edge(
+    topic: str, dataset: str, connector: str = "inventory-source", registry: str = "cdc", **extra: Any
+) -> SourceEdge:
+    return SourceEdge(
+        key=TopicKey(registry, topic),
+        dataset_namespace=MYSQL,
+        dataset_name=dataset,
+        connector=connector,
+        connector_arn=f"arn:aws:kafkaconnect:eu-west-1:123456789012:connector/{connector}/3333-4444",
+        job_namespace=CONNECT_NAMESPACE,
+        job_name=connector,
+        **extra,
+    )
+
+
+def derivation(
+    *edges: SinkEdge | SourceEdge, notes: tuple[ConnectorNote, ...] = (), read_ok: bool = True
+) -> Derivation:
+    return Derivation(
+        sinks=tuple(e for e in edges if isinstance(e, SinkEdge)),
+        sources=tuple(e for e in edges if isinstance(e, SourceEdge)),
+        notes=notes,
+        read_ok=read_ok,
+    )

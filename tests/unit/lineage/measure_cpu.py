@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from bench import seed
 from kafka_lineage.aws.tables import VersionDefinition
 from kafka_lineage.lineage.apply import Applier
-from kafka_lineage.lineage.events import build_run, derive_run_id
+from kafka_lineage.lineage.events import derive_run_id
 from kafka_lineage.lineage.model import GlueTable, TableColumn, TableRef, TopicKey
 from kafka_lineage.lineage.plan import Emit, content_for
 from kafka_lineage.lineage.resolve import Target
@@ -58,7 +58,7 @@ def main(n: int) -> None:
         key = TopicKey("cdc", topic.name)
         target = Target(key=key, record=record, source=source, table=ref, origin="rule", mapping=None)
         content = content_for(target, table)
-        actions.append(Emit(key, target, content, content.fingerprint(), None, "new"))
+        actions.append(Emit(target.edge, target, content, content.fingerprint(), None, "new"))
         definitions[arn] = (topic.definition(), topic.data_format)
         formats[topic.name] = topic.data_format
 
@@ -70,7 +70,7 @@ def main(n: int) -> None:
         started = time.process_time()
         parsed = parse_topic_fields(data_format, definition)
         parsed_at = time.process_time()
-        build_run(action.content, parsed.fields, parsed.row_fields, derive_run_id(action.fingerprint), MOMENT)
+        action.content.build(parsed.fields, parsed.row_fields, derive_run_id(action.fingerprint), MOMENT)
         built_at = time.process_time()
         parse_cpu[data_format] += parsed_at - started
         build_cpu[data_format] += built_at - parsed_at

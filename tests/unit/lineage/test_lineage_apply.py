@@ -14,7 +14,7 @@ from kafka_lineage.aws.lineage_api import EventSummary
 from kafka_lineage.aws.tables import VersionDefinition
 from kafka_lineage.lineage.apply import Applier
 from kafka_lineage.lineage.events import parse_time
-from kafka_lineage.lineage.model import LineageState, TopicKey
+from kafka_lineage.lineage.model import EdgeKey, LineageState, TableRef, TopicKey
 from kafka_lineage.lineage.plan import EmitScope, make_plan, select, tables_needed
 from kafka_lineage.lineage.resolve import resolve
 from kafka_lineage.lineage.run import parse_topic_fields
@@ -25,6 +25,7 @@ from tests.unit.lineage.openlineage_rules import assert_valid
 CUSTOMERS = "dbserver1.inventory.customers"
 ORDERS = "dbserver1.inventory.orders"
 KEY = TopicKey("cdc", CUSTOMERS)
+EDGE = EdgeKey.sink(KEY, TableRef("lakehouse", "customers"))
 
 
 @dataclass
@@ -143,18 +144,22 @@ class World:
         self.lineage = MemoryLineage()
         self.versions = Versions()
         self.states: dict[str, LineageState] = {}
+        self.migrated: frozenset[str] = frozenset()  # edges read from the per-topic layout (load_states)
         self.tables = {
             "customers": table("customers", "id", "first_name", "email"),
             "orders": table("orders", "id"),
         }
 
-    def run(self, recs, scope=None, nonce="", remaining=None):
+    def run(self, recs, scope=None, nonce="", remaining=None, found=None, config=None, mappings=()):
         scope = scope or EmitScope()
-        config = settings()
-        resolution = resolve(recs.values(), config, [], [])
+        config = config or settings()
+        resolution = resolve(recs.values(), config, list(mappings), [], found)
         selection = select(scope, recs, self.states, ["cdc"])
-        tables = {ref: self.tables.get(ref.table) for ref in tables_needed(selection, resolution)}
-        plan = make_plan(scope, selection, resolution, tables, self.states, 0.5)
+        tables = {
+            ref: self.tables.get(ref.name, self.tables.get(ref.table))
+            for ref in tables_needed(selection, resolution)
+        }
+        plan = make_plan(scope, selection, resolution, tables, self.states, 0.5, migrated=self.migrated)
         applier = Applier(
             self.lineage, self.versions, parse_topic_fields, concurrency=2, force_nonce=nonce,
             remaining_seconds=remaining,
@@ -162,11 +167,14 @@ class World:
         outcomes = applier.apply(plan.actions)
         for outcome in outcomes:
             if outcome.store:
+                for dropped in outcome.dropped:
+                    self.states.pop(dropped.key, None)
+                self.migrated -= {outcome.key.key}
                 if outcome.state is None or not outcome.state.to_entry():
                     self.states.pop(outcome.key.key, None)
                 else:
                     self.states[outcome.key.key] = outcome.state
-        return plan, {o.key.topic: o for o in outcomes}
+        return plan, {o.key.topic.topic: o for o in outcomes}
 
 
 def body_token(stored: Stored) -> str:
@@ -184,7 +192,7 @@ def test_first_emission_posts_start_then_complete_under_body_tokens():
     assert world.lineage.posts == [body_token(s) for s in world.lineage.events.values()]
     for stored in world.lineage.events.values():
         assert_valid(stored.body)
-    state = world.states[KEY.key]
+    state = world.states[EDGE.key]
     assert state.event_ids == tuple(world.lineage.events)
     assert state.table == "lakehouse/customers"
     assert outcome.report["columnLineage"] == {
@@ -201,7 +209,7 @@ def test_a_rerun_with_nothing_changed_posts_nothing_and_reads_no_definition():
     world.run(records(record(CUSTOMERS)))
     posts, reads = len(world.lineage.posts), world.versions.reads
     plan, outcomes = world.run(records(record(CUSTOMERS)))
-    assert plan.unchanged == (KEY,)
+    assert plan.unchanged == (EDGE,)
     assert outcomes == {}
     assert (len(world.lineage.posts), world.versions.reads) == (posts, reads)
 
@@ -209,9 +217,9 @@ def test_a_rerun_with_nothing_changed_posts_nothing_and_reads_no_definition():
 def test_a_new_version_posts_one_new_run_then_deletes_the_old_one():
     world = World()
     world.run(records(record(CUSTOMERS)))
-    old = world.states[KEY.key]
+    old = world.states[EDGE.key]
     _, outcomes = world.run(records(record(CUSTOMERS, version=2)))
-    new = world.states[KEY.key]
+    new = world.states[EDGE.key]
     assert outcomes[CUSTOMERS].report["replacedEvents"] == 2
     assert new.run_id != old.run_id
     assert world.lineage.runs() == {new.run_id: ["START", "COMPLETE"]}
@@ -225,7 +233,7 @@ def test_a_lost_response_then_a_rerun_leaves_exactly_one_run():
     _, outcomes = world.run(records(record(CUSTOMERS)))
     assert outcomes[CUSTOMERS].kind == "failed"
     assert "posting COMPLETE" in (outcomes[CUSTOMERS].error or "")
-    stale = world.states[KEY.key].stale
+    stale = world.states[EDGE.key].stale
     assert len(stale) == 1
     assert stale[0].event_ids == ("evt00000000001",)
     assert not stale[0].complete
@@ -236,7 +244,7 @@ def test_a_lost_response_then_a_rerun_leaves_exactly_one_run():
     # Then the rerun adopts both events (the COMPLETE found by runId) and posts nothing
     assert outcomes[CUSTOMERS].kind == "emitted"
     assert len(world.lineage.posts) == posts
-    state = world.states[KEY.key]
+    state = world.states[EDGE.key]
     assert state.event_ids == ("evt00000000001", "evt00000000002")
     assert state.stale == ()
     assert list(world.lineage.runs().values()) == [["START", "COMPLETE"]]
@@ -247,23 +255,23 @@ def test_a_content_change_after_a_failed_attempt_deletes_the_attempts_events():
     world.lineage.lose_responses = 1  # START is stored, its answer lost: the run stops there
     world.run(records(record(CUSTOMERS)))
     assert len(world.lineage.events) == 1
-    failed_run = world.states[KEY.key].stale[0].run_id
+    failed_run = world.states[EDGE.key].stale[0].run_id
     # When the topic changes before the retry
     world.run(records(record(CUSTOMERS, version=2)))
     # Then only the new run exists: the failed attempt's START (its id never known) was found and deleted
     runs = world.lineage.runs()
     assert failed_run not in runs
     assert list(runs.values()) == [["START", "COMPLETE"]]
-    assert world.states[KEY.key].stale == ()
+    assert world.states[EDGE.key].stale == ()
 
 
 def test_force_reposts_the_same_run_under_fresh_tokens_and_keeps_one_copy():
     world = World()
     world.run(records(record(CUSTOMERS)))
-    before = world.states[KEY.key]
+    before = world.states[EDGE.key]
     first_tokens = list(world.lineage.posts)
     _, outcomes = world.run(records(record(CUSTOMERS)), EmitScope(force=True), nonce="request-1")
-    after = world.states[KEY.key]
+    after = world.states[EDGE.key]
     # Then the same run (runId, eventTime, bodies) was posted again under new tokens
     assert outcomes[CUSTOMERS].report["reason"] == "forced"
     assert (after.run_id, after.event_time) == (before.run_id, before.event_time)
@@ -279,13 +287,13 @@ def test_force_reposts_the_same_run_under_fresh_tokens_and_keeps_one_copy():
 def test_a_failed_delete_is_remembered_and_cleaned_up_next_run():
     world = World()
     world.run(records(record(CUSTOMERS)))
-    old = world.states[KEY.key].event_ids
+    old = world.states[EDGE.key].event_ids
     world.lineage.fail_deletes = {old[1]}
     _, outcomes = world.run(records(record(CUSTOMERS, version=2)))
     # Then the new run is live, the failure is reported, and the undeleted event is kept as stale
     assert outcomes[CUSTOMERS].kind == "emitted"
     assert "deleting replaced events failed" in (outcomes[CUSTOMERS].error or "")
-    assert world.states[KEY.key].stale[0].event_ids == (old[1],)
+    assert world.states[EDGE.key].stale[0].event_ids == (old[1],)
     # When the delete works again, an otherwise unchanged run cleans it up without posting
     world.lineage.fail_deletes = set()
     posts = len(world.lineage.posts)
@@ -293,7 +301,7 @@ def test_a_failed_delete_is_remembered_and_cleaned_up_next_run():
     assert outcomes[CUSTOMERS].kind == "cleaned"
     assert len(world.lineage.posts) == posts
     assert old[1] not in world.lineage.events
-    assert world.states[KEY.key].stale == ()
+    assert world.states[EDGE.key].stale == ()
 
 
 def test_retracting_deletes_every_event_and_drops_the_state():
@@ -303,23 +311,23 @@ def test_retracting_deletes_every_event_and_drops_the_state():
     _, outcomes = world.run(records(record(ORDERS)), scope)
     assert outcomes[CUSTOMERS].kind == "retracted"
     assert outcomes[CUSTOMERS].report["deletedEvents"] == 2
-    assert KEY.key not in world.states
+    assert EDGE.key not in world.states
     assert all(s.event["inputs"][0]["name"] == ORDERS for s in world.lineage.events.values())
 
 
 def test_a_partly_failed_retraction_keeps_what_is_left():
     world = World()
     world.run(records(record(CUSTOMERS)))
-    ids = world.states[KEY.key].event_ids
+    ids = world.states[EDGE.key].event_ids
     world.lineage.fail_deletes = {ids[0]}
     scope = EmitScope(mode="event", topics=(TopicSelectorFor(CUSTOMERS),))
     _, outcomes = world.run({}, scope)
     assert outcomes[CUSTOMERS].kind == "failed"
-    assert world.states[KEY.key].stale[0].event_ids == (ids[0],)
-    assert not world.states[KEY.key].emitted
+    assert world.states[EDGE.key].stale[0].event_ids == (ids[0],)
+    assert not world.states[EDGE.key].emitted
     world.lineage.fail_deletes = set()
     world.run({}, scope)
-    assert KEY.key not in world.states
+    assert EDGE.key not in world.states
     assert world.lineage.events == {}
 
 
@@ -346,7 +354,7 @@ def test_a_post_that_fails_outright_is_retried_next_run_without_duplicates(failu
     for _ in range(failures + 1):  # each failed run stops at its first failed post
         world.run(records(record(CUSTOMERS)))
     assert list(world.lineage.runs().values()) == [["START", "COMPLETE"]]
-    assert world.states[KEY.key].stale == ()
+    assert world.states[EDGE.key].stale == ()
 
 
 def TopicSelectorFor(topic: str):
@@ -363,12 +371,12 @@ def test_no_stale_run_is_ever_dropped_however_many_pile_up():
         world.lineage.fail_deletes = set(world.lineage.events)
         world.run(records(record(CUSTOMERS, version=version % 2 + 1, schema_version_id=f"v{version}")))
     # Then every replaced run is still in the state (none forgotten), each event to be deleted exactly once
-    stale_ids = [i for run in world.states[KEY.key].stale for i in run.event_ids]
+    stale_ids = [i for run in world.states[EDGE.key].stale for i in run.event_ids]
     assert len(stale_ids) == len(set(stale_ids)) == 24
     # When deleting works again, the next run removes them all
     world.lineage.fail_deletes = set()
     world.run(records(record(CUSTOMERS, version=13 % 2 + 1, schema_version_id="v13")))
-    assert world.states[KEY.key].settled
+    assert world.states[EDGE.key].settled
     assert list(world.lineage.runs().values()) == [["START", "COMPLETE"]]
 
 
@@ -376,30 +384,30 @@ def test_a_deletion_still_processing_is_kept_and_confirmed_by_a_later_run():
     # Given DataZone accepts deletes but still shows the event for two more looks
     world = World()
     world.run(records(record(CUSTOMERS)))
-    old = world.states[KEY.key].event_ids
+    old = world.states[EDGE.key].event_ids
     world.lineage.delete_lag = 2
     _, outcomes = world.run(records(record(CUSTOMERS, version=2)))
     # Then the replaced events are pending, not counted as deleted
     assert outcomes[CUSTOMERS].report["replacedEvents"] == 0
     assert outcomes[CUSTOMERS].report["pendingDeletions"] == 2
-    assert {p.event_id for p in world.states[KEY.key].deleting} == set(old)
+    assert {p.event_id for p in world.states[EDGE.key].deleting} == set(old)
     # When later runs look again, they confirm the deletions without posting anything
     posts = len(world.lineage.posts)
     for _ in range(2):
         _, outcomes = world.run(records(record(CUSTOMERS, version=2)))
         assert outcomes[CUSTOMERS].kind == "cleaned"
-    assert world.states[KEY.key].settled
+    assert world.states[EDGE.key].settled
     assert len(world.lineage.posts) == posts
-    assert set(world.lineage.events) == set(world.states[KEY.key].event_ids)
+    assert set(world.lineage.events) == set(world.states[EDGE.key].event_ids)
 
 
 def test_a_replacing_run_is_strictly_later_than_the_run_it_replaces():
     world = World()
     world.run(records(record(CUSTOMERS, version=2)))
-    later = world.states[KEY.key].event_time
+    later = world.states[EDGE.key].event_time
     # When the topic's new content describes an earlier moment (its registration time did not move)
     world.tables["customers"] = table("customers", "id", "email")
     world.run(records(record(CUSTOMERS, version=2)))
-    assert world.states[KEY.key].event_time > later
+    assert world.states[EDGE.key].event_time > later
     event_times = sorted(s.event["eventTime"] for s in world.lineage.events.values())
     assert event_times[0] > later

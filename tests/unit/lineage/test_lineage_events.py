@@ -13,6 +13,7 @@ import pytest
 from kafka_lineage.lineage import events
 from kafka_lineage.lineage.events import (
     MAX_EVENT_BYTES,
+    HopContent,
     RunContent,
     TopicField,
     build_run,
@@ -322,3 +323,58 @@ def test_the_fast_renderer_writes_what_the_typed_classes_write(shape, data_forma
             described, fields, set(row_fields.values()), matches, shape, run_id, moment, event_type
         )
         assert body == events._serialize(typed)
+
+
+def hop(columns: tuple[str, ...] = ()) -> HopContent:
+    return HopContent(
+        key=TopicKey("cdc", "dbserver1.inventory.customers"),
+        topic_namespace=NAMESPACE,
+        schema_arn="arn:aws:glue:eu-west-1:123456789012:schema/cdc/dbserver1.inventory.customers",
+        schema_version=3,
+        schema_version_id="00000000-0000-4000-8000-000000000003",
+        schema_created="2025-03-01T08:00:00+00:00",
+        data_format="AVRO",
+        dataset_namespace="mysql://mysql.internal:3306",
+        dataset_name="inventory.customers",
+        job_namespace="kafka-connect://cdc",
+        job_name="inventory-mysql",
+        connector="inventory-mysql",
+        connector_arn="arn:aws:kafkaconnect:eu-west-1:123456789012:connector/inventory-mysql/1",
+        columns=columns,
+    )
+
+
+def test_a_first_hop_maps_each_source_column_to_the_topics_after_field_and_keeps_the_rules():
+    parsed = parse_topic_fields("AVRO", debezium.table_envelope("customers"))
+    built = hop().build(parsed.fields, parsed.row_fields, derive_run_id(hop().fingerprint()), REGISTERED)
+    for _, body in built.bodies:
+        assert_valid(body)
+    event = json.loads(built.bodies[1][1])
+    assert (event["inputs"][0]["namespace"], event["inputs"][0]["name"]) == (
+        "mysql://mysql.internal:3306",
+        "inventory.customers",
+    )
+    assert event["outputs"][0]["name"] == "dbserver1.inventory.customers"
+    fields = event["outputs"][0]["facets"]["columnLineage"]["fields"]
+    assert fields["after.email"]["inputFields"][0]["field"] == "email"
+    assert (event["job"]["namespace"], event["job"]["name"]) == ("kafka-connect://cdc", "inventory-mysql")
+    # A connector that lists its columns limits the lineage to them (matched case-insensitively)
+    listed = hop(("ID", "email")).build(parsed.fields, parsed.row_fields, derive_run_id("x"), REGISTERED)
+    listed_fields = json.loads(listed.bodies[0][1])["outputs"][0]["facets"]["columnLineage"]["fields"]
+    assert {k: v["inputFields"][0]["field"] for k, v in listed_fields.items()} == {
+        "after.id": "ID",
+        "after.email": "email",
+    }
+    # The fingerprint moves with the schema version and with the connector
+    assert hop().fingerprint() != replace(hop(), schema_version=4).fingerprint()
+    assert hop().fingerprint() != replace(hop(), connector_arn="other").fingerprint()
+
+
+def test_a_first_hop_too_large_degrades_step_by_step_until_it_fits():
+    fields = tuple(TopicField(f"after.c{i:04d}", "string", "a description " * 4) for i in range(1500))
+    rows = {f"c{i:04d}": f"after.c{i:04d}" for i in range(1500)}
+    built = hop().build(fields, rows, derive_run_id("x"), REGISTERED, max_bytes=60_000)
+    assert all(len(body) <= 60_000 for _, body in built.bodies)
+    assert built.degraded[0] == "field descriptions dropped from the schema facets"
+    assert 0 < built.lineage.emitted < 1500
+    assert built.degraded[-1] == f"column lineage cut to {built.lineage.emitted} of 1500 columns"

@@ -1,10 +1,10 @@
-"""The lineage plan: which topics emit, stay unchanged, clean up, retract or fail; and the fail-safe."""
+"""The lineage plan: which edges emit, stay unchanged, clean up, retract or fail; and the fail-safes."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from kafka_lineage.lineage.model import LineageState, StaleRun, TableRef, TopicKey
+from kafka_lineage.lineage.model import EdgeKey, LineageState, StaleRun, TableRef, TopicKey
 from kafka_lineage.lineage.plan import (
     Emit,
     EmitScope,
@@ -15,12 +15,14 @@ from kafka_lineage.lineage.plan import (
     select,
     tables_needed,
 )
-from kafka_lineage.lineage.resolve import resolve
+from kafka_lineage.lineage.resolve import Target, resolve
 from tests.unit.lineage.lineage_builders import record, records, settings, source, table
 
 CUSTOMERS = "dbserver1.inventory.customers"
 ORDERS = "dbserver1.inventory.orders"
 KEY = TopicKey("cdc", CUSTOMERS)
+EDGE = EdgeKey.sink(KEY, TableRef("lakehouse", "customers"))
+ORDERS_EDGE = EdgeKey.sink(TopicKey("cdc", ORDERS), TableRef("lakehouse", "orders"))
 
 
 def plan_for(recs, states=None, tables=None, scope=None, config=None, share=0.5):
@@ -37,7 +39,8 @@ def plan_for(recs, states=None, tables=None, scope=None, config=None, share=0.5)
 def emitted_state(recs, key=KEY, **changes) -> LineageState:
     """The state a successful emission of `key` leaves, as apply would write it."""
     resolution = resolve(recs.values(), settings(), [], [])
-    target = resolution.targets[key]
+    (target,) = resolution.edges_of(key)
+    assert isinstance(target, Target)
     fingerprint = content_for(target, table(target.table.table, "id")).fingerprint()
     values: dict[str, Any] = {
         "fingerprint": fingerprint,
@@ -45,6 +48,7 @@ def emitted_state(recs, key=KEY, **changes) -> LineageState:
         "event_time": "2025-03-14T09:15:02.123Z",
         "event_ids": ("startevent0001", "completeevt001"),
         "table": target.table.name,
+        "origin": "rule",
     }
     values.update(changes)
     return LineageState(**values)
@@ -52,15 +56,15 @@ def emitted_state(recs, key=KEY, **changes) -> LineageState:
 
 def test_a_new_topic_is_emitted_and_an_unchanged_one_is_not():
     recs = records(record(CUSTOMERS), record(ORDERS))
-    plan, _ = plan_for(recs, {KEY.key: emitted_state(recs)})
+    plan, _ = plan_for(recs, {EDGE.key: emitted_state(recs)})
     # Then customers (already emitted, same content) is unchanged and orders is new
-    assert plan.unchanged == (KEY,)
-    assert [(a.key.topic, a.reason) for a in plan.actions if isinstance(a, Emit)] == [(ORDERS, "new")]
+    assert plan.unchanged == (EDGE,)
+    assert [(a.key.topic.topic, a.reason) for a in plan.actions if isinstance(a, Emit)] == [(ORDERS, "new")]
 
 
 def test_any_change_to_what_the_event_carries_emits_again():
     recs = records(record(CUSTOMERS))
-    state = {KEY.key: emitted_state(recs)}
+    state = {EDGE.key: emitted_state(recs)}
     # A new schema version
     plan, _ = plan_for(records(record(CUSTOMERS, version=2)), state)
     assert [a.reason for a in plan.actions if isinstance(a, Emit)] == ["changed"]
@@ -74,7 +78,7 @@ def test_any_change_to_what_the_event_carries_emits_again():
 
 def test_force_re_emits_an_unchanged_topic():
     recs = records(record(CUSTOMERS))
-    plan, _ = plan_for(recs, {KEY.key: emitted_state(recs)}, scope=EmitScope(force=True))
+    plan, _ = plan_for(recs, {EDGE.key: emitted_state(recs)}, scope=EmitScope(force=True))
     (action,) = plan.actions
     assert isinstance(action, Emit)
     assert action.reason == "forced"
@@ -87,7 +91,7 @@ def test_an_unchanged_topic_with_stale_events_is_cleaned_up():
             "22222222-2222-5222-8222-222222222222", "2025-01-01T00:00:00.000Z", "x", ("oldevent000001",)
         ),
     )
-    plan, _ = plan_for(recs, {KEY.key: emitted_state(recs, stale=stale)})
+    plan, _ = plan_for(recs, {EDGE.key: emitted_state(recs, stale=stale)})
     (action,) = plan.actions
     assert isinstance(action, Emit)
     assert action.reason == "cleanup"
@@ -97,13 +101,14 @@ def test_an_unchanged_topic_with_stale_events_is_cleaned_up():
 def test_a_missing_table_fails_the_topic_and_keeps_its_edge():
     recs = records(record(CUSTOMERS))
     plan, _ = plan_for(
-        recs, {KEY.key: emitted_state(recs)}, tables={TableRef("lakehouse", "customers"): None}
+        recs, {EDGE.key: emitted_state(recs)}, tables={TableRef("lakehouse", "customers"): None}
     )
     assert plan.actions == ()
     assert [f.as_dict() for f in plan.failed] == [
         {
             "registryName": "cdc",
             "topic": CUSTOMERS,
+            "table": "lakehouse/customers",
             "error": "Glue table lakehouse/customers does not exist in the Data Catalog",
         }
     ]
@@ -112,7 +117,7 @@ def test_a_missing_table_fails_the_topic_and_keeps_its_edge():
 def test_a_topic_that_lost_its_table_is_unmapped_and_its_edge_retracted():
     # Given customers was emitted under a rule that no longer matches it
     recs = records(record(CUSTOMERS))
-    state = {KEY.key: emitted_state(recs)}
+    state = {EDGE.key: emitted_state(recs)}
     config = settings(source(tableRule={"database": "lakehouse", "match": "^nothing$", "table": "x"}))
     plan, _ = plan_for(recs, state, config=config)
     assert plan.unmapped == (KEY,)
@@ -123,6 +128,7 @@ def test_a_topic_that_lost_its_table_is_unmapped_and_its_edge_retracted():
         "registryName": "cdc",
         "topic": CUSTOMERS,
         "table": "lakehouse/customers",
+        "origin": "rule",
         "reason": "unmapped",
     }
 
@@ -137,13 +143,13 @@ def test_a_deleted_schema_is_retracted_within_the_fail_safe():
     # Given two emitted topics, one of whose schemas is gone
     recs = records(record(CUSTOMERS), record(ORDERS))
     states = {
-        KEY.key: emitted_state(recs),
-        TopicKey("cdc", ORDERS).key: emitted_state(recs, TopicKey("cdc", ORDERS)),
+        EDGE.key: emitted_state(recs),
+        ORDERS_EDGE.key: emitted_state(recs, TopicKey("cdc", ORDERS)),
     }
     remaining = records(record(ORDERS))
     # Then a scheduled run retracts it: 1 of 2 edges is not more than half
     plan, _ = plan_for(remaining, states)
-    assert [(type(a).__name__, a.key.topic) for a in plan.actions] == [("Retract", CUSTOMERS)]
+    assert [(type(a).__name__, a.key.topic.topic) for a in plan.actions] == [("Retract", CUSTOMERS)]
     # But with every schema gone (an empty mapping looks the same) nothing is retracted, and it is reported
     plan, _ = plan_for({}, states)
     assert plan.actions == ()
@@ -157,7 +163,7 @@ def test_a_deleted_schema_is_retracted_within_the_fail_safe():
 def test_an_event_for_a_deleted_schema_always_retracts():
     recs = records(record(CUSTOMERS))
     scope = EmitScope(mode="event", topics=(TopicSelector(CUSTOMERS, "cdc"),))
-    plan, _ = plan_for({}, {KEY.key: emitted_state(recs)}, scope=scope)
+    plan, _ = plan_for({}, {EDGE.key: emitted_state(recs)}, scope=scope)
     (action,) = plan.actions
     assert isinstance(action, Retract)
     assert action.reason == "schema deleted"
@@ -181,7 +187,7 @@ def test_topic_selection_by_name_needs_the_registry_only_when_ambiguous():
     assert "several registries (cdc, erp)" in errors[CUSTOMERS]
     assert errors["nope"] == "no mirrored schema of that name"
     plan, _ = plan_for(recs, scope=scope, config=config)
-    assert {a.key for a in plan.actions} == {TopicKey("cdc", ORDERS), TopicKey("erp", CUSTOMERS)}
+    assert {a.key.topic for a in plan.actions} == {TopicKey("cdc", ORDERS), TopicKey("erp", CUSTOMERS)}
 
 
 def test_a_dry_run_plan_describes_its_actions():
@@ -213,6 +219,6 @@ def test_an_unreadable_database_or_state_fails_only_its_topics():
     )
     assert plan.actions == ()
     assert {f.error for f in plan.failed} == {"reading Glue database lakehouse failed: AccessDenied"}
-    plan = make_plan(scope, selection, resolution, tables, {}, 0.5, unreadable_states=[KEY.key])
-    assert [a.key for a in plan.actions] == [TopicKey("cdc", ORDERS)]
+    plan = make_plan(scope, selection, resolution, tables, {}, 0.5, unreadable_states=[EDGE.key])
+    assert [a.key for a in plan.actions] == [ORDERS_EDGE]
     assert [f.key for f in plan.failed] == [KEY]

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+from typing import Any
+
 import pytest
 
 from bench import seed
 from kafka_lineage.aws.lease import LeaseLost
+from kafka_lineage.connectors.model import ConnectorConfig, ConnectorReads
+from kafka_lineage.lineage.model import EdgeKey, load_states, state_entries
 from kafka_lineage.lineage.plan import EmitScope
 from kafka_lineage.lineage.run import emit_lineage
 from tests.unit.lineage.lineage_builders import settings, source
@@ -60,3 +65,110 @@ def test_inside_the_deadline_margin_nothing_starts(left):
         assert events.count == 0
     else:
         assert (result.emitted, result.incomplete) == (49, False)
+
+
+class Connectors:
+    """MSK Connect as the lineage run reads it: a fixed answer, and how many reads were made."""
+
+    def __init__(self, reads: ConnectorReads) -> None:
+        self.reads = reads
+        self.calls = 0
+
+    def read(self, sources, stop=None) -> ConnectorReads:
+        self.calls += 1
+        return self.reads
+
+
+def sink_config(name: str, **config: str) -> ConnectorConfig:
+    cls = "org.apache.iceberg.connect.IcebergSinkConnector"
+    return ConnectorConfig(
+        name=name,
+        arn=f"arn:aws:kafkaconnect:eu-west-1:123456789012:connector/{name}/abc",
+        cluster_name="cdc",
+        bootstrap_servers=("b-1.cdc:9098",),
+        state="RUNNING",
+        connector_class=cls,
+        config={"connector.class": cls,
+                "iceberg.catalog.catalog-impl": "org.apache.iceberg.aws.glue.GlueCatalog", **config},
+    )  # fmt: skip
+
+
+def test_the_result_reports_each_edges_origin_and_what_the_connectors_leave_open():
+    # Given 20 topics, a sink that routes one of them by regex and one that cannot pair topics with tables
+    world, _ssm, _events = memory_world(20)
+    topics = sorted(r.schema_name for r in world.assets.load().values())
+    routed = next(t for t in topics if seed_table(world, t))
+    world.connectors = Connectors(
+        ConnectorReads(
+            connectors=(
+                sink_config("lake-sink", **{"topics.regex": routed.replace(".", r"\."),
+                                            "iceberg.tables": f"lakehouse.{seed_table(world, routed)}"}),
+                sink_config("multi-sink", topics=topics[0], **{
+                    "iceberg.tables": "lakehouse.a,lakehouse.b", "iceberg.tables.route-field": "region",
+                    "iceberg.table.lakehouse.a.route-regex": "eu",
+                    "iceberg.table.lakehouse.b.route-regex": "us"}),
+            )
+        )
+    )  # fmt: skip
+    # When lineage runs
+    result = emit_lineage(EmitScope(), CONFIG, world).to_dict()
+    # Then the routed topic's edge is the connector's, the others the rule's, and the open one is listed
+    origins = {e["topic"]: e["origin"] for e in result["emissions"]}
+    assert origins[routed] == "connector:lake-sink"
+    assert {o for t, o in origins.items() if t != routed} == {"rule"}
+    assert [(a["topic"], a["connector"]) for a in result["ambiguous"]] == [(topics[0], "multi-sink")]
+    assert result["connectorErrors"] == []
+    assert world.connectors.calls == 1
+
+
+def test_connectors_that_cannot_be_read_are_reported_as_a_failure_and_their_edges_kept():
+    world, _ssm, _events = memory_world(10)
+    world.connectors = Connectors(
+        ConnectorReads(read_ok=False, errors=("ListConnectors: AccessDeniedException: no",))
+    )
+    result = emit_lineage(EmitScope(), CONFIG, world).to_dict()
+    assert result["connectorErrors"] == [{"error": "ListConnectors: AccessDeniedException: no"}]
+    assert {"error": "reading MSK Connect connectors: ListConnectors: AccessDeniedException: no"} in result[
+        "failed"
+    ]
+    assert result["emitted"] == 10 - len(result["unmapped"])
+
+
+def test_every_source_off_reads_no_connector():
+    world, _ssm, _events = memory_world(5)
+    reader = Connectors(ConnectorReads())
+    world.connectors = reader
+    emit_lineage(EmitScope(), settings(source(tableRule=seed.TABLE_RULE, connectors="off")), world)
+    assert reader.calls == 0
+
+
+def seed_table(world, topic: str) -> str:
+    """The Glue table the memory world has for `topic` (by the seed's rule), or ''."""
+    return next((name for name, t in world.tables.topics.items() if t.name == topic), "")
+
+
+def test_state_in_the_per_topic_layout_is_carried_over_to_edges_with_no_post_and_no_ghost():
+    # Given 30 topics emitted by the per-edge release, then their state rewritten in the per-topic layout
+    # (keyed by topic, table in `tb`), as the release before edges left it
+    world, ssm, events = memory_world(30)
+    first = emit_lineage(EmitScope(), CONFIG, world)
+    edges = load_states(world.state.load()).states
+    old_layout: dict[str, Any] = dict.fromkeys(edges)
+    for key, state in edges.items():
+        legacy = replace(state, origin="")
+        old_layout.update(state_entries(EdgeKey.parse(key).topic.key, legacy))
+    world.state.save(old_layout)
+    assert all(EdgeKey.parse(k).kind == "legacy" for k in world.state.load())
+    posts = events.count
+    # When the per-edge release runs
+    result = emit_lineage(EmitScope(), CONFIG, world)
+    # Then nothing is posted or deleted, every edge is unchanged, and the store holds only edge keys
+    assert (result.emitted, result.unchanged, events.count) == (0, first.emitted, posts)
+    after = load_states(world.state.load())
+    assert set(after.states) == set(edges)
+    assert {k: s.run_id for k, s in after.states.items()} == {k: s.run_id for k, s in edges.items()}
+    assert not after.migrated
+    # And the next run writes nothing at all
+    puts = ssm.puts
+    again = emit_lineage(EmitScope(), CONFIG, world)
+    assert (again.emitted, again.unchanged, ssm.puts) == (0, first.emitted, puts)

@@ -1,4 +1,5 @@
-"""The per-topic emission state: round trip, nothing dropped, and every packed entry fits an SSM parameter."""
+"""The per-edge emission state: round trip, nothing dropped, every packed entry fits an SSM parameter, and
+entries of the per-topic layout read as edges."""
 
 from __future__ import annotations
 
@@ -8,9 +9,11 @@ import pytest
 
 from kafka_lineage.aws.packed_store import _EMPTY_SIZE, MAX_VALUE_BYTES, _Chunk
 from kafka_lineage.lineage.model import (
+    EdgeKey,
     LineageState,
     PendingDelete,
     StaleRun,
+    TableRef,
     TopicKey,
     load_states,
     state_entries,
@@ -18,7 +21,7 @@ from kafka_lineage.lineage.model import (
 
 
 def worst_case(stale_runs: int = 11, pending: int = 0) -> tuple[str, LineageState]:
-    key = TopicKey("r" * 255, "t" * 255)
+    key = EdgeKey.sink(TopicKey("r" * 255, "t" * 255), TableRef("d" * 255, "t" * 255))
     moment, attempt = "2025-03-14T09:15:02.123Z", "2025-03-14T09:16:00.000Z"
     stale = tuple(
         StaleRun(
@@ -38,6 +41,7 @@ def worst_case(stale_runs: int = 11, pending: int = 0) -> tuple[str, LineageStat
         table="d" * 255 + "/" + "t" * 255,
         stale=stale,
         deleting=tuple(PendingDelete(f"del{i:011d}", i % 3) for i in range(pending)),
+        origin="connector:" + "c" * 128,
     )
     return key.key, state
 
@@ -94,3 +98,77 @@ def test_an_empty_state_is_no_entry():
     assert LineageState().to_entry() == {}
     assert state_entries("cdc/x", LineageState()) == {}
     assert not LineageState.from_entry({}).emitted
+
+
+def test_an_edge_key_names_its_topic_and_its_other_end_and_parses_back():
+    topic = TopicKey("cdc.prod-$1#", "dbserver1.inventory.orders")
+    sink = EdgeKey.sink(topic, TableRef("lake-house", "orders.v2"))
+    source = EdgeKey.source(topic, "mysql://mysql.internal:3306", "inventory.orders")
+    assert sink.key == "cdc.prod-$1#/dbserver1.inventory.orders>lake-house/orders.v2"
+    assert (
+        source.key == "cdc.prod-$1#/dbserver1.inventory.orders<mysql://mysql.internal:3306/inventory.orders"
+    )
+    for edge in (sink, source, EdgeKey(topic, "legacy")):
+        assert EdgeKey.parse(edge.key) == edge
+    assert EdgeKey.parse(topic.key) == EdgeKey(topic, "legacy")
+    assert sink.as_dict() == {**topic.as_dict(), "table": "lake-house/orders.v2"}
+
+
+def old_layout_state(table: str = "lakehouse/orders", **extra) -> LineageState:
+    return LineageState(
+        fingerprint="f" * 32,
+        run_id="11111111-1111-5111-8111-111111111111",
+        event_time="2025-03-14T09:15:02.123Z",
+        event_ids=("evt00000000001", "evt00000000002"),
+        table=table,
+        **extra,
+    )
+
+
+def test_an_entry_of_the_per_topic_layout_is_read_as_the_edge_of_its_table():
+    # Given the state a per-topic release left: keyed by the topic, naming its table in `tb`, with a part
+    topic = TopicKey("cdc", "dbserver1.inventory.orders")
+    moment, attempt = "2025-03-14T09:15:00.000Z", "2025-03-14T09:16:00.000Z"
+    stale = tuple(StaleRun(f"{i:08d}-2222", moment, attempt, (f"old{i:011d}",), True) for i in range(40))
+    old = old_layout_state(stale=stale, deleting=(PendingDelete("gone0000000001", 1),))
+    entries = state_entries(topic.key, old)
+    assert len(entries) > 1  # the old entry continued in parts
+    # When it is loaded
+    loaded = load_states(entries)
+    # Then it is the state of the sink edge to that table, whole, and due to be rewritten under that key
+    edge = EdgeKey.sink(topic, TableRef("lakehouse", "orders")).key
+    assert loaded.states == {edge: old}
+    assert loaded.migrated == {edge}
+    # And saving the edge removes every entry of the old layout
+    changes = loaded.changes(edge, old)
+    assert {k for k, v in changes.items() if v is None} == set(entries) - set(state_entries(edge, old))
+    assert set(state_entries(edge, old)) <= {k for k, v in changes.items() if v is not None}
+
+
+def test_an_old_entry_beside_its_edge_after_a_save_cut_short_merges_without_losing_a_run():
+    # Given a save that wrote the edge's entry but did not remove the topic's (a crash in between)
+    topic = TopicKey("cdc", "dbserver1.inventory.orders")
+    edge = EdgeKey.sink(topic, TableRef("lakehouse", "orders")).key
+    old = old_layout_state(stale=(StaleRun("r-old", "2025-03-14T09:14:00.000Z", "2025-03-14T09:14:00.000Z"),))
+    new = LineageState(
+        fingerprint="e" * 32, run_id="r-new", event_time="2025-03-14T09:20:00.000Z",
+        event_ids=("evt00000000009", "evt00000000010"), table="lakehouse/orders", origin="rule",
+    )  # fmt: skip
+    loaded = load_states({**state_entries(topic.key, old), **state_entries(edge, new)})
+    # Then one state: the newer run current, the old run (and its stale one) kept to be deleted
+    state = loaded.states[edge]
+    assert set(loaded.states) == {edge}
+    assert (state.run_id, state.origin) == ("r-new", "rule")
+    assert [run.run_id for run in state.stale] == [old.run_id, "r-old"]
+    assert loaded.parts[edge] == {topic.key, edge}
+
+
+def test_an_old_entry_with_no_table_stays_a_legacy_edge_to_clean_up():
+    topic = TopicKey("cdc", "dbserver1.inventory.orders")
+    leftover = LineageState(
+        stale=(StaleRun("r-failed", "2025-03-14T09:14:00.000Z", "2025-03-14T09:14:00.000Z"),)
+    )
+    loaded = load_states(state_entries(topic.key, leftover))
+    assert loaded.states == {topic.key: leftover}
+    assert EdgeKey.parse(topic.key).kind == "legacy"
+    assert not loaded.migrated

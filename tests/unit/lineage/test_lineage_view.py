@@ -7,11 +7,17 @@ import re
 from html.parser import HTMLParser
 
 from kafka_lineage.lineage.events import build_run, derive_run_id
+from kafka_lineage.lineage.model import TopicKey
+from kafka_lineage.lineage.plan import hop_content
+from kafka_lineage.lineage.resolve import FirstHop
 from kafka_lineage.lineage.run import parse_topic_fields
 from local import debezium
-from local.lineage_view import edges_from_events, render_html, render_text
-from tests.unit.lineage.lineage_builders import REGISTERED, table
+from local.lineage_view import edges_from_events, render_chains, render_html, render_text
+from tests.unit.lineage.lineage_builders import REGISTERED, record, settings, source_edge, table
+from tests.unit.lineage.openlineage_rules import assert_valid
 from tests.unit.lineage.test_lineage_events import content
+
+KEY = TopicKey("cdc", "dbserver1.inventory.customers")
 
 
 def customers_events() -> list[dict]:
@@ -77,3 +83,42 @@ def test_the_page_is_self_contained_and_escapes_names():
     assert "<b>odd</b>" not in page
     assert "<b>odd</b>" in "".join(parsed.text)
     assert "after.x&y" in "".join(parsed.text)
+
+
+def first_hop_events() -> list[dict]:
+    parsed = parse_topic_fields("AVRO", debezium.table_envelope("customers"))
+    described = hop_content(
+        FirstHop(KEY, record(KEY.topic), settings().sources[0], source_edge(KEY.topic, "inventory.customers"))
+    )
+    run = described.build(
+        parsed.fields, parsed.row_fields, derive_run_id(described.fingerprint()), REGISTERED
+    )
+    for _, body in run.bodies:
+        assert_valid(body)
+    return [json.loads(body) for _, body in run.bodies]
+
+
+def test_the_picture_has_three_columns_database_table_topic_glue_table_with_the_jobs_between():
+    # Given a first hop (MySQL table -> topic) and a sink edge (topic -> Glue table)
+    edges = edges_from_events(first_hop_events() + customers_events())
+    # When drawn as text: one row, the database table, the source job, the topic, the sink job, the table
+    text = render_chains(edges)
+    row = text.splitlines()[2].split()
+    assert row == [
+        "inventory.customers",
+        "-[inventory-source]->",
+        "dbserver1.inventory.customers",
+        "-[sink/lakehouse.customers]->",
+        "lakehouse.customers",
+    ]
+    # And the first hop maps each source column to the topic's after.<column>
+    hop = next(e for e in edges if e.downstream.label == KEY.topic)
+    assert ("id", "after.id") in hop.columns
+    # And on the page: database table, source job, topic, sink job, Glue table, left to right
+    page = render_html(edges)
+    xs = {
+        kind: int(x) for kind, x in re.findall(r'<g class="(\w+)"><title>[^<]*</title><rect x="(\d+)"', page)
+    }
+    assert xs["source"] < xs["topic"] < xs["table"]
+    jobs = sorted(int(x) for x in re.findall(r'<g class="job"><title>[^<]*</title><rect x="(\d+)"', page))
+    assert xs["source"] < jobs[0] < xs["topic"] < jobs[1] < xs["table"]
