@@ -24,6 +24,7 @@ from kafka_lineage.aws.registry import RegistryReader
 from kafka_lineage.config import Settings, Source
 from kafka_lineage.mapping import AssetMapping
 from kafka_lineage.observability import logger, metrics, tracer
+from kafka_lineage.sync.drift import DriftSummaries
 from kafka_lineage.sync.requests import parse_sync_event, with_resume
 from kafka_lineage.sync.run import SchemaSync, SyncAdapters
 
@@ -52,6 +53,7 @@ def build_adapters(settings: Settings, lease: StateLease | None = None) -> SyncA
         events=TopicEvents(client("events")),
         namespace_of=namespace_of,
         lease=lease,
+        drift=DriftSummaries(client("ssm"), settings.mapping_path),
     )
 
 
