@@ -14,13 +14,19 @@ from aws_cdk import aws_sqs as sqs
 from aws_cdk import aws_ssm as ssm
 from constructs import Construct, IConstruct
 
+from kafka_lineage.mapping import DRIFT
 from stacks.bundling import dependencies_layer
 from stacks.config import StackConfig
 from stacks.datazone_types import DataZoneTypes
 from stacks.functions import LineageFunction
 from stacks.monitoring import Monitoring
 from stacks.trail import ManagementEventsTrail
-from stacks.triggers import ASSET_CHANGED_SOURCE, asset_changed_pattern, glue_registry_change_pattern
+from stacks.triggers import (
+    ASSET_CHANGED_SOURCE,
+    asset_changed_pattern,
+    drift_detected_pattern,
+    glue_registry_change_pattern,
+)
 
 # Added to the settings' environment; counts towards Lambda's 4 KB limit (checked by load_config).
 # Results can be large (a dry run lists its plan): keep them out of X-Ray segments, which cap at 64 KB.
@@ -257,6 +263,14 @@ class KafkaLineageStack(cdk.Stack):
                 )
             fn.allow("GlueCatalogRead", ["glue:GetTable", "glue:GetTables"], catalog_arns)
         self._grant_mappings(fn, write_under="lineage")
+        # The last drift per topic (kafka_lineage.drift.summary), packed under drift/: lineage writes it,
+        # schema-sync reads it (MappingsRead covers the whole tree). SAR: GetParametersByPath takes
+        # `parameter`, matched against the path itself as well as below it.
+        fn.allow(
+            "DriftSummaries",
+            ["ssm:GetParametersByPath", "ssm:PutParameter", "ssm:DeleteParameter"],
+            [self._parameter_arn(f"/{DRIFT}"), self._parameter_arn(f"/{DRIFT}/*")],
+        )
         self._grant_lease(fn, holder=LINEAGE_HOLDER)
         fn.allow_invoking_itself()
 
@@ -338,7 +352,15 @@ class KafkaLineageStack(cdk.Stack):
             event_pattern=self._pattern(asset_changed_pattern()),
             targets=[self._target(self.lineage)],
         )
-        rules += [self.glue_rule, self.asset_changed_rule]
+        # lineage-emission found drift and saved its summary: schema-sync shows it on the topic's asset.
+        self.drift_rule = events.Rule(
+            self,
+            "SchemaDriftDetected",
+            description="kafka-lineage: lineage-emission's Schema Drift Detected events to schema-sync",
+            event_pattern=self._pattern(drift_detected_pattern()),
+            targets=[self._target(self.schema_sync)],
+        )
+        rules += [self.glue_rule, self.asset_changed_rule, self.drift_rule]
         # Nothing should run before the asset type exists and the roles are project members.
         for rule in rules:
             rule.node.add_dependency(self.types.asset_type)
@@ -389,6 +411,7 @@ class KafkaLineageStack(cdk.Stack):
             wildcards += [_arn("glue", f"schema/{name}/*") for name in self.config.registry_names]
             if fn is self.lineage:
                 wildcards += [_arn("glue", f"table/{db}/*") for db in self.config.databases]
+                wildcards.append(_arn("ssm", f"parameter{mapping_path}/{DRIFT}/*"))
             for resource in wildcards:
                 _acknowledge(
                     policy,

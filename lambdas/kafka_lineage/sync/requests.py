@@ -3,6 +3,8 @@
 CloudTrail-via-EventBridge shapes follow AWS's "AWS API Call via CloudTrail" envelope; the Glue members
 (`requestParameters.schemaId`, `registryId`, …) follow the Glue API's request members in camelCase, as
 CloudTrail records them (see tests/events/README.md for where each fixture's shape comes from).
+lineage-emission's "Schema Drift Detected" event (source `kafka_lineage.aws.bus.DRIFT_SOURCE`) is a targeted
+sync of the topic it names, which puts the recorded drift summary into the asset's drift form.
 """
 
 from __future__ import annotations
@@ -13,6 +15,9 @@ from typing import Any, Literal
 
 from aws_lambda_powertools.utilities.parser.models import EventBridgeModel
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from kafka_lineage.aws.bus import DRIFT_SOURCE
+from kafka_lineage.drift.impact import DETAIL_TYPE as DRIFT_DETAIL_TYPE
 
 SCHEMA_ARN = re.compile(
     r"arn:aws[a-z-]*:glue:(?P<region>[a-z0-9-]+):(?P<account>\d{12}):schema/"
@@ -143,6 +148,43 @@ def _from_cloudtrail(detail: dict[str, Any]) -> SyncRequest:
     return SyncRequest(scope="schemas", schemas=(ref,), confirmed_deleted_schemas=confirmed, trigger=trigger)
 
 
+class _DriftDetail(BaseModel):
+    """The members of a "Schema Drift Detected" detail that name the topic (contract §6); the rest (versions,
+    severity, changes, impact) is lineage's finding, which schema-sync reads from the drift summary."""
+
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
+
+    registry_name: str = Field(alias="registryName", pattern=r"^[a-zA-Z0-9\-_$#.]{1,255}$")
+    topic: str = Field(pattern=r"^[a-zA-Z0-9\-_$#.]{1,255}$")
+    schema_arn: str | None = Field(default=None, alias="schemaArn")
+
+
+def _from_drift(detail: Any) -> SyncRequest:
+    """lineage-emission found drift and saved its summary: sync that one topic, so its asset shows it.
+
+    Why this ends (no event loop): the targeted sync revises the asset once, because the summary moved the
+    schema's source fingerprint and content hash, and announces "Topic Asset Changed" (revised). lineage
+    then finds the same schema version and the same drift fingerprint, so it saves nothing and announces
+    no drift. A repeated drift event (EventBridge delivers at least once) finds the content unchanged:
+    no revision, no "Topic Asset Changed", and the chain stops there.
+    """
+    try:
+        drift = _DriftDetail.model_validate(detail)
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        raise InvalidRequest(f"malformed {DRIFT_DETAIL_TYPE} detail: {where}: {first['msg']}") from error
+    ref = SchemaRef(drift.registry_name, drift.topic)
+    if drift.schema_arn is not None:
+        found = SCHEMA_ARN.fullmatch(drift.schema_arn)
+        if found is None or SchemaRef(found["registry"], found["schema"]) != ref:
+            raise InvalidRequest(
+                f"{DRIFT_DETAIL_TYPE} detail: schemaArn {drift.schema_arn!r} does not name registry "
+                f"{ref.registry_name!r} and topic {ref.schema_name!r}"
+            )
+    return SyncRequest(scope="schemas", schemas=(ref,), trigger="drift")
+
+
 RESUME_KEY = "resumeAfter"
 
 
@@ -181,6 +223,8 @@ def parse_sync_event(event: Any) -> SyncRequest:
             return SyncRequest(scope="full", trigger="schedule")
         if envelope.source == "aws.glue" and envelope.detail_type == "AWS API Call via CloudTrail":
             return _from_cloudtrail(event.get("detail") or {})
+        if envelope.source == DRIFT_SOURCE and envelope.detail_type == DRIFT_DETAIL_TYPE:
+            return _from_drift(event.get("detail"))
         raise InvalidRequest(
             f"unexpected EventBridge event: source {envelope.source!r}, detail-type {envelope.detail_type!r}"
         )
