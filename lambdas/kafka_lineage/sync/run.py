@@ -306,6 +306,7 @@ class SchemaSync:
     def run(self, request: SyncRequest, on_plan: Callable[[plan.SyncPlan], None] | None = None) -> SyncResult:
         """Run the request; `on_plan` receives each chunk's plan value (a dry run's whole plan is theirs)."""
         result = SyncResult(dry_run=request.dry_run, trigger=request.trigger)
+        self.drift_summaries, self.drift_error = {}, None
         started = time.monotonic()
         asset_type = self.adapters.catalog.asset_type(self.settings.asset_type_name)
         typed = time.monotonic()
