@@ -314,6 +314,25 @@ def table_v2(table: str, data_format: str = "AVRO", *, server: str = SERVER, dat
     return render(envelope(topic, (*TABLES[table], V2_COLUMNS[table])), data_format)
 
 
+def table_without(
+    table: str,
+    column: str,
+    data_format: str = "AVRO",
+    *,
+    after_v2: bool = False,
+    server: str = SERVER,
+    database: str = DATABASE,
+) -> str:
+    """A version of a table's value schema without `column` (the column was dropped: a breaking change);
+    `after_v2` starts from version 2's columns (table_v2)."""
+    topic = topic_for(table, server, database)
+    columns = (*TABLES[table], V2_COLUMNS[table]) if after_v2 else TABLES[table]
+    kept = tuple(c for c in columns if c.name != column)
+    if len(kept) == len(columns):
+        raise ValueError(f"table {table} has no column {column}")
+    return render(envelope(topic, kept), data_format)
+
+
 def table_key(
     table: str, data_format: str = "AVRO", *, server: str = SERVER, database: str = DATABASE
 ) -> str:

@@ -157,6 +157,7 @@ def main() -> int:
         show_columns(aws, "dbserver1.inventory.customers")
 
         lineage = _lineage(aws)
+        _drift(aws)
         say("IAM: each function's calls, authorised against its own role as synthesized from the stack")
         show_iam(aws)
         catalog = [dataclasses.asdict(asset) for asset in aws.datazone.assets(world.DOMAIN_ID)]
@@ -169,6 +170,34 @@ def _lineage(aws: LocalAws) -> str:
     """5. Emit lineage to the Iceberg tables and show it (terminal and an HTML page)."""
     say("5. Lineage: Kafka topic -> Glue/Iceberg table, posted as OpenLineage runs to DataZone")
     return str(lineage_view.demo(aws, world.DOMAIN_ID, world.MAPPING_PATH, OUT, Context()))
+
+
+def _drift(aws: LocalAws) -> None:
+    """6. A version that drops a column the lakehouse table is fed from: announced before it breaks."""
+    from lineage_emission.handler import handler
+
+    catcher = world.BusCatcher("kafka-lineage.lineage-emission", "Schema Drift Detected")
+    topic = "dbserver1.inventory.customers"
+    world.register("cdc", world.inventory_without("customers", "email"))
+    say(f"6. Debezium registered v3 of {topic} without `email`: schema drift")
+    sync(aws)
+    result = handler({}, Context())
+    for event in catcher.drain():
+        detail = event["detail"]
+        print(
+            f"EventBridge <- {event['detail-type']} ({event['source']}): {detail['topic']} "
+            f"v{detail['fromVersion']} -> v{detail['toVersion']}, severity {detail['severity']}"
+        )
+        rows = [[c["field"], c["change"], c["before"], c["after"]] for c in detail["changes"]]
+        print(table(rows, ["field", "change", "before", "after"]))
+        impacted = [[t["table"], ", ".join(t["columns"]), len(t["downstream"])] for t in detail["impacted"]]
+        print(table(impacted, ["impacted table", "columns", "downstream nodes"]))
+    print(
+        f"Lineage run: emitted {result['emitted']} (the v3 run carries a schemaDrift facet), "
+        f"drift announced {sum(1 for d in result['drift'] if d['announced'])}, failed {len(result['failed'])}"
+    )
+    again = handler({}, Context())
+    print(f"Lineage again: drift announced {len(again['drift'])}, caught {len(catcher.drain())} (once only)")
 
 
 if __name__ == "__main__":

@@ -69,6 +69,12 @@ def inventory_v2(table: str) -> SchemaSpec:
     return SchemaSpec(debezium.topic_for(table), FORMATS[table], debezium.table_v2(table, FORMATS[table]))
 
 
+def inventory_without(table: str, column: str) -> SchemaSpec:
+    """A version after inventory_v2 that drops `column` (a breaking change for the table it feeds)."""
+    definition = debezium.table_without(table, column, FORMATS[table], after_v2=True)
+    return SchemaSpec(debezium.topic_for(table), FORMATS[table], definition)
+
+
 def source_config(registry: str = "cdc", **extra: Any) -> dict[str, Any]:
     """A SOURCES entry (contract §2) for the local cluster."""
     return {"registryName": registry, "clusterArn": CLUSTER_ARN, **extra}
@@ -227,3 +233,33 @@ def run_handlers_as_deployed(aws: Any, patch: Callable[[Any, str, Any], None] = 
         module = importlib.import_module(module_name)
         original = getattr(module, attribute)
         patch(module, attribute, as_deployed(aws, function, getattr(original, "__wrapped__", original)))
+
+
+class BusCatcher:
+    """An EventBridge rule on the default bus that sends one source's events of one type to an SQS queue."""
+
+    def __init__(self, source: str, detail_type: str) -> None:
+        self.sqs = boto3.client("sqs", region_name=REGION)
+        events = boto3.client("events", region_name=REGION)
+        name = "catch-" + detail_type.lower().replace(" ", "-")
+        self.queue_url = self.sqs.create_queue(QueueName=name)["QueueUrl"]
+        queue_arn = self.sqs.get_queue_attributes(QueueUrl=self.queue_url, AttributeNames=["QueueArn"])[
+            "Attributes"
+        ]["QueueArn"]
+        events.put_rule(
+            Name=name, EventPattern=json.dumps({"source": [source], "detail-type": [detail_type]})
+        )
+        events.put_targets(Rule=name, Targets=[{"Id": "q", "Arn": queue_arn}])
+
+    def drain(self) -> list[dict[str, Any]]:
+        """The events caught since the last drain (whole events: source, detail-type, detail)."""
+        caught: list[dict[str, Any]] = []
+        while True:
+            messages = self.sqs.receive_message(QueueUrl=self.queue_url, MaxNumberOfMessages=10).get(
+                "Messages", []
+            )
+            if not messages:
+                return caught
+            for message in messages:
+                caught.append(json.loads(message["Body"]))
+                self.sqs.delete_message(QueueUrl=self.queue_url, ReceiptHandle=message["ReceiptHandle"])

@@ -143,6 +143,8 @@ class DeploymentContext(BaseModel):
     reserve_concurrency: bool = Field(default=True, alias="reserveConcurrency")
     alarm_email: str | None = Field(default=None, alias="alarmEmail")
     alarm_topic_arn: str | None = Field(default=None, alias="alarmTopicArn")
+    # Breaking "Schema Drift Detected" events to the alarm topic too (needs alarmEmail or alarmTopicArn).
+    notify_breaking_drift: bool = Field(default=False, alias="notifyBreakingDrift")
     create_cloud_trail: bool = Field(default=False, alias="createCloudTrail")
     cloud_trail_retention_days: Annotated[int, Field(ge=1, le=3650)] = Field(
         default=90, alias="cloudTrailRetentionDays"
@@ -312,6 +314,11 @@ def _check_cross_references(settings: Settings, deployment: DeploymentContext) -
         if (mapping.registry_name, mapping.topic) in seen:
             raise ConfigError(f"{key}: topic {mapping.topic!r} is mapped more than once")
         seen.add((mapping.registry_name, mapping.topic))
+    if deployment.notify_breaking_drift and not (deployment.alarm_email or deployment.alarm_topic_arn):
+        raise ConfigError(
+            f"cdk.json context {CONTEXT_KEY}.notifyBreakingDrift: needs an alarm topic to send to; "
+            "set alarmEmail or alarmTopicArn"
+        )
     margin = settings.tuning.deadline_margin_seconds
     for field, timeout in (
         ("schemaSyncTimeoutSeconds", deployment.schema_sync_timeout_seconds),

@@ -14,7 +14,8 @@ from aws_cdk import aws_sqs as sqs
 from aws_cdk import aws_ssm as ssm
 from constructs import Construct, IConstruct
 
-from kafka_lineage.mapping import DRIFT
+from kafka_lineage.aws.bus import DRIFT_SOURCE
+from kafka_lineage.drift import DETAIL_TYPE as DRIFT_DETAIL_TYPE
 from stacks.bundling import dependencies_layer
 from stacks.config import StackConfig
 from stacks.datazone_types import DataZoneTypes
@@ -156,6 +157,8 @@ class KafkaLineageStack(cdk.Stack):
             alarm_topic_arn=deployment.alarm_topic_arn,
         )
         self.monitoring.notify(self.schema_sync.errors_alarm, self.lineage.errors_alarm)
+        if deployment.notify_breaking_drift:
+            self.monitoring.send_breaking_drift(DRIFT_SOURCE, DRIFT_DETAIL_TYPE)
 
         self.trail: ManagementEventsTrail | None = None
         if deployment.create_cloud_trail:
@@ -225,7 +228,7 @@ class KafkaLineageStack(cdk.Stack):
             # SAR: kafka:GetBootstrapBrokers takes no resource type ("*" only). Needed only to derive
             # the default namespace of a source without an explicit one.
             fn.allow("MskBootstrapBrokers", ["kafka:GetBootstrapBrokers"], ["*"])
-        self._grant_mappings(fn, write_under="assets")
+        self._grant_mappings(fn, "assets")
         self._grant_lease(fn, holder=SCHEMA_SYNC_HOLDER)
         fn.allow(
             "PutAssetChangedEvents",
@@ -262,19 +265,18 @@ class KafkaLineageStack(cdk.Stack):
                     self.format_arn(service="glue", resource="table", resource_name=f"{database}/*")
                 )
             fn.allow("GlueCatalogRead", ["glue:GetTable", "glue:GetTables"], catalog_arns)
-        self._grant_mappings(fn, write_under="lineage")
-        # The last drift per topic (kafka_lineage.drift.summary), packed under drift/: lineage writes it,
-        # schema-sync reads it (MappingsRead covers the whole tree). SAR: GetParametersByPath takes
-        # `parameter`, matched against the path itself as well as below it.
-        fn.allow(
-            "DriftSummaries",
-            ["ssm:GetParametersByPath", "ssm:PutParameter", "ssm:DeleteParameter"],
-            [self._parameter_arn(f"/{DRIFT}"), self._parameter_arn(f"/{DRIFT}/*")],
-        )
+        # its emission state, and the last schema drift found per topic (schema-sync shows it on the asset)
+        self._grant_mappings(fn, "lineage", "drift")
         self._grant_lease(fn, holder=LINEAGE_HOLDER)
+        fn.allow(
+            "PutSchemaDriftEvents",
+            ["events:PutEvents"],
+            [self.format_arn(service="events", resource="event-bus", resource_name="default")],
+            {"StringEquals": {"events:source": [DRIFT_SOURCE]}},
+        )
         fn.allow_invoking_itself()
 
-    def _grant_mappings(self, fn: LineageFunction, write_under: str) -> None:
+    def _grant_mappings(self, fn: LineageFunction, *write_under: str) -> None:
         """Read the whole MAPPING_PATH tree; write only the function's own part of it (contract §5)."""
         fn.allow(
             "MappingsRead",
@@ -284,7 +286,7 @@ class KafkaLineageStack(cdk.Stack):
         fn.allow(
             "MappingsWrite",
             ["ssm:PutParameter", "ssm:DeleteParameter"],
-            [self._parameter_arn(f"/{write_under}/*")],
+            [self._parameter_arn(f"/{part}/*") for part in write_under],
         )
 
     def _grant_lease(self, fn: LineageFunction, holder: str) -> None:
@@ -391,9 +393,9 @@ class KafkaLineageStack(cdk.Stack):
     # --- cdk-nag: each acknowledgment on one resource, for one exact finding, with its reason ------------
     def _suppress_nag_findings(self) -> None:
         mapping_path = self.config.settings.mapping_path
-        for fn, own, holder in (
-            (self.schema_sync, "assets", SCHEMA_SYNC_HOLDER),
-            (self.lineage, "lineage", LINEAGE_HOLDER),
+        for fn, owned, holder in (
+            (self.schema_sync, ("assets",), SCHEMA_SYNC_HOLDER),
+            (self.lineage, ("lineage", "drift"), LINEAGE_HOLDER),
         ):
             policy = _default_policy(fn.role)
             _acknowledge(
@@ -405,13 +407,12 @@ class KafkaLineageStack(cdk.Stack):
             )
             wildcards = [
                 _arn("ssm", f"parameter{mapping_path}/*"),
-                _arn("ssm", f"parameter{mapping_path}/{own}/*"),
+                *(_arn("ssm", f"parameter{mapping_path}/{own}/*") for own in owned),
                 _arn("ssm", f"parameter{mapping_path}/{LEASE_PATH}/{holder}/*"),
             ]
             wildcards += [_arn("glue", f"schema/{name}/*") for name in self.config.registry_names]
             if fn is self.lineage:
                 wildcards += [_arn("glue", f"table/{db}/*") for db in self.config.databases]
-                wildcards.append(_arn("ssm", f"parameter{mapping_path}/{DRIFT}/*"))
             for resource in wildcards:
                 _acknowledge(
                     policy,

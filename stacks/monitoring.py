@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import aws_cdk as cdk
+import jsii
 from aws_cdk import aws_cloudwatch as cloudwatch
 from aws_cdk import aws_cloudwatch_actions as cloudwatch_actions
+from aws_cdk import aws_events as events
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_kms as kms
 from aws_cdk import aws_sns as sns
 from aws_cdk import aws_sns_subscriptions as subscriptions
 from aws_cdk import aws_sqs as sqs
+from aws_cdk.interfaces.aws_events import IRuleRef
 from constructs import Construct
 
 from kafka_lineage.observability import METRICS_NAMESPACE, SERVICE
@@ -19,6 +22,8 @@ from kafka_lineage.observability import METRICS_NAMESPACE, SERVICE
 # and EventsFailed (kafka_lineage/sync/run.py), lineage LineageFailed (kafka_lineage/lineage/run.py).
 METRICS_SERVICE = SERVICE
 FAILED_ITEM_METRICS = ("SchemasFailed", "EventsFailed", "LineageFailed")
+# Lineage counts the breaking schema drifts it announced (kafka_lineage/lineage/run.py).
+BREAKING_DRIFT_METRIC = "SchemaDriftBreaking"
 
 
 class Monitoring(Construct):
@@ -35,6 +40,7 @@ class Monitoring(Construct):
     ) -> None:
         super().__init__(scope, construct_id)
         self.topic: sns.ITopic | None = None
+        self.topic_key: kms.Key | None = None
         if alarm_topic_arn:
             self.topic = sns.Topic.from_topic_arn(self, "AlarmTopic", alarm_topic_arn)
         elif alarm_email:
@@ -59,6 +65,7 @@ class Monitoring(Construct):
             )
             topic.add_subscription(subscriptions.EmailSubscription(alarm_email))
             self.topic = topic
+            self.topic_key = key
 
         metrics = {
             f"m{index}": cloudwatch.Metric(
@@ -97,7 +104,57 @@ class Monitoring(Construct):
             comparison_operator=cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
             treat_missing_data=cloudwatch.TreatMissingData.NOT_BREACHING,
         )
-        self.alarms: list[cloudwatch.Alarm] = [self.failed_items_alarm, self.failure_queue_alarm]
+        self.breaking_drift_alarm = cloudwatch.Alarm(
+            self,
+            "BreakingSchemaDriftAlarm",
+            alarm_description=(
+                "A new schema version removes, retypes or renames a field that feeds a table column "
+                "(the Schema Drift Detected event and the lineage function's log name the tables)"
+            ),
+            metric=cloudwatch.Metric(
+                namespace=METRICS_NAMESPACE,
+                metric_name=BREAKING_DRIFT_METRIC,
+                dimensions_map={"service": METRICS_SERVICE},
+                statistic="Sum",
+                period=cdk.Duration.minutes(5),
+            ),
+            threshold=1,
+            evaluation_periods=1,
+            comparison_operator=cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+            treat_missing_data=cloudwatch.TreatMissingData.NOT_BREACHING,
+        )
+        self.alarms: list[cloudwatch.Alarm] = [
+            self.failed_items_alarm,
+            self.failure_queue_alarm,
+            self.breaking_drift_alarm,
+        ]
+
+    def send_breaking_drift(self, source: str, detail_type: str) -> events.Rule:
+        """Send each breaking "Schema Drift Detected" event itself (its detail) to the alarm topic.
+
+        The topic this stack creates gets the topic policy and key grant EventBridge needs; an existing topic
+        (`alarmTopicArn`) must allow events.amazonaws.com to publish (and to use its key) itself.
+        """
+        if self.topic is None:
+            raise ValueError("notifyBreakingDrift needs an alarm topic: set alarmEmail or alarmTopicArn")
+        if self.topic_key is not None:
+            self.topic_key.add_to_resource_policy(
+                iam.PolicyStatement(
+                    principals=[iam.ServicePrincipal("events.amazonaws.com")],
+                    actions=["kms:Decrypt", "kms:GenerateDataKey"],
+                    resources=["*"],  # a key policy's resource is always the key itself
+                )
+            )
+        rule = events.Rule(
+            self,
+            "BreakingSchemaDriftRule",
+            description="Breaking schema drift, as announced by the lineage function, to the alarm topic",
+            event_pattern=events.EventPattern(
+                source=[source], detail_type=[detail_type], detail={"severity": ["breaking"]}
+            ),
+        )
+        rule.add_target(_DetailToTopic(self.topic))
+        return rule
 
     def notify(self, *alarms: cloudwatch.Alarm) -> None:
         """Send every alarm (these and the functions') to the topic, when there is one."""
@@ -106,3 +163,29 @@ class Monitoring(Construct):
         action = cloudwatch_actions.SnsAction(self.topic)
         for alarm in (*self.alarms, *alarms):
             alarm.add_alarm_action(action)
+
+
+@jsii.implements(events.IRuleTarget)
+class _DetailToTopic:
+    """An SNS topic as a rule target that publishes the event's detail.
+
+    Written here rather than aws_events_targets.SnsTopic because that one grants EventBridge
+    `kms:GenerateDataKey*` on an encrypted topic's key; EventBridge needs only the two actions named in
+    `send_breaking_drift` (and the SAR check refuses wildcard actions).
+    """
+
+    def __init__(self, topic: sns.ITopic) -> None:
+        self.topic = topic
+
+    def bind(self, rule: IRuleRef, id: str | None = None) -> events.RuleTargetConfig:
+        self.topic.add_to_resource_policy(
+            iam.PolicyStatement(
+                principals=[iam.ServicePrincipal("events.amazonaws.com")],
+                actions=["sns:Publish"],
+                resources=[self.topic.topic_arn],
+                conditions={"ArnEquals": {"aws:SourceArn": rule.rule_ref.rule_arn}},
+            )
+        )
+        return events.RuleTargetConfig(
+            arn=self.topic.topic_arn, input=events.RuleTargetInput.from_event_path("$.detail")
+        )

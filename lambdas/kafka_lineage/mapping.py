@@ -42,6 +42,7 @@ class AssetRecord:
     schema_version_id: str = ""
     asset_revision: str = ""  # the DataZone revision last written: makes revision tokens unique
     source_fingerprint: str = ""  # hash of what GetSchema + ListSchemaVersions said (verify compares it)
+    previous_version: int = 0  # the version mirrored before `latest_version` (0: none): drift is between them
 
     @property
     def topic(self) -> str:
@@ -62,6 +63,7 @@ class AssetRecord:
             "i": self.schema_version_id,
             "ar": self.asset_revision,
             "sf": self.source_fingerprint,
+            **({"pv": self.previous_version} if self.previous_version else {}),
         }
 
     @classmethod
@@ -80,6 +82,7 @@ class AssetRecord:
             schema_version_id=str(entry.get("i", "")),
             asset_revision=str(entry.get("ar", "")),
             source_fingerprint=str(entry.get("sf", "")),
+            previous_version=int(entry.get("pv", 0)),
         )
 
     def as_dict(self) -> dict[str, Any]:

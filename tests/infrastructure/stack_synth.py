@@ -60,6 +60,7 @@ def full_context() -> dict[str, Any]:
     settings["schedules"] = {"sync": "rate(30 minutes)", "verify": "off", "lineage": "rate(1 hour)"}
     settings["reserveConcurrency"] = False
     settings["alarmEmail"] = "data-platform@example.com"
+    settings["notifyBreakingDrift"] = True
     settings["createCloudTrail"] = True
     settings["assetTypeRemovalPolicy"] = "destroy"
     settings["logRetentionDays"] = 90

@@ -84,11 +84,14 @@ def test_lineage_writes_the_drift_summaries_and_schema_sync_only_reads_them(synt
     sync_id, _ = _function(synth, SCHEMA_SYNC_HANDLER)
     lineage = _statements(synth, lineage_id)
     sync = _statements(synth, sync_id)
-    drift = lineage["DriftSummaries"]
-    assert set(drift["Action"]) == {"ssm:GetParametersByPath", "ssm:PutParameter", "ssm:DeleteParameter"}
-    assert _resources(drift) == [
-        _arn("ssm", "parameter/kafka-lineage/drift"),
-        _arn("ssm", "parameter/kafka-lineage/drift/*"),
+    # lineage writes below drift/ and reads the whole tree, the drift path itself included
+    writes = lineage["MappingsWrite"]
+    assert set(writes["Action"]) == {"ssm:PutParameter", "ssm:DeleteParameter"}
+    assert _arn("ssm", "parameter/kafka-lineage/drift/*") in _resources(writes)
+    assert lineage["MappingsRead"]["Action"] == "ssm:GetParametersByPath"
+    assert _resources(lineage["MappingsRead"]) == [
+        _arn("ssm", "parameter/kafka-lineage"),
+        _arn("ssm", "parameter/kafka-lineage/*"),
     ]
     # schema-sync reads the drift path (GetParametersByPath on the path itself) through the tree-wide read
     assert sync["MappingsRead"]["Action"] == "ssm:GetParametersByPath"

@@ -154,11 +154,40 @@ def test_alarms_notify_an_encrypted_topic_with_the_email_subscription(synth: Syn
     assert subscription["Properties"]["Protocol"] == "email"
     assert subscription["Properties"]["Endpoint"] == "data-platform@example.com"
     alarms = synth.resources("AWS::CloudWatch::Alarm").values()
-    assert len(alarms) == 4
+    assert len(alarms) == 5
     assert all(a["Properties"]["AlarmActions"] == [{"Ref": topic_id}] for a in alarms)
     # CloudWatch may use the key (it could not use the AWS-managed SNS key)
     key_policy = synth.resources("AWS::KMS::Key")[key_id]["Properties"]["KeyPolicy"]["Statement"]
     assert any(s.get("Principal") == {"Service": "cloudwatch.amazonaws.com"} for s in key_policy)
+
+
+def test_breaking_schema_drift_goes_to_the_alarm_topic_as_the_events_detail(synth: Synthesized):
+    # Given the stack with notifyBreakingDrift and an alarm e-mail
+    (topic_id,) = synth.resources("AWS::SNS::Topic")
+    (key_id,) = synth.resources("AWS::KMS::Key")
+    # Then one rule matches the lineage function's breaking drift events and sends their detail to the topic
+    (rule,) = [
+        r["Properties"]
+        for r in synth.resources("AWS::Events::Rule").values()
+        if r["Properties"].get("EventPattern", {}).get("detail-type") == ["Schema Drift Detected"]
+        # (every drift event also goes to schema-sync: tests/infrastructure/test_drift_trigger.py)
+        and "detail" in r["Properties"]["EventPattern"]
+    ]
+    assert rule["EventPattern"] == {
+        "source": ["kafka-lineage.lineage-emission"],
+        "detail-type": ["Schema Drift Detected"],
+        "detail": {"severity": ["breaking"]},
+    }
+    (target,) = rule["Targets"]
+    assert target["Arn"] == {"Ref": topic_id}
+    assert target["InputPath"] == "$.detail"
+    assert "RoleArn" not in target
+    # And EventBridge may publish to the topic and use its key
+    (policy,) = synth.resources("AWS::SNS::TopicPolicy").values()
+    statements = policy["Properties"]["PolicyDocument"]["Statement"]
+    assert any(s.get("Principal") == {"Service": "events.amazonaws.com"} for s in statements)
+    key_policy = synth.resources("AWS::KMS::Key")[key_id]["Properties"]["KeyPolicy"]["Statement"]
+    assert any(s.get("Principal") == {"Service": "events.amazonaws.com"} for s in key_policy)
 
 
 def test_the_optional_trail_records_write_management_events_into_a_private_bucket(synth: Synthesized):

@@ -79,6 +79,7 @@ def test_a_json_string_from_cdk_c_is_accepted():
         (settings_with(schedules={"verify": "cron(0 3 * *)"}), "kafkaLineage.schedules.verify"),
         (settings_with(logRetentionDays=10), "kafkaLineage.logRetentionDays"),
         (settings_with(alarmEmail="ops"), "kafkaLineage.alarmEmail"),
+        (settings_with(notifyBreakingDrift=True), "kafkaLineage.notifyBreakingDrift"),
         (settings_with(alarmTopicArn="arn:aws:sqs:eu-west-1:111122223333:q"), "kafkaLineage.alarmTopicArn"),
         (settings_with(assetTypeRemovalPolicy="snapshot"), "kafkaLineage.assetTypeRemovalPolicy"),
         (settings_with(extraDatabases=["no spaces"]), "kafkaLineage.extraDatabases"),

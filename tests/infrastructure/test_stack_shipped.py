@@ -312,7 +312,14 @@ def test_lineage_permissions_are_explicit_and_scoped(synth: Synthesized):
         _arn("glue", "database/lakehouse"),
         _arn("glue", "table/lakehouse/*"),
     ]
-    assert _resources(statements["MappingsWrite"]) == [_arn("ssm", "parameter/kafka-lineage/lineage/*")]
+    assert _resources(statements["MappingsWrite"]) == [
+        _arn("ssm", "parameter/kafka-lineage/lineage/*"),
+        _arn("ssm", "parameter/kafka-lineage/drift/*"),
+    ]
+    # Schema drift announcements: the default bus, under the lineage function's own source only
+    assert statements["PutSchemaDriftEvents"]["Condition"] == {
+        "StringEquals": {"events:source": ["kafka-lineage.lineage-emission"]}
+    }
     path = lease_path("/kafka-lineage", "lineage-emission")
     assert _resources(statements["StateLease"]) == [
         _arn("ssm", f"parameter{path}"),
@@ -397,7 +404,10 @@ def test_nothing_triggers_before_the_asset_type_and_memberships_exist(synth: Syn
 
 def test_alarms_watch_errors_failed_items_and_the_failure_queue(synth: Synthesized):
     alarms = list(synth.resources("AWS::CloudWatch::Alarm").values())
-    assert len(alarms) == 4
+    assert len(alarms) == 5
+    (breaking,) = [a for a in alarms if a["Properties"].get("MetricName") == "SchemaDriftBreaking"]
+    assert breaking["Properties"]["Threshold"] == 1
+    assert breaking["Properties"]["Dimensions"] == [{"Name": "service", "Value": "kafka-lineage"}]
     errors = [a for a in alarms if a["Properties"].get("MetricName") == "Errors"]
     assert len(errors) == 2
     failed_items = [a for a in alarms if "Metrics" in a["Properties"]]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 SOURCE = "kafka-lineage.schema-sync"
@@ -41,3 +41,34 @@ class TopicEvents:
                     if entry.get("ErrorCode")
                 )
         return rejected
+
+
+class EventRejected(RuntimeError):
+    """PutEvents answered, but did not accept the entry."""
+
+
+class DriftEvents:
+    """Puts one "Schema Drift Detected" event per drift on the bus (source DRIFT_SOURCE)."""
+
+    def __init__(self, events: Any, detail_type: str, bus_name: str = "default") -> None:
+        self.events = events
+        self.detail_type = detail_type
+        self.bus_name = bus_name
+
+    def announce(self, detail: Mapping[str, Any]) -> None:
+        answer = self.events.put_events(
+            Entries=[
+                {
+                    "Source": DRIFT_SOURCE,
+                    "DetailType": self.detail_type,
+                    # The drift detail is sized as compact JSON without ASCII escapes (drift.drift_detail).
+                    "Detail": json.dumps(detail, separators=(",", ":"), ensure_ascii=False),
+                    "EventBusName": self.bus_name,
+                }
+            ]
+        )
+        if answer.get("FailedEntryCount"):
+            entry = (answer.get("Entries") or [{}])[0]
+            raise EventRejected(
+                f"PutEvents refused the drift event: {entry.get('ErrorCode')}: {entry.get('ErrorMessage')}"
+            )

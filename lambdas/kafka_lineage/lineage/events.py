@@ -45,9 +45,10 @@ import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
+from typing import Any, cast
 
 from openlineage.client.event_v2 import InputDataset, Job, OutputDataset, Run, RunEvent, RunState
-from openlineage.client.generated.base import DatasetFacet
+from openlineage.client.generated.base import DatasetFacet, RunFacet
 from openlineage.client.generated.column_lineage_dataset import (
     ColumnLineageDatasetFacet,
     Fields,
@@ -70,6 +71,17 @@ PRODUCER = "urn:kafka-lineage:lineage-emission"
 RUN_ID_NAMESPACE = uuid.UUID("5d0f8c3e-7a4b-4f0e-9d51-2b8f3c6a9e17")
 # COMPLETE follows START by this much so that every reader orders the two the same way.
 COMPLETE_AFTER = timedelta(milliseconds=1)
+# The run facet a new schema version's run carries (JSON Schema: docs/facets/SchemaDriftRunFacet.json).
+SCHEMA_DRIFT_FACET = "schemaDrift"
+SCHEMA_DRIFT_FACET_URL = "urn:kafka-lineage:facets:SchemaDriftRunFacet:1#/$defs/SchemaDriftRunFacet"
+
+
+class SchemaDriftRunFacet(RunFacet):
+    """The schema drift of the run's topic version (fields added with `with_additional_properties`)."""
+
+    @staticmethod
+    def _get_schema() -> str:
+        return SCHEMA_DRIFT_FACET_URL
 
 
 def job_name(table: TableRef) -> str:
@@ -100,6 +112,10 @@ class RunContent:
     job_namespace: str
     origin: str  # operator | stack | rule
     mapping_parameter: str = ""
+    previous_version: int = 0  # the version mirrored before `schema_version`: the run's drift is from it
+    # The `schemaDrift` facet's fields (lineage.drift_check.drift_facet). A function of the two versions, so
+    # left out of the fingerprint, which has `previous_version`.
+    drift: Mapping[str, Any] | None = field(default=None, compare=False)
 
     @property
     def job_name(self) -> str:
@@ -125,6 +141,7 @@ class RunContent:
                 self.schema_version_id,
                 self.schema_created,
                 self.data_format,
+                *([self.previous_version] if self.previous_version else []),
             ],
             "table": [self.table.namespace, self.table.ref.name],
             "columns": [[c.name, c.type, c.comment] for c in self.table.columns],
@@ -440,7 +457,7 @@ def _event(
         eventType=RunState(event_type),
         eventTime=format_time(event_time),
         producer=PRODUCER,
-        run=Run(runId=run_id, facets={}),
+        run=Run(runId=run_id, facets=_run_facets(content)),
         job=Job(
             namespace=content.job_namespace,
             name=content.job_name,
@@ -455,6 +472,13 @@ def _event(
             OutputDataset(namespace=content.table.namespace, name=content.table.ref.name, facets=table_facets)
         ],
     )
+
+
+def _run_facets(content: RunContent) -> dict[str, RunFacet]:
+    if not content.drift:
+        return {}
+    facet = SchemaDriftRunFacet(producer=PRODUCER).with_additional_properties(**content.drift)
+    return {SCHEMA_DRIFT_FACET: cast(RunFacet, facet)}  # the same class, with the fields added
 
 
 class _SizeModel:

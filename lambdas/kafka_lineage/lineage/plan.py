@@ -169,6 +169,7 @@ def content_for(target: Target, table: GlueTable) -> RunContent:
         job_namespace=target.source.job_namespace,
         origin=target.origin,
         mapping_parameter=target.mapping.parameter if target.mapping else "",
+        previous_version=record.previous_version,
     )
 
 

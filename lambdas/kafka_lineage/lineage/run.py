@@ -22,11 +22,12 @@ from __future__ import annotations
 import threading
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from aws_lambda_powertools.metrics import MetricUnit
 
+from kafka_lineage.aws.bus import DriftEvents
 from kafka_lineage.aws.clients import RateLimiter, client
 from kafka_lineage.aws.lease import LeaseLost
 from kafka_lineage.aws.lineage_api import LineageApi
@@ -34,12 +35,30 @@ from kafka_lineage.aws.packed_store import PackedStore
 from kafka_lineage.aws.table_mappings import TableMappings
 from kafka_lineage.aws.tables import GlueTables, SchemaVersions, TableReads
 from kafka_lineage.config import Settings
+from kafka_lineage.drift import DETAIL_TYPE as DRIFT_DETAIL_TYPE
+from kafka_lineage.drift import DownstreamWalker, DriftSummary
 from kafka_lineage.lineage.apply import Applier, EventStore, ParsedFields, TopicOutcome, VersionReader
+from kafka_lineage.lineage.drift_check import (
+    Announcer,
+    DriftCheck,
+    DriftRound,
+    load_summaries,
+    pending,
+    tables_fed,
+)
 from kafka_lineage.lineage.events import TopicField
-from kafka_lineage.lineage.model import LoadedStates, load_states
-from kafka_lineage.lineage.plan import Action, EmitScope, LineagePlan, make_plan, select, tables_needed
+from kafka_lineage.lineage.model import GlueTable, LoadedStates, TableRef, TopicKey, load_states
+from kafka_lineage.lineage.plan import (
+    Action,
+    Emit,
+    EmitScope,
+    LineagePlan,
+    make_plan,
+    select,
+    tables_needed,
+)
 from kafka_lineage.lineage.resolve import MappingParameter, Resolution, parse_mappings, resolve
-from kafka_lineage.mapping import LINEAGE, TABLE_MAPPINGS, AssetMapping, AssetRecord, subpath
+from kafka_lineage.mapping import DRIFT, LINEAGE, TABLE_MAPPINGS, AssetMapping, AssetRecord, subpath
 from kafka_lineage.observability import logger, metrics, tracer
 from kafka_lineage.schemas import parse_definition, row_fields
 
@@ -64,6 +83,10 @@ class LineageWorld:
     versions: VersionReader
     events: EventStore
     state: PackedStore
+    # Schema drift: the summaries of pairs checked, where drift is announced, what lies downstream of a table.
+    drift_store: PackedStore | None = None
+    announcer: Announcer | None = None
+    walker: DownstreamWalker | None = None
 
     @classmethod
     def connect(cls, settings: Settings, account: str = "") -> LineageWorld:
@@ -80,6 +103,10 @@ class LineageWorld:
             state=PackedStore(
                 ssm, subpath(settings.mapping_path, LINEAGE), write_limiter=RateLimiter(tuning.ssm_write_rps)
             ),
+            drift_store=PackedStore(
+                ssm, subpath(settings.mapping_path, DRIFT), write_limiter=RateLimiter(tuning.ssm_write_rps)
+            ),
+            announcer=DriftEvents(client("events"), DRIFT_DETAIL_TYPE),
         )
 
 
@@ -119,6 +146,9 @@ class EmitResult:
     retracted: Sample = field(default_factory=Sample)
     retracting: Sample = field(default_factory=Sample)
     emissions: Sample = field(default_factory=Sample)
+    drift: Sample = field(default_factory=Sample)
+    drift_announced: int = 0
+    drift_breaking: int = 0
     degraded: int = 0
     largest_event_bytes: int = 0
     remaining: int = 0  # actions not started: the deadline came first
@@ -139,6 +169,7 @@ class EmitResult:
             "retracted": self.retracted,
             "retracting": self.retracting,
             "emissions": self.emissions,
+            "drift": self.drift,
         }
         result: dict[str, Any] = {
             "dryRun": self.dry_run,
@@ -191,9 +222,15 @@ def emit_lineage(
     resolution = resolve(records.values(), settings, mappings, invalid)
     reads = TableReads()
     registries = [source.registry_name for source in settings.sources]
+    by_key = {TopicKey(r.registry_name, r.schema_name): r for r in records.values()}
+    summaries: dict[str, DriftSummary] = {}
 
     def prepare() -> tuple[LoadedStates, LineagePlan | None]:
         loaded = load_states(world.state.load())
+        # Only a mirrored version change gives drift to check: until then, no read of the drift store.
+        if world.drift_store is not None and any(r.previous_version for r in records.values()):
+            summaries.clear()
+            summaries.update(load_summaries(world.drift_store.load())[0])
         selection = select(scope, records, loaded.states, registries)
         needed = tables_needed(selection, resolution) - set(reads.tables)
         needed = {ref for ref in needed if ref.database not in reads.errors}
@@ -220,7 +257,8 @@ def emit_lineage(
         return loaded, plan
 
     loaded, planned = prepare()
-    if planned is not None and planned.actions and acquire is not None and not scope.dry_run:
+    has_work = planned is not None and (planned.actions or _drift_keys(planned, by_key, summaries))
+    if has_work and acquire is not None and not scope.dry_run:
         acquire()
         loaded, planned = prepare()  # under the lease: the state as the last writer left it
     if planned is None:
@@ -239,15 +277,24 @@ def emit_lineage(
     for arn in world.assets.unreadable:
         result.fail({"schemaArn": arn, "error": "its asset mapping entry is unreadable"})
     _report_resolution(plan, resolution)
+    drift = _check_drift(
+        plan, by_key, summaries, resolution, reads.tables, world, settings, scope.dry_run, ending
+    )
+    _collect_drift(drift, result)
     if scope.dry_run:
-        result.planned = plan.describe()
+        result.planned = plan.describe() + [{"action": "drift", **f.report()} for f in drift.findings]
         result.emitted = sum(1 for a in result.planned if a["action"] == "emit")
         # Planned counts must not feed the alarms: a dry run only counts itself.
         metrics.add_metric(name="LineageDryRuns", unit=MetricUnit.Count, value=1)
         return result
 
+    _save_drift(drift, world, lease, result)
+    facets = drift.facets()
     group_bits = world.state.group_bits
-    actions = sorted(plan.actions, key=lambda a: (PackedStore.group_of(a.key.key, group_bits), a.key))
+    actions = sorted(
+        (_with_drift(action, facets) for action in plan.actions),
+        key=lambda a: (PackedStore.group_of(a.key.key, group_bits), a.key),
+    )
     checkpoints = _Checkpoints(world.state, loaded, actions, lease, settings.tuning.ssm_write_rps, result)
     applier = Applier(
         world.events,
@@ -281,6 +328,84 @@ def emit_lineage(
         )
     _publish_metrics(result)
     return result
+
+
+def _drift_keys(
+    plan: LineagePlan, records: dict[TopicKey, AssetRecord], summaries: dict[str, DriftSummary]
+) -> list[TopicKey]:
+    """Topics whose drift to check: a pair of versions not checked yet, and every run about to be posted
+    for a version that has a previous one (the run carries the drift facet, so its body is the same
+    whichever run posts it)."""
+    mapped = [*plan.unchanged, *(a.key for a in plan.actions if isinstance(a, Emit))]
+    keys = set(pending(mapped, records, summaries))
+    for action in plan.actions:
+        if isinstance(action, Emit) and action.reason != "cleanup" and action.content.previous_version:
+            keys.add(action.key)
+    return sorted(keys)
+
+
+def _check_drift(
+    plan: LineagePlan,
+    records: dict[TopicKey, AssetRecord],
+    summaries: dict[str, DriftSummary],
+    resolution: Resolution,
+    tables: dict[TableRef, GlueTable | None],
+    world: LineageWorld,
+    settings: Settings,
+    dry_run: bool,
+    ending: Callable[[], bool],
+) -> DriftRound:
+    keys = _drift_keys(plan, records, summaries)
+    if not keys or world.drift_store is None:
+        return DriftRound()
+    check = DriftCheck(
+        world.versions,
+        world.announcer,
+        world.walker,
+        summaries,
+        dry_run=dry_run,
+        concurrency=settings.tuning.max_concurrency,
+    )
+
+    def tables_of(key: TopicKey) -> list[GlueTable]:
+        target = resolution.targets.get(key)
+        return tables_fed([target.table] if target else [], tables)
+
+    return check.run(keys, records, tables_of, stop=ending)
+
+
+def _collect_drift(drift: DriftRound, result: EmitResult) -> None:
+    for finding in drift.findings:
+        if finding.detail is not None or finding.changed:
+            result.drift.add(finding.report())
+        if finding.detail is not None and not result.dry_run:
+            result.drift_announced += 1
+            result.drift_breaking += finding.summary.severity == "breaking"
+    for key, error in drift.failures:
+        result.fail({**key.as_dict(), "error": error})
+
+
+def _save_drift(drift: DriftRound, world: LineageWorld, lease: Lease | None, result: EmitResult) -> None:
+    """Record the pairs checked (after their events went out): each drift is announced once."""
+    changes = drift.summaries()
+    if not changes or world.drift_store is None:
+        return
+    try:
+        if lease is not None:
+            lease.ensure_held()
+        result.state_writes += world.drift_store.save(changes)
+    except LeaseLost as error:
+        logger.error("lineage state lease lost before saving drift summaries", extra={"error": str(error)})
+        result.lease_lost = True
+    except Exception as error:
+        logger.exception("saving the drift summaries failed: the drift is checked (and announced) again")
+        result.fail({"error": f"saving the drift summaries failed: {error}"})
+
+
+def _with_drift(action: Action, facets: dict[TopicKey, dict[str, Any]]) -> Action:
+    if isinstance(action, Emit) and action.key in facets:
+        return replace(action, content=replace(action.content, drift=facets[action.key]))
+    return action
 
 
 class _Checkpoints:
@@ -438,6 +563,8 @@ def _publish_metrics(result: EmitResult) -> None:
         "LineageRetracted": result.retracted.count,
         "LineageDeferred": result.remaining,
         "LineageDegradedRuns": result.degraded,
+        "SchemaDriftDetected": result.drift_announced,
+        "SchemaDriftBreaking": result.drift_breaking,
     }
     for name, value in counts.items():
         metrics.add_metric(name=name, unit=MetricUnit.Count, value=value)

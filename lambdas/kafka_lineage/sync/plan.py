@@ -397,6 +397,7 @@ def decide(
             raise ValueError("a schema without a mapping record must be inspected in full")
         refreshed = refreshed_record(record, details, candidate.listed, record.source_fingerprint)
         return None if refreshed == record else Touch(*where, record=record, new_record=refreshed)
+    created_time = candidate.listed.created_time if candidate.listed else details.created_time
     new_record = AssetRecord(
         registry_name=details.registry_name,
         schema_name=details.schema_name,
@@ -406,11 +407,12 @@ def decide(
         data_format=details.data_format,
         namespace=namespace,
         updated_time=candidate.listed.updated_time if candidate.listed else details.updated_time,
-        created_time=candidate.listed.created_time if candidate.listed else details.created_time,
+        created_time=created_time,
         content_hash=desired.content_hash,
         schema_version_id=desired.schema_version_id,
         asset_revision=record.asset_revision if record else "",
         source_fingerprint=desired.source_fingerprint,
+        previous_version=previous_version(record, desired.latest_version, created_time),
     )
     if record is None:
         return Create(*where, new_record=new_record, desired=desired)
@@ -419,6 +421,18 @@ def decide(
     if new_record == record:
         return None
     return Touch(*where, record=record, new_record=new_record)
+
+
+def previous_version(record: AssetRecord | None, latest_version: int, created_time: str) -> int:
+    """The version the record mirrored before its current one (lineage diffs the two for schema drift).
+
+    It moves on only when the latest version does; a schema deleted and created again under the same ARN
+    starts over (its versions are not the old schema's)."""
+    if record is None or (record.created_time and created_time and record.created_time != created_time):
+        return 0
+    if record.latest_version != latest_version:
+        return record.latest_version
+    return record.previous_version
 
 
 def gone(candidate: Candidate) -> Delete | None:

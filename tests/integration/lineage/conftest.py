@@ -12,6 +12,7 @@ import pytest
 from botocore.exceptions import ClientError
 
 from kafka_lineage.mapping import AssetMapping, AssetRecord
+from local import world
 from local.standins import LocalAws
 from tests.fixtures import CLUSTER_ARN, DOMAIN_ID, PROJECT_ID
 from tests.unit.lineage.openlineage_rules import assert_valid
@@ -98,6 +99,7 @@ class Lakehouse:
             )
             version, version_id = int(answer["VersionNumber"]), answer["SchemaVersionId"]
         arn = f"arn:aws:glue:{REGION}:{ACCOUNT}:schema/{registry}/{topic}"
+        before = self.records.get(arn)
         record = AssetRecord(
             registry_name=registry,
             schema_name=topic,
@@ -110,6 +112,8 @@ class Lakehouse:
             created_time="2025-03-01T08:00:00+00:00",
             content_hash="0" * 16,
             schema_version_id=version_id,
+            # as schema-sync records it: the version mirrored before this one
+            previous_version=before.latest_version if before else 0,
         )
         self.records[arn] = record
         self._save_mapping({arn: record})
@@ -159,6 +163,10 @@ class Lakehouse:
         name = f"{MAPPING_PATH}/table-mappings/{relative}"
         self.ssm.put_parameter(Name=name, Value=json.dumps(value), Type="String", Overwrite=True)
         return name
+
+    def catch_drift(self) -> world.BusCatcher:
+        """Catch the lineage function's "Schema Drift Detected" events from the default bus."""
+        return world.BusCatcher("kafka-lineage.lineage-emission", "Schema Drift Detected")
 
     # -- running ---------------------------------------------------------------------------------------
 

@@ -1,0 +1,229 @@
+"""Schema drift in the lineage run: which topics moved to a new schema version, and what that breaks.
+
+A topic has drift to check when its asset record names the version it mirrored before the current one
+(`AssetRecord.previous_version`, set by schema-sync when the latest version moves) and the drift store
+(`{MAPPING_PATH}/drift`, one `DriftSummary` per topic) has not recorded that pair of versions yet. Checking
+costs two GetSchemaVersion calls (the old and the new definition), the pure diff and impact of
+`kafka_lineage.drift`, and the DataZone walk downstream of each impacted table.
+
+Announced once: a drift whose changes feed a table column is put on the default bus as "Schema Drift
+Detected" (detail: `drift.drift_detail`), then its summary is saved. The summary of every checked pair is
+saved, impact or none, so a pair is checked once; a pair whose fingerprint is already recorded is never
+announced again. A crash between the put and the save announces that drift once more on the next run: the
+event is delivered at least once (EventBridge has no de-duplication to lean on), and consumers can
+de-duplicate on `schemaArn` + `fromVersion` + `toVersion`. A check that fails (a version unreadable, the
+put refused) saves nothing for the topic: the next run checks it again.
+
+The new version's lineage run carries the same changes in a run facet (`schemaDrift`, see `drift_facet`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Protocol
+
+from kafka_lineage.drift import (
+    DownstreamWalker,
+    DriftImpact,
+    DriftSubject,
+    DriftSummary,
+    FieldDiff,
+    assess_impact,
+    diff_fields,
+    drift_detail,
+    drift_fingerprint,
+    summarize,
+)
+from kafka_lineage.lineage.events import format_time
+from kafka_lineage.lineage.model import GlueTable, TableRef, TopicKey
+from kafka_lineage.mapping import AssetRecord
+from kafka_lineage.observability import logger
+
+# The run facet lists at most this many changes (worst first); `truncated` counts the rest. The facet rides
+# in every event of the run, which DataZone caps at 300,000 bytes.
+MAX_FACET_CHANGES = 100
+
+
+class DefinitionReader(Protocol):
+    def read(self, schema_arn: str, version_number: int) -> Any: ...  # .definition, .data_format
+
+
+class Announcer(Protocol):
+    def announce(self, detail: Mapping[str, Any]) -> None: ...  # raises when the event was not accepted
+
+
+@dataclass(frozen=True)
+class DriftFinding:
+    """One checked pair of versions: the summary to save, and the event detail if it was announced."""
+
+    key: TopicKey
+    subject: DriftSubject
+    impact: DriftImpact
+    summary: DriftSummary
+    detail: dict[str, Any] | None  # announced (or, in a dry run, would be)
+    changed: bool = True  # the summary differs from the saved one
+
+    def report(self) -> dict[str, Any]:
+        found: dict[str, Any] = {
+            **self.key.as_dict(),
+            "fromVersion": self.subject.from_version,
+            "toVersion": self.subject.to_version,
+            "severity": self.summary.severity,
+            "changes": len(self.impact.changes),
+            "impactedTables": [table.table for table in self.impact.impacted],
+            "announced": self.detail is not None,
+        }
+        if self.impact.warnings or self.impact.diff.warnings:
+            found["warnings"] = [*self.impact.diff.warnings, *self.impact.warnings]
+        return found
+
+
+@dataclass
+class DriftRound:
+    findings: list[DriftFinding] = field(default_factory=list)
+    failures: list[tuple[TopicKey, str]] = field(default_factory=list)
+    deferred: int = 0
+
+    def summaries(self) -> dict[str, dict[str, Any] | None]:
+        """The drift store's changes: the summary of each pair checked for the first time."""
+        return {f.key.key: f.summary.to_entry() for f in self.findings if f.changed}
+
+    def facets(self) -> dict[TopicKey, dict[str, Any]]:
+        return {finding.key: drift_facet(finding) for finding in self.findings if finding.impact.changes}
+
+
+def load_summaries(entries: Mapping[str, Mapping[str, Any]]) -> tuple[dict[str, DriftSummary], list[str]]:
+    """The drift store's entries by topic key; unreadable ones are listed (and checked again)."""
+    summaries: dict[str, DriftSummary] = {}
+    unreadable: list[str] = []
+    for key, entry in entries.items():
+        try:
+            summaries[key] = DriftSummary.from_entry(entry)
+        except (KeyError, TypeError, ValueError):
+            unreadable.append(key)
+    return summaries, unreadable
+
+
+def pending(
+    keys: Iterable[TopicKey],
+    records: Mapping[TopicKey, AssetRecord],
+    summaries: Mapping[str, DriftSummary],
+) -> list[TopicKey]:
+    """The topics among `keys` with a pair of versions not checked yet."""
+    found = []
+    for key in keys:
+        record = records.get(key)
+        if record is None or not record.previous_version or record.previous_version == record.latest_version:
+            continue
+        known = summaries.get(key.key)
+        if known is None or (known.from_version, known.to_version) != (
+            record.previous_version,
+            record.latest_version,
+        ):
+            found.append(key)
+    return found
+
+
+class DriftCheck:
+    def __init__(
+        self,
+        versions: DefinitionReader,
+        announcer: Announcer | None,
+        walker: DownstreamWalker | None,
+        summaries: Mapping[str, DriftSummary],
+        *,
+        dry_run: bool = False,
+        concurrency: int = 4,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+    ) -> None:
+        self.versions, self.announcer, self.walker = versions, announcer, walker
+        self.summaries = summaries
+        self.dry_run = dry_run
+        self.concurrency = max(1, concurrency)
+        self.clock = clock
+
+    def run(
+        self,
+        keys: Sequence[TopicKey],
+        records: Mapping[TopicKey, AssetRecord],
+        tables_of: Callable[[TopicKey], Sequence[GlueTable]],
+        stop: Callable[[], bool] = lambda: False,
+    ) -> DriftRound:
+        """Check each topic (several at a time); once `stop()` says so, the rest wait for the next run."""
+        result = DriftRound()
+
+        def one(key: TopicKey) -> DriftFinding | str | None:
+            if stop():
+                return None
+            try:
+                return self._check(key, records[key], tables_of(key))
+            except Exception as error:  # one topic's failure never stops the others
+                logger.exception("schema drift check failed", extra={"topic": key.key})
+                return f"schema drift check failed: {type(error).__name__}: {error}"
+
+        with ThreadPoolExecutor(max_workers=min(self.concurrency, max(1, len(keys)))) as pool:
+            for key, outcome in zip(keys, pool.map(one, keys), strict=True):
+                if outcome is None:
+                    result.deferred += 1
+                elif isinstance(outcome, str):
+                    result.failures.append((key, outcome))
+                else:
+                    result.findings.append(outcome)
+        return result
+
+    def _check(self, key: TopicKey, record: AssetRecord, tables: Sequence[GlueTable]) -> DriftFinding:
+        old = self.versions.read(record.schema_arn, record.previous_version)
+        new = self.versions.read(record.schema_arn, record.latest_version)
+        data_format = new.data_format or record.data_format
+        diff: FieldDiff = diff_fields(data_format, old.definition, new.definition)
+        impact = assess_impact(diff, tables, self.walker)
+        subject = DriftSubject(
+            key.registry_name, key.topic, record.schema_arn, record.previous_version, record.latest_version
+        )
+        fingerprint = drift_fingerprint(subject, impact)
+        summary = summarize(subject, impact, fingerprint, format_time(self.clock()))
+        known = self.summaries.get(key.key)
+        detail = None
+        if impact.feeds_columns and (known is None or known.fingerprint != fingerprint):
+            detail = drift_detail(subject, impact)
+            if not self.dry_run and self.announcer is not None:
+                self.announcer.announce(detail)
+                logger.warning(
+                    "schema drift announced",
+                    extra={**key.as_dict(), "severity": summary.severity, "tables": summary.impacted_tables},
+                )
+        if known is not None and (known.fingerprint, known.from_version, known.to_version) == (
+            fingerprint,
+            subject.from_version,
+            subject.to_version,
+        ):
+            summary = known  # checked before (a re-emitted run): the saved summary stays as it is
+        return DriftFinding(key, subject, impact, summary, detail, changed=summary is not known)
+
+
+def drift_facet(finding: DriftFinding) -> dict[str, Any]:
+    """The `schemaDrift` run facet's fields: the versions, the severity, and the changes (worst first)."""
+    ordered = sorted(
+        finding.impact.changes, key=lambda assessed: ("breaking", "warning", "info").index(assessed.severity)
+    )
+    changes = [{**assessed.change.as_dict(), "severity": assessed.severity} for assessed in ordered]
+    facet: dict[str, Any] = {
+        "schemaArn": finding.subject.schema_arn,
+        "fromVersion": finding.subject.from_version,
+        "toVersion": finding.subject.to_version,
+        "severity": finding.summary.severity,
+        "changes": changes[:MAX_FACET_CHANGES],
+        "impactedTables": [table.table for table in finding.impact.impacted],
+    }
+    if len(changes) > MAX_FACET_CHANGES:
+        facet["truncated"] = len(changes) - MAX_FACET_CHANGES
+    return facet
+
+
+def tables_fed(refs: Iterable[TableRef], tables: Mapping[TableRef, GlueTable | None]) -> list[GlueTable]:
+    """The Glue tables (as read) a topic feeds through its edges; a table not read is left out."""
+    found = [tables.get(ref) for ref in dict.fromkeys(refs)]
+    return [table for table in found if table is not None]
