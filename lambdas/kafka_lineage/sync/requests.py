@@ -65,6 +65,9 @@ class SyncRequest:
     notes: tuple[str, ...] = field(default=())
     # A follow-up invocation of the same run: the (hash group, key) of the last item the earlier one finished.
     resume_after: tuple[str, str] | None = None
+    # A drift event's topic and version: lineage saves the summary right after announcing it, so the run
+    # waits a little for that summary to be readable (sync.run.DRIFT_WAIT_SECONDS).
+    expected_drift: tuple[tuple[SchemaRef, int], ...] = ()
 
 
 class _Flags(BaseModel):
@@ -157,6 +160,7 @@ class _DriftDetail(BaseModel):
     registry_name: str = Field(alias="registryName", pattern=r"^[a-zA-Z0-9\-_$#.]{1,255}$")
     topic: str = Field(pattern=r"^[a-zA-Z0-9\-_$#.]{1,255}$")
     schema_arn: str | None = Field(default=None, alias="schemaArn")
+    to_version: int | None = Field(default=None, alias="toVersion", ge=1)
 
 
 def _from_drift(detail: Any) -> SyncRequest:
@@ -182,7 +186,8 @@ def _from_drift(detail: Any) -> SyncRequest:
                 f"{DRIFT_DETAIL_TYPE} detail: schemaArn {drift.schema_arn!r} does not name registry "
                 f"{ref.registry_name!r} and topic {ref.schema_name!r}"
             )
-    return SyncRequest(scope="schemas", schemas=(ref,), trigger="drift")
+    expected = ((ref, drift.to_version),) if drift.to_version is not None else ()
+    return SyncRequest(scope="schemas", schemas=(ref,), trigger="drift", expected_drift=expected)
 
 
 RESUME_KEY = "resumeAfter"

@@ -51,7 +51,7 @@ from kafka_lineage.observability import logger, metrics, tracer
 from kafka_lineage.schemas import parse_definition
 from kafka_lineage.sync import plan
 from kafka_lineage.sync.desired import desired_asset, has_drift_form, shown_drift, source_fingerprint
-from kafka_lineage.sync.drift import DriftSummaries, marker, summary_of
+from kafka_lineage.sync.drift import DriftSummaries, drift_key, marker, summary_of
 from kafka_lineage.sync.requests import SchemaRef, SyncRequest
 
 CHUNK_ITEMS = 24  # items per chunk (whole hash groups, so a bigger group makes a bigger chunk)
@@ -62,6 +62,9 @@ DATAZONE_CALLS_PER_WRITE = 2  # CreateAsset / CreateAssetRevision / DeleteAsset 
 ENTRY_BYTES = 480  # a packed mapping entry, rounded up
 SAFETY = 1.25  # estimates are multiplied by this, plus STAGE_SECONDS per stage
 STAGE_SECONDS = 0.1
+# lineage-emission puts "Schema Drift Detected", then saves the summary: a run started by that event waits
+# up to this long (pauses doubling from 0.5 s, within the deadline) for the summary to be readable.
+DRIFT_WAIT_SECONDS = 8.0
 
 
 def client_token(*parts: Any) -> str:
@@ -349,7 +352,7 @@ class SchemaSync:
         work = plan.order_work(triage.candidates, verdict.kept, self.adapters.mapping.group_of, after)
         if has_drift_form(asset_type) and any(isinstance(item, plan.Candidate) for _, item in work):
             # Only a run with schemas to inspect reads the summaries: a no-change run stays at its cost.
-            self._load_drift(result)
+            self._load_drift(result, request.expected_drift)
         logger.info(
             "schema-sync planned its work",
             extra={
@@ -366,19 +369,47 @@ class SchemaSync:
             self._emit_metrics(result)
         return result
 
-    def _load_drift(self, result: SyncResult) -> None:
+    def _load_drift(self, result: SyncResult, expected: Sequence[tuple[SchemaRef, int]] = ()) -> None:
+        """Read the summaries once; for a drift event, again (briefly) until its summary is there.
+
+        lineage-emission announces a drift before it saves the summary (so a crash in between announces it
+        again rather than never), so the event may outrun the summary by the time of one SSM write.
+        """
         reader = self.adapters.drift
         if reader is None:
             return
+        pause, waited = 0.5, 0.0
         try:
-            self.drift_summaries = reader.load()
+            while True:
+                self.drift_summaries = reader.load()
+                missing = [(ref, version) for ref, version in expected if not self._has_drift(ref, version)]
+                if (
+                    not missing
+                    or waited + pause > DRIFT_WAIT_SECONDS
+                    or time.monotonic() + pause > self.deadline()
+                ):
+                    break
+                time.sleep(pause)
+                waited, pause = waited + pause, pause * 2
         except Exception as error:
             self.drift_error = f"drift summaries unreadable: {type(error).__name__}: {error}"
             logger.error("drift summaries unreadable", extra={"error": str(error)})
             return
+        for ref, version in missing:
+            result.warnings.append(
+                {
+                    "driftKey": drift_key(ref.registry_name, ref.schema_name),
+                    "warning": f"the drift summary for v{version} is not saved yet; the next drift event or "
+                    "verify run shows it",
+                }
+            )
         for key in reader.unreadable:
             # That topic shows no drift until lineage-emission writes its summary again.
             result.warnings.append({"driftKey": key, "warning": "drift summary unreadable; not shown"})
+
+    def _has_drift(self, ref: SchemaRef, version: int) -> bool:
+        found = summary_of(self.drift_summaries, ref.registry_name, ref.schema_name)
+        return found is not None and found.to_version >= version
 
     def whole_plan(self, request: SyncRequest) -> tuple[plan.SyncPlan, SyncResult]:
         """The whole plan as one value, and the dry run's result (reads only, writes nothing)."""

@@ -236,3 +236,41 @@ def test_summaries_are_read_once_per_run_with_work_and_never_by_a_no_change_run(
     # When a run has a schema to build: one load, whatever the number of schemas
     cdc.sync({"verify": True})
     assert loads == [1]
+
+
+def test_a_drift_event_that_outruns_its_summary_waits_for_it(
+    drifted: CdcWorld, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cdc = drifted
+    # Given lineage announces the drift first and saves its summary just after schema-sync's first read
+    loads: list[int] = []
+    original = DriftSummaries.load
+
+    def saved_meanwhile(self: DriftSummaries) -> dict[str, DriftSummary]:
+        found = original(self)
+        if not loads:
+            record_drift({drift_key("cdc", "orders"): summary()})
+        loads.append(1)
+        return found
+
+    monkeypatch.setattr(DriftSummaries, "load", saved_meanwhile)
+    # When the event reaches schema-sync
+    result = cdc.sync(drift_event("orders"))
+    # Then it read again until the summary was there, and the asset shows it
+    assert len(loads) == 2
+    assert result["updated"] == 1
+    assert result["warnings"] == []
+    assert asset_of(cdc, "orders").forms[DRIFT_FORM]["drift_status"] == "breaking"
+
+
+def test_a_drift_event_whose_summary_never_comes_says_so_and_changes_nothing(
+    drifted: CdcWorld, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cdc = drifted
+    monkeypatch.setattr("kafka_lineage.sync.run.DRIFT_WAIT_SECONDS", 1.0)
+    result = cdc.sync(drift_event("orders"))
+    assert result["updated"] == 0
+    assert result["failed"] == []
+    (warning,) = result["warnings"]
+    assert warning["driftKey"] == "cdc/orders"
+    assert "v2 is not saved yet" in warning["warning"]

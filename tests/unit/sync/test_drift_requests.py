@@ -31,6 +31,8 @@ def test_given_a_drift_event_when_parsed_then_that_topic_only() -> None:
     assert request.scope == "schemas"
     assert request.schemas == (SchemaRef("cdc", "dbserver1.inventory.customers"),)
     assert request.trigger == "drift"
+    # and it expects lineage's summary of that version (saved right after the event was put)
+    assert request.expected_drift == ((SchemaRef("cdc", "dbserver1.inventory.customers"), 2),)
     assert request.confirmed_deleted_schemas == frozenset()
     assert not request.dry_run
     assert not request.verify
