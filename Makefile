@@ -1,7 +1,10 @@
 # Two commands matter: `make demo` and `make test`. Both build the virtual environment themselves.
 SHELL := /bin/bash
-# The newest Python 3.11+ that actually runs (pyenv shims exist for versions that are not selected).
-PYTHON ?= $(shell for p in python3.13 python3.12 python3.11 python3; do \
+# The Python of the virtual environment: the functions' own (the Lambda runtime in stacks/bundling.py) where this
+# machine has it, else the newest 3.11+ that actually runs (pyenv shims exist for versions that are not
+# selected). Choose another with `make test PYTHON=python3.12` (after `make clean`: an existing .venv is kept).
+FUNCTIONS_PYTHON := $(shell sed -n 's/^RUNTIME = lambda_.Runtime.PYTHON_3_\([0-9]*\)$$/python3.\1/p' stacks/bundling.py)
+PYTHON ?= $(shell for p in $(FUNCTIONS_PYTHON) python3.13 python3.12 python3.11 python3; do \
 	if $$p -c 'import sys; assert sys.version_info >= (3, 11)' >/dev/null 2>&1; then command -v $$p; break; fi; done)
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -9,15 +12,27 @@ STAMP := $(VENV)/.installed
 export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
 export PYTHONPATH := lambdas:.
 
-.PHONY: venv node demo test lint typecheck unit integration infrastructure synth bench clean
+.PHONY: venv node demo test lint typecheck unit integration infrastructure synth bench clean lock python
 
+# Everything installs from the lock (exact versions, hashes checked); `make lock` refreshes it.
 venv: $(STAMP)
-$(STAMP): requirements.txt requirements-dev.txt lambdas/requirements.txt
-	@test -n "$(PYTHON)" || { echo "Python 3.11+ is required (python3.11, python3.12, python3.13 or python3)"; exit 1; }
+$(STAMP): requirements-dev.lock
+	@test -n "$(PYTHON)" || { echo "Python 3.11+ is required ($(FUNCTIONS_PYTHON), python3.13, python3.12, python3.11 or python3)"; exit 1; }
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -r requirements-dev.txt
+	$(PY) -m pip install --quiet --require-hashes -r requirements-dev.lock
 	touch $(STAMP)
+
+# Resolve the pinned requirements (every platform and Python from 3.11) into the locks, with hashes: the
+# development one, and the functions' one the dependency layer is built from. Needs the package index.
+UV_COMPILE := $(VENV)/bin/uv pip compile --quiet --universal --python-version 3.11 --generate-hashes \
+	--no-strip-extras --annotation-style line --custom-compile-command "make lock"
+lock: venv
+	$(UV_COMPILE) lambdas/requirements.txt -o lambdas/requirements.lock
+	$(UV_COMPILE) requirements-dev.txt -o requirements-dev.lock
+
+# The interpreter the virtual environment is (or would be) made with, and the functions' one.
+python:
+	@echo "PYTHON=$(PYTHON) (functions: $(FUNCTIONS_PYTHON); .venv: $$(test -x $(PY) && $(PY) -V))"
 
 node: node_modules/.installed
 node_modules/.installed: package.json package-lock.json
@@ -34,9 +49,10 @@ lint: venv
 typecheck: venv
 	$(VENV)/bin/mypy lambdas stacks local bench tests app.py
 
-# The whole suite, after lint and types; each part of it on its own below.
+# The whole suite, after lint and types, with the line coverage of lambdas/: fails under the floor in
+# pyproject.toml ([tool.coverage.report] fail_under). Each part of the suite on its own below.
 test: lint typecheck
-	$(VENV)/bin/pytest -n 2 -q
+	$(VENV)/bin/pytest -n 2 -q --cov --cov-report=term:skip-covered
 
 unit: venv
 	$(VENV)/bin/pytest -n 2 -q tests/unit
@@ -54,4 +70,4 @@ bench: venv
 	$(PY) -m bench.run
 
 clean:
-	rm -rf $(VENV) node_modules cdk.out build .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) node_modules cdk.out build .pytest_cache .mypy_cache .ruff_cache .coverage .coverage.*

@@ -7,9 +7,9 @@ schemas, side by side with the seed design's algorithm (bench/baseline.py), on t
 
 The stand-ins serve from a separate process (bench/standins_server.py) with a fixed latency added to every
 AWS call; every invocation runs in a process of its own, forked from a warm environment (bench/invoke.py), so
-its peak memory is its own. Seeding happens with no latency and is not measured. Each implementation starts
-from the same seeded world: N topics of realistic shapes (bench/seed.py) and the Glue tables their sink
-writes.
+its peak memory is its own (bench/processes.py starts and drives both). Seeding happens with no latency and
+is not measured. Each implementation starts from the same seeded world: N topics of realistic shapes
+(bench/seed.py) and the Glue tables their sink writes.
 
 Scenarios, in order: first sync; no-change resync; resync after 1% of schemas got a new version; verify run
 (project only); lineage first run and no-change rerun; then, each from a fresh world, the project's first
@@ -31,7 +31,6 @@ import contextlib
 import json
 import os
 import platform
-import subprocess
 import sys
 import time
 from collections import Counter
@@ -70,6 +69,7 @@ PARSE_SAMPLE = 300
 os.environ.update({key: os.environ.get(key, value) for key, value in QUIET.items()})
 
 from bench import report, seed  # noqa: E402
+from bench.processes import StandinServer, WarmEnvironment  # noqa: E402
 from bench.report import BASELINE, PROJECT, Measurement, SsmFootprint  # noqa: E402
 
 
@@ -223,79 +223,6 @@ def until_done(
                 best_remaining = remaining
         state = "deferred" if run.result.get("deferred") else "checkpointed"
         log(f"    invocation {run.invocations} {state}, {remaining} left: continuing")
-
-
-class WarmEnvironment:
-    """A `python -m bench.invoke <flavour>` process: warm imports and clients, one forked child per job."""
-
-    def __init__(self, flavour: str, env: dict[str, str], log: Path) -> None:
-        log.parent.mkdir(parents=True, exist_ok=True)
-        self._log = log.open("a")
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "bench.invoke", flavour],
-            cwd=REPO,
-            env=env,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=self._log,
-            text=True,
-        )
-        if self._readline() != "ready":
-            raise RuntimeError(f"the {flavour} environment did not start; see {log}")
-
-    def _readline(self) -> str:
-        assert self.process.stdout is not None
-        return self.process.stdout.readline().strip()
-
-    def invoke(self, job: dict[str, Any]) -> dict[str, Any]:
-        assert self.process.stdin is not None
-        self.process.stdin.write(json.dumps(job) + "\n")
-        self.process.stdin.flush()
-        line = self._readline()
-        if not line:
-            raise RuntimeError(f"bench.invoke ended (exit {self.process.poll()}); see {self._log.name}")
-        answer: dict[str, Any] = json.loads(line)
-        return answer
-
-    def stop(self) -> None:
-        if self.process.stdin is not None:
-            self.process.stdin.close()
-        try:
-            self.process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-        self._log.close()
-
-
-class StandinServer:
-    """bench/standins_server.py in a child process, driven through RemoteAws."""
-
-    def __init__(self) -> None:
-        from local.standins.remote import RemoteAws, RemoteError
-
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), str(REPO / "lambdas")])}
-        process = subprocess.Popen(
-            [sys.executable, "-m", "bench.standins_server", "--port", "0"],
-            cwd=REPO,
-            env=env,
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        line = process.stdout.readline().strip() if process.stdout is not None else ""
-        if not line.startswith("http://"):
-            process.kill()
-            raise RemoteError(f"stand-in process did not start (exit code {process.wait()}, said {line!r})")
-        self.aws = RemoteAws(line, process=process)
-
-    def cpu_seconds(self) -> float:
-        """CPU time the stand-in process has used so far (user + system, from /proc)."""
-        assert self.aws.process is not None
-        fields = Path(f"/proc/{self.aws.process.pid}/stat").read_text().rpartition(")")[2].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
-
-    def stop(self) -> None:
-        self.aws.stop()
 
 
 class Bench:

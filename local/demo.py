@@ -18,6 +18,7 @@ import dataclasses
 import json
 import sys
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from typing import Any
 
 from local import lineage_view, world
@@ -178,6 +179,21 @@ def _drift(aws: LocalAws) -> None:
 
     catcher = world.BusCatcher("kafka-lineage.lineage-emission", "Schema Drift Detected")
     topic = "dbserver1.inventory.customers"
+    # DataZone's own lineage continues from the Iceberg table: a Glue job copies it to Redshift, and a
+    # QuickSight dashboard reads that. The drift's blast radius reaches them.
+    native, now = aws.datazone.native_lineage(world.DOMAIN_ID), datetime.now(UTC)
+    table_arn = f"arn:aws:glue:{world.REGION}:{world.ACCOUNT}:table/lakehouse/customers"
+    dataset, job_run = "amazon.datazone.DatasetLineageNodeType", "amazon.datazone.JobRunLineageNodeType"
+    chain = [
+        ("glue-etl.customers_to_redshift/jr_0001", job_run, "jr_0001"),
+        ("redshift://dwh.eu-west-1:5439/dev/public/customers", dataset, "dev.public.customers"),
+        (f"arn:aws:quicksight:{world.REGION}:{world.ACCOUNT}:dashboard/churn", dataset, "churn"),
+    ]
+    upstream = table_arn
+    for node, type_name, name in chain:
+        native.add_node(node, type_name, name, now)
+        native.add_edge(upstream, node, now)
+        upstream = node
     world.register("cdc", world.inventory_without("customers", "email"))
     say(f"6. Debezium registered v3 of {topic} without `email`: schema drift")
     sync(aws)
@@ -190,8 +206,14 @@ def _drift(aws: LocalAws) -> None:
         )
         rows = [[c["field"], c["change"], c["before"], c["after"]] for c in detail["changes"]]
         print(table(rows, ["field", "change", "before", "after"]))
-        impacted = [[t["table"], ", ".join(t["columns"]), len(t["downstream"])] for t in detail["impacted"]]
-        print(table(impacted, ["impacted table", "columns", "downstream nodes"]))
+        impacted = [[t["table"], ", ".join(t["columns"])] for t in detail["impacted"]]
+        print(table(impacted, ["impacted table", "columns"]))
+        downstream = [
+            [t["table"], n["hops"], n["typeName"].rsplit(".", 1)[-1], n.get("sourceIdentifier", n["id"])]
+            for t in detail["impacted"]
+            for n in t["downstream"]
+        ]
+        print(table(downstream, ["downstream of", "hops", "node type", "node"]))
     print(
         f"Lineage run: emitted {result['emitted']} (the v3 run carries a schemaDrift facet), "
         f"drift announced {sum(1 for d in result['drift'] if d['announced'])}, failed {len(result['failed'])}"

@@ -1,10 +1,12 @@
 """The Lambda code and dependency assets, built without Docker.
 
 CDK's PythonFunction bundles in Docker, which these machines (and many CI runners) lack. Instead pip
-downloads the wheels of `lambdas/requirements.txt` for the Lambda platform (`--platform`, binary wheels
-only, so nothing is compiled on the build machine) into a layer, through CDK's local-bundling hook. The
-result is cached under `build/layer-<hash>/`, keyed by the requirements file, the runtime and the
-architecture, so repeated synths (and the tests) neither download nor copy it again.
+downloads the wheels of `lambdas/requirements.lock` (every dependency pinned, with its hashes, resolved
+from `lambdas/requirements.txt` by `make lock`) for the Lambda platform (`--platform`, binary wheels only,
+so nothing is compiled on the build machine) into a layer, through CDK's local-bundling hook. pip checks
+every wheel against the lock's hashes. The result is cached under `build/layer-<hash>/`, keyed by the
+lock, the runtime and the architecture, so repeated synths (and the tests) neither download nor copy it
+again.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from constructs import Construct
 
 ROOT = Path(__file__).resolve().parent.parent
 LAMBDAS_DIR = ROOT / "lambdas"
-REQUIREMENTS = LAMBDAS_DIR / "requirements.txt"
+REQUIREMENTS = LAMBDAS_DIR / "requirements.lock"
 BUILD_DIR = ROOT / "build"
 
 # One runtime and architecture for every function: the newest Python Lambda runs, on Graviton (arm64),
@@ -37,7 +39,7 @@ _PIP_PLATFORMS = {
     "x86_64": ("manylinux_2_28_x86_64", "manylinux2014_x86_64"),
 }
 
-# What the function code asset leaves out of lambdas/: tests, caches and the dependency list.
+# What the function code asset leaves out of lambdas/: tests, caches and the dependency lists.
 CODE_EXCLUDES = [
     "**/__pycache__",
     "**/*.pyc",
@@ -46,6 +48,7 @@ CODE_EXCLUDES = [
     "**/.ruff_cache",
     "**/tests",
     "requirements.txt",
+    "requirements.lock",
 ]
 
 
@@ -59,7 +62,7 @@ def layer_fingerprint(
     runtime: lambda_.Runtime = RUNTIME,
     architecture: str = ARCHITECTURE.name,
 ) -> str:
-    """What the layer's content depends on: the pinned requirements, the Python version and the platform."""
+    """What the layer's content depends on: the lock, the Python version and the platform."""
     digest = hashlib.sha256()
     digest.update(requirements.read_bytes())
     digest.update(f"\0{python_version(runtime)}\0{architecture}".encode())
@@ -82,6 +85,8 @@ def pip_command(target: Path, requirements: Path, runtime: lambda_.Runtime, arch
         "--python-version",
         python_version(runtime),
         "--only-binary=:all:",
+        # Every wheel must match a hash of the lock (and every dependency be pinned in it).
+        "--require-hashes",
         "--target",
         str(target),
         "--requirement",
@@ -177,10 +182,10 @@ def dependencies_layer(
         code=code,
         compatible_runtimes=[RUNTIME],
         compatible_architectures=[ARCHITECTURE],
-        description=f"kafka-lineage dependencies (lambdas/requirements.txt), {RUNTIME.name} {architecture}",
+        description=f"kafka-lineage dependencies (lambdas/requirements.lock), {RUNTIME.name} {architecture}",
     )
 
 
 def function_code() -> lambda_.Code:
-    """The functions' own code: lambdas/ without tests, caches or the requirements list."""
+    """The functions' own code: lambdas/ without tests, caches or the dependency lists."""
     return lambda_.Code.from_asset(str(LAMBDAS_DIR), exclude=CODE_EXCLUDES)

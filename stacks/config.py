@@ -19,8 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from kafka_lineage.config import (
     DEFAULT_ASSET_TYPE_NAME,
-    GLUE_CATALOG_NAME,
-    GLUE_REGISTRY_NAME,
+    DEFAULT_DRIFT_DOWNSTREAM_DEPTH,
     LAMBDA_ENV_LIMIT,
     SSM_ARN_PREFIX_BUDGET,
     SSM_MAX_ARN,
@@ -30,6 +29,9 @@ from kafka_lineage.config import (
     Settings,
     Tuning,
 )
+from kafka_lineage.model.errors import Location, describe
+from kafka_lineage.model.names import GlueCatalogName
+from kafka_lineage.model.table_mapping import TableMapping
 
 CONTEXT_KEY = "kafkaLineage"
 PLACEHOLDER_MARK = "PLACEHOLDER"
@@ -41,7 +43,7 @@ _RATE = re.compile(r"rate\(([1-9]\d*) (minute|minutes|hour|hours|day|days)\)")
 _CRON = re.compile(r"cron\((\S+ ){5}\S+\)")
 _EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
 _SNS_ARN = re.compile(r"arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}")
-# Where the stack writes the explicit table mappings of cdk.json (contract §2).
+# Where the stack writes the explicit table mappings of cdk.json (README: Lineage).
 CDK_TABLE_MAPPINGS = "table-mappings/cdk"
 SCHEDULE_OFF = "off"
 # Leaf names: a 16-hex-digit hash (unique, and never starts with "aws"/"ssm") plus a readable part.
@@ -81,48 +83,6 @@ class Schedules(BaseModel):
         return _schedule(value, "schedule")
 
 
-class TableMapping(BaseModel):
-    """An explicit topic -> Glue table mapping, written to SSM by the stack."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
-
-    topic: str
-    database: str
-    table: str
-    registry_name: str | None = Field(default=None, alias="registryName")
-
-    @field_validator("topic")
-    @classmethod
-    def _topic(cls, value: str) -> str:
-        if not GLUE_REGISTRY_NAME.fullmatch(value):
-            raise ValueError(f"topic {value!r} is not a Glue schema name ({GLUE_REGISTRY_NAME.pattern})")
-        return value
-
-    @field_validator("registry_name")
-    @classmethod
-    def _registry(cls, value: str | None) -> str | None:
-        if value is not None and not GLUE_REGISTRY_NAME.fullmatch(value):
-            raise ValueError(
-                f"registryName {value!r} is not a Glue registry name ({GLUE_REGISTRY_NAME.pattern})"
-            )
-        return value
-
-    @field_validator("database", "table")
-    @classmethod
-    def _glue_name(cls, value: str) -> str:
-        # Glue Data Catalog names are lower case; store them as Glue reports them.
-        lowered = value.lower()
-        if not GLUE_CATALOG_NAME.fullmatch(lowered):
-            raise ValueError(f"{value!r} is not a Glue Data Catalog name ({GLUE_CATALOG_NAME.pattern})")
-        return lowered
-
-    def parameter_value(self) -> str:
-        body: dict[str, str] = {"topic": self.topic, "database": self.database, "table": self.table}
-        if self.registry_name is not None:
-            body["registryName"] = self.registry_name
-        return json.dumps(body, separators=(",", ":"), sort_keys=True)
-
-
 class DeploymentContext(BaseModel):
     """The `kafkaLineage` context object as written in cdk.json (camelCase keys)."""
 
@@ -136,9 +96,11 @@ class DeploymentContext(BaseModel):
     sources: list[Any]
     asset_type_name: str = Field(default=DEFAULT_ASSET_TYPE_NAME, alias="assetTypeName")
     tuning: dict[str, Any] = Field(default_factory=dict)
+    # Checked by Settings (0..10); Any so that its message names the key once, as the other runtime keys.
+    drift_downstream_depth: Any = Field(default=DEFAULT_DRIFT_DOWNSTREAM_DEPTH, alias="driftDownstreamDepth")
     # Stack-only settings.
     table_mappings: tuple[TableMapping, ...] = Field(default=(), alias="tableMappings")
-    extra_databases: tuple[str, ...] = Field(default=(), alias="extraDatabases")
+    extra_databases: tuple[GlueCatalogName, ...] = Field(default=(), alias="extraDatabases")
     schedules: Schedules = Schedules()
     reserve_concurrency: bool = Field(default=True, alias="reserveConcurrency")
     alarm_email: str | None = Field(default=None, alias="alarmEmail")
@@ -163,17 +125,6 @@ class DeploymentContext(BaseModel):
     lineage_timeout_seconds: Annotated[int, Field(ge=60, le=900)] = Field(
         default=600, alias="lineageTimeoutSeconds"
     )
-
-    @field_validator("extra_databases")
-    @classmethod
-    def _databases(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        lowered = tuple(name.lower() for name in value)
-        for name in lowered:
-            if not GLUE_CATALOG_NAME.fullmatch(name):
-                raise ValueError(
-                    f"{name!r} is not a Glue Data Catalog database name ({GLUE_CATALOG_NAME.pattern})"
-                )
-        return lowered
 
     @field_validator("alarm_email")
     @classmethod
@@ -295,6 +246,7 @@ def build_settings(deployment: DeploymentContext) -> Settings:
         "sources": deployment.sources,
         "asset_type_name": deployment.asset_type_name,
         "tuning": tuning,
+        "drift_downstream_depth": deployment.drift_downstream_depth,
     }
     try:
         return Settings.model_validate(raw)
@@ -356,6 +308,7 @@ _CONTEXT_OF_VARIABLE = {
     "DATAZONE_DOMAIN_ID": "domainId",
     "DATAZONE_PROJECT_ID": "projectId",
     "ASSET_TYPE_NAME": "assetTypeName",
+    "DRIFT_DOWNSTREAM_DEPTH": "driftDownstreamDepth",
 }
 
 
@@ -403,21 +356,17 @@ _SETTINGS_KEYS = {
     "project_id": "projectId",
     "mapping_path": "mappingPath",
     "asset_type_name": "assetTypeName",
+    "drift_downstream_depth": "driftDownstreamDepth",
 }
 
 
 def _describe(error: ValidationError, prefix: str) -> str:
-    """pydantic errors as `cdk.json context kafkaLineage.key[0].sub: message` lines."""
-    lines = []
-    for item in error.errors():
-        location = [str(part) if not isinstance(part, int) else part for part in item["loc"]]
-        path = prefix
-        for position, part in enumerate(location):
-            if isinstance(part, int):
-                path += f"[{part}]"
-            elif position == 0:
-                path += f".{_SETTINGS_KEYS.get(part, part)}"
-            else:
-                path += f".{_camel(part) if location[0] == 'tuning' else part}"
-        lines.append(f"cdk.json context {path}: {item['msg']}")
-    return "; ".join(lines)
+    """pydantic errors as `cdk.json context kafkaLineage.key[0].sub: message`, with cdk.json's key names."""
+
+    def key(location: Location, position: int) -> str:
+        part = str(location[position])
+        if position == 0:
+            return _SETTINGS_KEYS.get(part, part)
+        return _camel(part) if location[0] == "tuning" else part
+
+    return describe(error, root=f"cdk.json context {prefix}", name=key)

@@ -16,18 +16,14 @@ from constructs import Construct, IConstruct
 
 from kafka_lineage.aws.bus import DRIFT_SOURCE
 from kafka_lineage.drift import DETAIL_TYPE as DRIFT_DETAIL_TYPE
+from kafka_lineage.model.events import TopicAssetChanged
 from stacks.bundling import dependencies_layer
 from stacks.config import StackConfig
 from stacks.datazone_types import DataZoneTypes
 from stacks.functions import LineageFunction
 from stacks.monitoring import Monitoring
 from stacks.trail import ManagementEventsTrail
-from stacks.triggers import (
-    ASSET_CHANGED_SOURCE,
-    asset_changed_pattern,
-    drift_detected_pattern,
-    glue_registry_change_pattern,
-)
+from stacks.triggers import asset_changed_pattern, drift_detected_pattern, glue_registry_change_pattern
 
 # Added to the settings' environment; counts towards Lambda's 4 KB limit (checked by load_config).
 # Results can be large (a dry run lists its plan): keep them out of X-Ray segments, which cap at 64 KB.
@@ -216,7 +212,6 @@ class KafkaLineageStack(cdk.Stack):
         fn.allow(
             "GlueSchemaRegistryRead",
             [
-                "glue:GetRegistry",
                 "glue:ListSchemas",
                 "glue:ListSchemaVersions",
                 "glue:GetSchema",
@@ -234,7 +229,7 @@ class KafkaLineageStack(cdk.Stack):
             "PutAssetChangedEvents",
             ["events:PutEvents"],
             [self.format_arn(service="events", resource="event-bus", resource_name="default")],
-            {"StringEquals": {"events:source": [ASSET_CHANGED_SOURCE]}},
+            {"StringEquals": {"events:source": [TopicAssetChanged.SOURCE]}},
         )
         fn.allow_invoking_itself()
 
@@ -252,6 +247,9 @@ class KafkaLineageStack(cdk.Stack):
             ],
             ["*"],
         )
+        # SAR: GetLineageNode takes no resource type ("*" only): the drift walk reads what lies downstream
+        # of an impacted table (kafka_lineage.aws.lineage_graph).
+        fn.allow("DataZoneLineageGraph", ["datazone:GetLineageNode"], ["*"])
         # Schema versions are read by schema ARN and version number (the record's), nothing else.
         fn.allow("GlueSchemaVersionRead", ["glue:GetSchemaVersion"], self._registry_arns())
         databases = self.config.databases
@@ -277,7 +275,7 @@ class KafkaLineageStack(cdk.Stack):
         fn.allow_invoking_itself()
 
     def _grant_mappings(self, fn: LineageFunction, *write_under: str) -> None:
-        """Read the whole MAPPING_PATH tree; write only the function's own part of it (contract §5)."""
+        """Read the whole MAPPING_PATH tree; write only the function's own part of it (README: SSM layout)."""
         fn.allow(
             "MappingsRead",
             ["ssm:GetParametersByPath"],
@@ -317,7 +315,7 @@ class KafkaLineageStack(cdk.Stack):
     def _triggers(self) -> None:
         schedules = self.config.deployment.schedules
         rules: list[events.Rule] = []
-        # The scheduled rule's own "Scheduled Event" is the full-sync payload (contract §3).
+        # The scheduled rule's own "Scheduled Event" is the full-sync payload (README: Invocation).
         for rule_id, expression, fn, payload, what in (
             ("SyncSchedule", schedules.sync, self.schema_sync, None, "full schema sync"),
             (

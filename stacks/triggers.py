@@ -12,18 +12,13 @@ from typing import Any
 # lineage-emission's drift announcement: the names the function itself puts, not restated here.
 from kafka_lineage.aws.bus import DRIFT_SOURCE
 from kafka_lineage.drift.impact import DETAIL_TYPE as DRIFT_DETAIL_TYPE
-
-# Contract §3: the Glue Schema Registry calls schema-sync reacts to.
-GLUE_EVENT_NAMES = (
-    "CreateSchema",
-    "UpdateSchema",
-    "RegisterSchemaVersion",
-    "DeleteSchema",
-    "DeleteSchemaVersions",
-    "DeleteRegistry",
+from kafka_lineage.model.events import (
+    CLOUDTRAIL_DETAIL_TYPE,
+    GLUE_EVENT_NAMES,
+    GLUE_EVENT_SOURCE,
+    GLUE_SOURCE,
+    TopicAssetChanged,
 )
-ASSET_CHANGED_SOURCE = "kafka-lineage.schema-sync"
-ASSET_CHANGED_DETAIL_TYPE = "Topic Asset Changed"
 
 
 def glue_registry_change_pattern(registry_names: Sequence[str]) -> dict[str, Any]:
@@ -41,10 +36,10 @@ def glue_registry_change_pattern(registry_names: Sequence[str]) -> dict[str, Any
     schema_arns = [{"wildcard": f"arn:aws*:glue:*:*:schema/{name}/*"} for name in names]
     registry_arns = [{"wildcard": f"arn:aws*:glue:*:*:registry/{name}"} for name in names]
     return {
-        "source": ["aws.glue"],
-        "detail-type": ["AWS API Call via CloudTrail"],
+        "source": [GLUE_SOURCE],
+        "detail-type": [CLOUDTRAIL_DETAIL_TYPE],
         "detail": {
-            "eventSource": ["glue.amazonaws.com"],
+            "eventSource": [GLUE_EVENT_SOURCE],
             "eventName": list(GLUE_EVENT_NAMES),
             # A failed call (AccessDenied, validation) changed nothing.
             "errorCode": [{"exists": False}],
@@ -62,8 +57,8 @@ def glue_registry_change_pattern(registry_names: Sequence[str]) -> dict[str, Any
 
 
 def asset_changed_pattern() -> dict[str, Any]:
-    """schema-sync's "Topic Asset Changed" events (contract §3)."""
-    return {"source": [ASSET_CHANGED_SOURCE], "detail-type": [ASSET_CHANGED_DETAIL_TYPE]}
+    """schema-sync's "Topic Asset Changed" events (README: Lineage)."""
+    return TopicAssetChanged.pattern()
 
 
 def drift_detected_pattern() -> dict[str, Any]:

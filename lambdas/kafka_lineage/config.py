@@ -14,14 +14,13 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-# Glue Schema Registry names (registry and schema): botocore glue SchemaRegistryNameString.
-GLUE_REGISTRY_NAME = re.compile(r"[a-zA-Z0-9-_$#.]{1,255}")
+from kafka_lineage.model.errors import Location, describe
+from kafka_lineage.model.names import GlueCatalogName, GlueName
+
 # DataZone identifiers: botocore datazone DomainId / ProjectId.
 DOMAIN_ID = re.compile(r"dzd[-_][a-zA-Z0-9_-]{1,36}")
 PROJECT_ID = re.compile(r"[a-zA-Z0-9_-]{1,36}")
 KAFKA_CLUSTER_ARN = re.compile(r"arn:aws[a-z-]*:kafka:[a-z0-9-]+:\d{12}:cluster/[^/]+/[^/]+")
-# Glue Data Catalog database / table names as the tableRule may produce them (lower-cased, 1-255).
-GLUE_CATALOG_NAME = re.compile(r"[a-z0-9_][a-z0-9_\-.]{0,254}")
 # SSM: letters, digits, `_ . -` and `/`; at most 15 levels; no level may start with aws/ssm; the full ARN
 # `arn:aws:ssm:<region>:<account>:parameter<name>` at most 1,011 characters.
 SSM_PATH = re.compile(r"(/[a-zA-Z0-9_.\-]+)+")
@@ -35,6 +34,9 @@ LAMBDA_ENV_LIMIT = 4096
 
 DEFAULT_ASSET_TYPE_NAME = "KafkaTopicAssetType"
 DEFAULT_JOB_NAMESPACE = "kafka-iceberg-sink"
+# How many data steps downstream of an impacted table the drift walk reads (0: none); see aws/lineage_graph.
+DEFAULT_DRIFT_DOWNSTREAM_DEPTH = 3
+MAX_DRIFT_DOWNSTREAM_DEPTH = 10
 
 
 class ConfigError(ValueError):
@@ -71,14 +73,9 @@ class TableRule(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    database: str
+    database: GlueCatalogName
     match: str
     table: str
-
-    @field_validator("database")
-    @classmethod
-    def _database(cls, value: str) -> str:
-        return _fullmatch(GLUE_CATALOG_NAME, value.lower(), "tableRule.database")
 
     @field_validator("match")
     @classmethod
@@ -112,7 +109,7 @@ class Source(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
-    registry_name: str = Field(alias="registryName")
+    registry_name: GlueName = Field(alias="registryName")
     cluster_arn: str = Field(alias="clusterArn")
     namespace: str | None = None
     include: tuple[str, ...] = ()
@@ -120,11 +117,6 @@ class Source(BaseModel):
     table_rule: TableRule | None = Field(default=None, alias="tableRule")
     job_namespace: str = Field(default=DEFAULT_JOB_NAMESPACE, alias="jobNamespace")
     cluster_type: str = Field(default="MSK", alias="clusterType")
-
-    @field_validator("registry_name")
-    @classmethod
-    def _registry(cls, value: str) -> str:
-        return _fullmatch(GLUE_REGISTRY_NAME, value, "registryName")
 
     @field_validator("cluster_arn")
     @classmethod
@@ -190,6 +182,9 @@ class Settings(BaseModel):
     sources: tuple[Source, ...]
     asset_type_name: str = DEFAULT_ASSET_TYPE_NAME
     tuning: Tuning = Tuning()
+    drift_downstream_depth: Annotated[int, Field(ge=0, le=MAX_DRIFT_DOWNSTREAM_DEPTH, strict=True)] = (
+        DEFAULT_DRIFT_DOWNSTREAM_DEPTH
+    )
 
     @field_validator("domain_id")
     @classmethod
@@ -235,6 +230,8 @@ class Settings(BaseModel):
         tuning = self.tuning.model_dump(exclude_defaults=True)
         if tuning:
             env["TUNING"] = json.dumps(tuning, separators=(",", ":"))
+        if self.drift_downstream_depth != DEFAULT_DRIFT_DOWNSTREAM_DEPTH:
+            env["DRIFT_DOWNSTREAM_DEPTH"] = str(self.drift_downstream_depth)
         return env
 
     @classmethod
@@ -256,6 +253,13 @@ class Settings(BaseModel):
                     raw[key] = json.loads(environ[variable])
                 except json.JSONDecodeError as error:
                     raise ConfigError(f"{variable} is not valid JSON: {error}") from error
+        depth = environ.get("DRIFT_DOWNSTREAM_DEPTH", "").strip()
+        if depth:
+            if not re.fullmatch(r"[+-]?\d+", depth):
+                raise ConfigError(
+                    f"invalid settings: DRIFT_DOWNSTREAM_DEPTH: {depth!r} is not a whole number"
+                )
+            raw["drift_downstream_depth"] = int(depth)
         try:
             return cls.model_validate(raw)
         except ValidationError as error:
@@ -269,15 +273,15 @@ _VARIABLES = {
     "sources": "SOURCES",
     "asset_type_name": "ASSET_TYPE_NAME",
     "tuning": "TUNING",
+    "drift_downstream_depth": "DRIFT_DOWNSTREAM_DEPTH",
 }
 
 
 def _describe(error: ValidationError) -> str:
-    """Render pydantic errors as `VARIABLE[path]: message` lines naming the environment variable."""
-    lines = []
-    for item in error.errors():
-        location = list(item["loc"])
-        head = _VARIABLES.get(str(location[0]), str(location[0])) if location else "settings"
-        rest = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in location[1:])
-        lines.append(f"{head}{rest}: {item['msg']}")
-    return "invalid settings: " + "; ".join(lines)
+    """pydantic errors as `VARIABLE[path]: message`, naming the environment variable."""
+
+    def variable(location: Location, position: int) -> str:
+        part = str(location[position])
+        return _VARIABLES.get(part, part) if position == 0 else part
+
+    return "invalid settings: " + describe(error, where="settings", name=variable)

@@ -21,7 +21,7 @@ DRIFT = "drift"  # the last schema drift found per topic (written by lineage, sh
 
 
 def subpath(mapping_path: str, part: str) -> str:
-    """The one place that knows the SSM layout under MAPPING_PATH (contract §5)."""
+    """The one place that knows the SSM layout under MAPPING_PATH (README: SSM layout)."""
     if part not in (ASSETS, LINEAGE, TABLE_MAPPINGS, DRIFT, "config"):
         raise ValueError(f"unknown mapping sub-path {part!r}")
     return f"{mapping_path.rstrip('/')}/{part}"

@@ -1,4 +1,4 @@
-"""lineage-emission invocation events -> an `EmitScope` (contract §3). Unknown shapes are rejected by name.
+"""lineage-emission invocation events -> an `EmitScope` (README: Lineage). Unknown shapes are rejected.
 
 Accepted: an EventBridge schedule ("Scheduled Event") or `{}` (every mapped topic); schema-sync's
 "Topic Asset Changed" event (that topic only); `{"topics": [{"registryName"?, "topic"}, ...]}`; with
@@ -8,35 +8,26 @@ the manual shapes. `"forceNonce"` is the function's own: it marks the follow-up 
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from aws_lambda_powertools.utilities.parser.models import EventBridgeModel
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from kafka_lineage.config import GLUE_REGISTRY_NAME
 from kafka_lineage.lineage.plan import EmitScope, TopicSelector
-
-SYNC_SOURCE = "kafka-lineage.schema-sync"
-TOPIC_ASSET_CHANGED = "Topic Asset Changed"
+from kafka_lineage.model.errors import describe
+from kafka_lineage.model.events import TopicAssetChanged
+from kafka_lineage.model.names import GlueName
 
 
 class InvalidRequest(ValueError):
     """The invocation event has a shape lineage-emission does not accept; the message says what."""
 
 
-def _glue_name(value: str | None) -> str | None:
-    if value is not None and not GLUE_REGISTRY_NAME.fullmatch(value):
-        raise ValueError(f"{value!r} is not a Glue Schema Registry name ([a-zA-Z0-9-_$#.]{{1,255}})")
-    return value
-
-
 class TopicRequest(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True)
 
-    topic: str
-    registry_name: str | None = Field(default=None, alias="registryName")
-
-    _names = field_validator("topic", "registry_name")(classmethod(lambda cls, v: _glue_name(v)))
+    topic: GlueName
+    registry_name: GlueName | None = Field(default=None, alias="registryName")
 
 
 class ManualRequest(BaseModel):
@@ -53,27 +44,6 @@ class ManualRequest(BaseModel):
     allow_mass_delete: bool = Field(default=False, alias="allowMassDelete")
 
 
-class TopicAssetChanged(BaseModel):
-    """schema-sync's event detail (contract §3)."""
-
-    model_config = ConfigDict(extra="ignore", populate_by_name=True, frozen=True)
-
-    registry_name: str = Field(alias="registryName")
-    schema_arn: str = Field(alias="schemaArn")
-    topic: str
-    asset_id: str | None = Field(default=None, alias="assetId")
-    schema_version: int | None = Field(default=None, alias="schemaVersion")
-    change: Literal["created", "revised", "deleted"]
-
-    _names = field_validator("topic", "registry_name")(classmethod(lambda cls, v: _glue_name(v)))
-
-
-def _problems(error: ValidationError) -> str:
-    return "; ".join(
-        f"{'.'.join(str(p) for p in item['loc']) or 'event'}: {item['msg']}" for item in error.errors()
-    )
-
-
 def parse_emit_event(event: Any) -> EmitScope:
     """Turn any accepted invocation payload into an EmitScope; raise InvalidRequest otherwise."""
     if not isinstance(event, dict):
@@ -82,14 +52,19 @@ def parse_emit_event(event: Any) -> EmitScope:
         try:
             envelope = EventBridgeModel.model_validate(event)
         except ValidationError as error:
-            raise InvalidRequest(f"malformed EventBridge event: {_problems(error)}") from error
+            raise InvalidRequest(f"malformed EventBridge event: {describe(error, where='event')}") from error
         if envelope.detail_type == "Scheduled Event":
             return EmitScope(mode="all", trigger="schedule")
-        if envelope.source == SYNC_SOURCE and envelope.detail_type == TOPIC_ASSET_CHANGED:
+        if (
+            envelope.source == TopicAssetChanged.SOURCE
+            and envelope.detail_type == TopicAssetChanged.DETAIL_TYPE
+        ):
             try:
                 detail = TopicAssetChanged.model_validate(event.get("detail") or {})
             except ValidationError as error:
-                raise InvalidRequest(f"malformed {TOPIC_ASSET_CHANGED} detail: {_problems(error)}") from error
+                raise InvalidRequest(
+                    f"malformed {TopicAssetChanged.DETAIL_TYPE} detail: {describe(error, where='event')}"
+                ) from error
             return EmitScope(
                 mode="event",
                 topics=(TopicSelector(detail.topic, detail.registry_name),),
@@ -101,7 +76,7 @@ def parse_emit_event(event: Any) -> EmitScope:
     try:
         manual = ManualRequest.model_validate(event)
     except ValidationError as error:
-        raise InvalidRequest(f"unexpected invocation payload: {_problems(error)}") from error
+        raise InvalidRequest(f"unexpected invocation payload: {describe(error, where='event')}") from error
     selectors = tuple(dict.fromkeys(TopicSelector(t.topic, t.registry_name) for t in manual.topics or ()))
     return EmitScope(
         mode="topics" if selectors else "all",

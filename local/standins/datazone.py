@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
-from local.standins import smithy
+from local.standins import datazone_graph, smithy
 from local.standins.errors import ServiceError, conflict, not_found, validation
 
 Params = dict[str, Any]
@@ -114,6 +114,10 @@ READING_DEFAULTS.update(
         "lineage_time_filter": "eventTime",
         # Whether START events draw edges (else only the run's other events do).
         "lineage_start_builds_edges": True,
+        # Whether GetLineageNode resolves the sourceIdentifier of a node only posted events drew.
+        "lineage_node_lookup_posted": True,
+        # Which neighbours GetLineageNode lists: "all" (every version's) or "latest_version".
+        "lineage_node_neighbours": "all",
     }
 )
 
@@ -406,7 +410,8 @@ class _Domain:
     lineage_reads: int = 0
     calls: int = 0  # every API call on the domain: the clock of asynchronous listing changes
     lineage_version: int = 0  # moves whenever the processed, live events change
-    graph_cache: tuple[int, LineageGraph] | None = None
+    graph_cache: tuple[tuple[int, int], LineageGraph] | None = None
+    native: datazone_graph.NativeLineage = field(default_factory=datazone_graph.NativeLineage)
 
     def live_assets(self) -> Iterator[_Asset]:
         return (asset for asset in self.assets.values() if not asset.deleted)
@@ -951,6 +956,11 @@ class DataZoneBackend:
                         key = (upstream, downstream, namespace, name)
                         merged.setdefault(key, set()).update(_column_pairs(event, upstream, output))
             return {DatasetEdge(*key, columns=frozenset(cols)) for key, cols in merged.items()}
+
+    def native_lineage(self, domain_id: str) -> datazone_graph.NativeLineage:
+        """The domain's native lineage (Glue, Redshift, EMR capture), for tests and the demo to add to."""
+        with self._lock:
+            return self._domain(domain_id).native
 
     def linked_assets(self, domain_id: str, source_identifier: str) -> list[str]:
         """Ids of live assets whose AssetCommonDetailsForm sourceIdentifier is this one."""
@@ -1769,21 +1779,25 @@ class DataZoneBackend:
 
     def _graph(self, domain: _Domain, as_of: datetime | None = None) -> LineageGraph:
         """The graph of processed events it draws; the present one is cached until those events change."""
-        if as_of is None and domain.graph_cache and domain.graph_cache[0] == domain.lineage_version:
+        version = (domain.lineage_version, domain.native.version)
+        if as_of is None and domain.graph_cache and domain.graph_cache[0] == version:
             return domain.graph_cache[1]
         drawn = domain.drawn_events(self.readings)
         graph = LineageGraph((e for e in drawn if e.status == "SUCCESS"), as_of)
+        domain.native.draw(graph, as_of)
         if as_of is None:
-            domain.graph_cache = (domain.lineage_version, graph)
+            domain.graph_cache = (version, graph)
         return graph
 
     def _get_lineage_node(self, domain: _Domain, params: Params) -> Response:
         self._lineage_read(domain)
         as_of = params.get("eventTimestamp")
         graph = self._graph(domain, _as_datetime(as_of, "eventTimestamp") if as_of is not None else None)
-        node = graph.find(params["identifier"])
+        lookup_posted = bool(_reading(self.readings, "lineage_node_lookup_posted"))
+        node = datazone_graph.find_node(graph, domain.native, params["identifier"], lookup_posted)
         if node is None:
             raise not_found(f"Lineage node {params['identifier']} not found")
+        scope = str(_reading(self.readings, "lineage_node_neighbours"))
         latest = max(node.versions, key=lambda v: (v.event_time, v.created_at))
         return _compact(
             {
@@ -1799,8 +1813,8 @@ class DataZoneBackend:
                 "sourceIdentifier": node.source_identifier,
                 "eventTimestamp": latest.event_time,
                 "formsOutput": self._node_forms(domain, node),
-                "upstreamNodes": self._references(node.neighbours("upstream")),
-                "downstreamNodes": self._references(node.neighbours("downstream")),
+                "upstreamNodes": self._references(datazone_graph.neighbours(node, "upstream", scope)),
+                "downstreamNodes": self._references(datazone_graph.neighbours(node, "downstream", scope)),
             }
         )
 

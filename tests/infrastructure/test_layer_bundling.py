@@ -44,6 +44,7 @@ def test_pip_asks_for_binary_wheels_of_the_lambda_platform_and_python():
     assert "--platform manylinux_2_28_aarch64" in joined
     assert "--python-version 3.14" in joined
     assert "--implementation cp" in joined
+    assert "--require-hashes" in command
     assert command[-2:] == ["--requirement", "/r.txt"]
     x86 = " ".join(bundling.pip_command(Path("/t"), Path("/r.txt"), lambda_.Runtime.PYTHON_3_13, "x86_64"))
     assert "--platform manylinux2014_x86_64" in x86
@@ -102,8 +103,8 @@ def test_local_bundling_fills_the_asset_directory_from_the_cache(
     assert (output / "python" / "fastavro.py").read_text() == "# built for Lambda\n"
 
 
-def test_the_fingerprint_follows_the_shipped_requirements():
-    assert bundling.REQUIREMENTS == bundling.ROOT / "lambdas" / "requirements.txt"
+def test_the_fingerprint_follows_the_shipped_lock():
+    assert bundling.REQUIREMENTS == bundling.ROOT / "lambdas" / "requirements.lock"
     assert bundling.layer_fingerprint() == bundling.layer_fingerprint(
         bundling.REQUIREMENTS, bundling.RUNTIME, bundling.ARCHITECTURE.name
     )

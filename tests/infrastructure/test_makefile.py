@@ -37,3 +37,4 @@ def test_make_test_lints_typechecks_and_runs_the_whole_suite():
     assert any("mypy" in c for c in commands)
     (suite,) = [c for c in commands if "pytest" in c]
     assert not any(part.startswith("tests") for part in suite.split()), suite  # every test, not one suite
+    assert "--cov" in suite.split(), suite  # measured, so pyproject's coverage floor is enforced

@@ -12,13 +12,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kafka_lineage.config import (
-    GLUE_REGISTRY_NAME,
     LAMBDA_ENV_LIMIT,
     SSM_ARN_PREFIX_BUDGET,
     SSM_MAX_ARN,
     SSM_MAX_LEVELS,
     ConfigError,
 )
+from kafka_lineage.model.names import GLUE_REGISTRY_NAME
 from stacks.config import (
     CONTEXT_KEY,
     TableMapping,

@@ -123,6 +123,7 @@ def test_function_code_is_lambdas_without_tests_caches_or_requirements(synth: Sy
     assert (code / "kafka_lineage" / "config.py").is_file()
     assert (code / "asset_type_resource" / "handler.py").is_file()
     assert not (code / "requirements.txt").exists()
+    assert not (code / "requirements.lock").exists()
     assert not list(code.rglob("__pycache__"))
 
 

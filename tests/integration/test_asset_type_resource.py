@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import shutil
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
@@ -20,6 +19,7 @@ from asset_type_resource.provision import (
     reconcile_asset_type,
 )
 from local.standins.errors import not_found
+from tests.fixtures import FakeContext
 
 ROOT = Path(__file__).resolve().parents[2]
 SMITHY = ROOT / "smithy"
@@ -29,18 +29,8 @@ PROJECT = "prj_owner"
 OTHER_PROJECT = "prj_other"
 
 
-@dataclass
-class FakeContext:
-    """What Powertools' inject_lambda_context reads from the Lambda context."""
-
-    function_name: str = "asset-type-resource"
-    memory_limit_in_mb: int = 256
-    invoked_function_arn: str = "arn:aws:lambda:eu-west-1:123456789012:function:asset-type-resource"
-    aws_request_id: str = "b0c1d2e3-0000-4000-8000-000000000001"
-
-
 def lambda_context() -> PowertoolsContext:
-    return cast(PowertoolsContext, FakeContext())
+    return cast(PowertoolsContext, FakeContext(function_name="asset-type-resource"))
 
 
 # CreateAssetType on an existing name: a new revision, or ConflictException (readings.py).

@@ -1,4 +1,4 @@
-"""EventBridge: the "Topic Asset Changed" events schema-sync puts on the default bus (contract §3)."""
+"""EventBridge: the "Topic Asset Changed" events schema-sync puts on the default bus (README: Invocation)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,12 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-SOURCE = "kafka-lineage.schema-sync"
-DETAIL_TYPE = "Topic Asset Changed"
+from pydantic import ValidationError
+
+from kafka_lineage.model.errors import describe
+from kafka_lineage.model.events import TopicAssetChanged
+from kafka_lineage.observability import logger
+
 # The lineage function announces schema drift ("Schema Drift Detected", kafka_lineage.drift.DETAIL_TYPE).
 DRIFT_SOURCE = "kafka-lineage.lineage-emission"
 PUT_EVENTS_BATCH = 10  # PutEvents takes at most 10 entries
@@ -19,26 +23,32 @@ class TopicEvents:
         self.bus_name = bus_name
 
     def put(self, details: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-        """Put one event per detail; return the details whose entries EventBridge did not accept."""
+        """Put one event per detail; return the details that were not put (invalid, or not accepted)."""
         rejected: list[dict[str, Any]] = []
-        for start in range(0, len(details), PUT_EVENTS_BATCH):
-            batch = details[start : start + PUT_EVENTS_BATCH]
-            answer = self.events.put_events(
-                Entries=[
-                    {
-                        "Source": SOURCE,
-                        "DetailType": DETAIL_TYPE,
-                        "Detail": json.dumps(detail, separators=(",", ":")),
-                        "EventBusName": self.bus_name,
-                    }
-                    for detail in batch
-                ]
-            )
+        entries: list[tuple[dict[str, Any], dict[str, str]]] = []
+        for detail in details:
+            try:
+                # The parser's own model renders the detail, so emitter and parser cannot drift apart.
+                body = TopicAssetChanged.model_validate(detail).to_detail()
+            except ValidationError as error:
+                logger.error("Topic Asset Changed detail invalid, not put", extra={"error": describe(error)})
+                rejected.append(detail)
+                continue
+            entry = {
+                "Source": TopicAssetChanged.SOURCE,
+                "DetailType": TopicAssetChanged.DETAIL_TYPE,
+                "Detail": body,
+                "EventBusName": self.bus_name,
+            }
+            entries.append((detail, entry))
+        for start in range(0, len(entries), PUT_EVENTS_BATCH):
+            batch = entries[start : start + PUT_EVENTS_BATCH]
+            answer = self.events.put_events(Entries=[entry for _, entry in batch])
             if answer.get("FailedEntryCount"):
                 rejected.extend(
                     detail
-                    for detail, entry in zip(batch, answer.get("Entries", []), strict=False)
-                    if entry.get("ErrorCode")
+                    for (detail, _), result in zip(batch, answer.get("Entries", []), strict=False)
+                    if result.get("ErrorCode")
                 )
         return rejected
 

@@ -176,12 +176,3 @@ class RegistryReader:
                 raise SchemaNotFound(schema_arn) from error
             raise
         return str(answer.get("SchemaDefinition") or "")
-
-    def registry_exists(self, registry_name: str) -> bool:
-        try:
-            self._call("get_registry", RegistryId={"RegistryName": registry_name})
-        except ClientError as error:
-            if _is(error, "EntityNotFoundException"):
-                return False
-            raise
-        return True

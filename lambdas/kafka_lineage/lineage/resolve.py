@@ -1,6 +1,6 @@
 """Which Glue table each topic feeds: explicit mappings first (operator's over the stack's), then the rule.
 
-Explicit mappings are SSM String parameters under `{MAPPING_PATH}/table-mappings/` (contract §2) whose value
+Explicit mappings: SSM String parameters below `{MAPPING_PATH}/table-mappings/` (README: Lineage) whose value
 is `{"topic", "database", "table"}` with an optional `"registryName"`. Those under `table-mappings/cdk/` are
 the stack's; any other is an operator's and wins for the same topic. Within one tier a mapping that names
 the registry beats one that does not. Two mappings of the same tier and specificity that disagree are both
@@ -10,16 +10,18 @@ reported invalid and the topic fails: picking one silently could draw the wrong 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import ValidationError
 
-from kafka_lineage.config import GLUE_CATALOG_NAME, GLUE_REGISTRY_NAME, Settings, Source
+from kafka_lineage.config import Settings, Source
 from kafka_lineage.lineage.model import TableRef, TopicKey
 from kafka_lineage.mapping import AssetRecord
+from kafka_lineage.model.errors import describe
+from kafka_lineage.model.table_mapping import TableMapping
 
 Origin = Literal["operator", "stack", "rule"]
 STACK_FOLDER = "cdk"
@@ -89,31 +91,6 @@ class Resolution:
     unconfigured: tuple[TopicKey, ...] = ()
 
 
-class _MappingValue(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True)
-
-    topic: str
-    database: str
-    table: str
-    registry_name: str | None = Field(default=None, alias="registryName")
-
-    @field_validator("topic", "registry_name")
-    @classmethod
-    def _glue_schema_name(cls, value: str | None) -> str | None:
-        if value is not None and not GLUE_REGISTRY_NAME.fullmatch(value):
-            raise ValueError(f"{value!r} is not a Glue Schema Registry name ([a-zA-Z0-9-_$#.]{{1,255}})")
-        return value
-
-    @field_validator("database", "table")
-    @classmethod
-    def _glue_catalog_name(cls, value: str) -> str:
-        # Glue stores catalog names in lower case; compare and emit them that way.
-        lowered = value.lower()
-        if not GLUE_CATALOG_NAME.fullmatch(lowered):
-            raise ValueError(f"{value!r} is not a Glue Data Catalog name ({GLUE_CATALOG_NAME.pattern})")
-        return lowered
-
-
 def parse_mappings(
     parameters: Iterable[MappingParameter], table_mappings_path: str
 ) -> tuple[list[ExplicitMapping], list[InvalidMapping]]:
@@ -128,12 +105,12 @@ def parse_mappings(
             )
             continue
         try:
-            value = _MappingValue.model_validate(json.loads(parameter.value))
+            value = TableMapping.model_validate(json.loads(parameter.value))
         except json.JSONDecodeError as error:
             invalid.append(InvalidMapping(parameter.name, f"value is not JSON: {error.msg}"))
             continue
         except ValidationError as error:
-            invalid.append(InvalidMapping(parameter.name, _describe(error)))
+            invalid.append(InvalidMapping(parameter.name, describe(error)))
             continue
         mappings.append(
             ExplicitMapping(
@@ -146,14 +123,6 @@ def parse_mappings(
             )
         )
     return mappings, invalid
-
-
-def _describe(error: ValidationError) -> str:
-    parts = []
-    for item in error.errors():
-        where = ".".join(str(part) for part in item["loc"]) or "value"
-        parts.append(f"{where}: {item['msg']}")
-    return "; ".join(parts)
 
 
 def resolve(
@@ -222,7 +191,3 @@ def _choose(candidates: Sequence[ExplicitMapping]) -> tuple[ExplicitMapping | No
     if len({m.table for m in tier}) > 1:
         return None, tier
     return tier[0], []
-
-
-def mappings_by_parameter(mappings: Iterable[ExplicitMapping]) -> Mapping[str, ExplicitMapping]:
-    return {mapping.parameter: mapping for mapping in mappings}

@@ -31,6 +31,7 @@ from kafka_lineage.aws.bus import DriftEvents
 from kafka_lineage.aws.clients import RateLimiter, client
 from kafka_lineage.aws.lease import LeaseLost
 from kafka_lineage.aws.lineage_api import LineageApi
+from kafka_lineage.aws.lineage_graph import DataZoneDownstreamWalker
 from kafka_lineage.aws.packed_store import PackedStore
 from kafka_lineage.aws.table_mappings import TableMappings
 from kafka_lineage.aws.tables import GlueTables, SchemaVersions, TableReads
@@ -92,19 +93,21 @@ class LineageWorld:
     def connect(cls, settings: Settings, account: str = "") -> LineageWorld:
         ssm = client("ssm")
         glue = client("glue")
-        tuning = settings.tuning
+        tuning, mapping_path = settings.tuning, settings.mapping_path
         glue_limiter = RateLimiter(tuning.glue_rps)
+        datazone = client("datazone")
+        datazone_limiter = RateLimiter(tuning.datazone_rps)  # posts, deletes and the drift walks share it
+        ssm_write_limiter = RateLimiter(tuning.ssm_write_rps)  # SSM's write quota is shared by both stores
         return cls(
             assets=AssetMapping(ssm, settings.mapping_path),
             table_mappings=TableMappings(ssm, settings.mapping_path),
             tables=GlueTables(glue, glue_limiter, account=account),
             versions=SchemaVersions(glue, glue_limiter),
-            events=LineageApi(client("datazone"), settings.domain_id, RateLimiter(tuning.datazone_rps)),
-            state=PackedStore(
-                ssm, subpath(settings.mapping_path, LINEAGE), write_limiter=RateLimiter(tuning.ssm_write_rps)
-            ),
-            drift_store=PackedStore(
-                ssm, subpath(settings.mapping_path, DRIFT), write_limiter=RateLimiter(tuning.ssm_write_rps)
+            events=LineageApi(datazone, settings.domain_id, datazone_limiter),
+            state=PackedStore(ssm, subpath(mapping_path, LINEAGE), write_limiter=ssm_write_limiter),
+            drift_store=PackedStore(ssm, subpath(mapping_path, DRIFT), write_limiter=ssm_write_limiter),
+            walker=DataZoneDownstreamWalker(
+                datazone, settings.domain_id, depth=settings.drift_downstream_depth, limiter=datazone_limiter
             ),
             announcer=DriftEvents(client("events"), DRIFT_DETAIL_TYPE),
         )

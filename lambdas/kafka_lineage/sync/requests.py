@@ -1,4 +1,4 @@
-"""schema-sync invocation events -> a `SyncRequest` (contract §3). Unknown shapes are rejected by name.
+"""schema-sync invocation events -> a `SyncRequest` (README: Invocation). Unknown shapes are rejected by name.
 
 CloudTrail-via-EventBridge shapes follow AWS's "AWS API Call via CloudTrail" envelope; the Glue members
 (`requestParameters.schemaId`, `registryId`, …) follow the Glue API's request members in camelCase, as
@@ -10,7 +10,7 @@ sync of the topic it names, which puts the recorded drift summary into the asset
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from aws_lambda_powertools.utilities.parser.models import EventBridgeModel
@@ -18,23 +18,17 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from kafka_lineage.aws.bus import DRIFT_SOURCE
 from kafka_lineage.drift.impact import DETAIL_TYPE as DRIFT_DETAIL_TYPE
+from kafka_lineage.model.errors import describe
+from kafka_lineage.model.events import CLOUDTRAIL_DETAIL_TYPE, GLUE_EVENT_NAMES, GLUE_SOURCE
+from kafka_lineage.model.names import GLUE_REGISTRY_NAME
 
+_NAME = GLUE_REGISTRY_NAME.pattern
 SCHEMA_ARN = re.compile(
-    r"arn:aws[a-z-]*:glue:(?P<region>[a-z0-9-]+):(?P<account>\d{12}):schema/"
-    r"(?P<registry>[a-zA-Z0-9-_$#.]{1,255})/(?P<schema>[a-zA-Z0-9-_$#.]{1,255})"
+    rf"arn:aws[a-z-]*:glue:(?P<region>[a-z0-9-]+):(?P<account>\d{{12}}):schema/"
+    rf"(?P<registry>{_NAME})/(?P<schema>{_NAME})"
 )
-REGISTRY_ARN = re.compile(
-    r"arn:aws[a-z-]*:glue:[a-z0-9-]+:\d{12}:registry/(?P<registry>[a-zA-Z0-9-_$#.]{1,255})"
-)
+REGISTRY_ARN = re.compile(rf"arn:aws[a-z-]*:glue:[a-z0-9-]+:\d{{12}}:registry/(?P<registry>{_NAME})")
 DEFAULT_REGISTRY = "default-registry"  # Glue's registry when a SchemaId names none
-GLUE_EVENTS = {
-    "CreateSchema",
-    "UpdateSchema",
-    "RegisterSchemaVersion",
-    "DeleteSchema",
-    "DeleteSchemaVersions",
-    "DeleteRegistry",
-}
 DELETION_EVENTS = {"DeleteSchema", "DeleteSchemaVersions", "DeleteRegistry"}
 
 
@@ -62,7 +56,6 @@ class SyncRequest:
     dry_run: bool = False
     allow_mass_delete: bool = False
     trigger: str = "manual"
-    notes: tuple[str, ...] = field(default=())
     # A follow-up invocation of the same run: the (hash group, key) of the last item the earlier one finished.
     resume_after: tuple[str, str] | None = None
     # A drift event's topic and version: lineage saves the summary right after announcing it, so the run
@@ -116,15 +109,15 @@ def _schema_of(schema_id: dict[str, Any] | None) -> SchemaRef | None:
 
 def _from_cloudtrail(detail: dict[str, Any]) -> SyncRequest:
     name = detail.get("eventName")
-    if name not in GLUE_EVENTS:
-        raise InvalidRequest(f"detail.eventName {name!r} is not one of {sorted(GLUE_EVENTS)}")
+    if name not in GLUE_EVENT_NAMES:
+        raise InvalidRequest(f"detail.eventName {name!r} is not one of {sorted(GLUE_EVENT_NAMES)}")
     params = detail.get("requestParameters") or {}
     failed_call = bool(detail.get("errorCode"))
     trigger = f"cloudtrail:{name}"
     if name == "DeleteRegistry":
         registry = _registry_of(params.get("registryId"))
         if registry is None:
-            return SyncRequest(scope="full", trigger=trigger, notes=("registry not named: full sync",))
+            return SyncRequest(scope="full", trigger=trigger)
         gone: frozenset[str] = frozenset() if failed_call else frozenset({registry})
         return SyncRequest(
             scope="registries",
@@ -141,7 +134,7 @@ def _from_cloudtrail(detail: dict[str, Any]) -> SyncRequest:
     if ref is None:
         registry = _registry_of(params.get("schemaId")) or _registry_of(params.get("registryId"))
         if registry is None:
-            return SyncRequest(scope="full", trigger=trigger, notes=("schema not named: full sync",))
+            return SyncRequest(scope="full", trigger=trigger)
         return SyncRequest(scope="registries", registries=(registry,), trigger=trigger)
     # DeleteSchemaVersions may leave the schema in place: the sync re-reads it and deletes the asset only when
     # the schema is really gone, so the event "confirms" nothing more than that.
@@ -215,18 +208,18 @@ def parse_sync_event(event: Any) -> SyncRequest:
         try:
             resume = _Resume.model_validate(event[RESUME_KEY])
         except ValidationError as error:
-            raise InvalidRequest(f"malformed {RESUME_KEY}: {error.errors()[0]['msg']}") from error
+            raise InvalidRequest(f"malformed {RESUME_KEY}: {describe(error, first_only=True)}") from error
         return replace(parse_sync_event(rest), resume_after=(resume.group, resume.key))
     if "detail-type" in event or "source" in event:
         try:
             envelope = EventBridgeModel.model_validate(event)
         except ValidationError as error:
-            first = error.errors()[0]
-            where = ".".join(str(part) for part in first["loc"])
-            raise InvalidRequest(f"malformed EventBridge event: {where}: {first['msg']}") from error
+            raise InvalidRequest(
+                f"malformed EventBridge event: {describe(error, first_only=True)}"
+            ) from error
         if envelope.detail_type == "Scheduled Event":
             return SyncRequest(scope="full", trigger="schedule")
-        if envelope.source == "aws.glue" and envelope.detail_type == "AWS API Call via CloudTrail":
+        if envelope.source == GLUE_SOURCE and envelope.detail_type == CLOUDTRAIL_DETAIL_TYPE:
             return _from_cloudtrail(event.get("detail") or {})
         if envelope.source == DRIFT_SOURCE and envelope.detail_type == DRIFT_DETAIL_TYPE:
             return _from_drift(event.get("detail"))
@@ -236,10 +229,7 @@ def parse_sync_event(event: Any) -> SyncRequest:
     try:
         manual = _ManualRequest.model_validate(event)
     except ValidationError as error:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in item['loc']) or 'event'}: {item['msg']}" for item in error.errors()
-        )
-        raise InvalidRequest(f"unexpected invocation payload: {problems}") from error
+        raise InvalidRequest(f"unexpected invocation payload: {describe(error, where='event')}") from error
     refs = tuple(dict.fromkeys(parse_schema_arn(arn) for arn in manual.schema_arns or ()))
     return SyncRequest(
         scope="schemas" if refs else "full",

@@ -14,6 +14,7 @@ from botocore.exceptions import ClientError
 from kafka_lineage.mapping import AssetMapping, AssetRecord
 from local import world
 from local.standins import LocalAws
+from tests import fixtures
 from tests.fixtures import CLUSTER_ARN, DOMAIN_ID, PROJECT_ID
 from tests.unit.lineage.openlineage_rules import assert_valid
 
@@ -26,15 +27,11 @@ RULE = {"database": "lakehouse", "match": r"^dbserver1\.inventory\.(?P<table>[^.
 
 
 @dataclass
-class FakeContext:
-    function_name: str = "lineage-emission"
-    memory_limit_in_mb: int = 512
-    invoked_function_arn: str = f"arn:aws:lambda:{REGION}:{ACCOUNT}:function:lineage-emission"
-    aws_request_id: str = "6f1c1d2e-0000-4000-8000-000000000001"
-    remaining_ms: int = 900_000
+class FakeContext(fixtures.FakeContext):
+    """lineage-emission's context (the shared fake, with this function's name and request id)."""
 
-    def get_remaining_time_in_millis(self) -> int:
-        return self.remaining_ms
+    function_name: str = "lineage-emission"
+    aws_request_id: str = "6f1c1d2e-0000-4000-8000-000000000001"
 
 
 class Failed(Exception):

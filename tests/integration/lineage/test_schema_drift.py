@@ -7,6 +7,8 @@ A new schema version that drops a field feeding a table column is announced once
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import boto3
 import pytest
 
@@ -14,7 +16,7 @@ from kafka_lineage.aws.packed_store import PackedStore
 from kafka_lineage.drift import DriftSummary
 from kafka_lineage.mapping import DRIFT, subpath
 from local import debezium
-from tests.fixtures import CLUSTER_ARN, load_event
+from tests.fixtures import CLUSTER_ARN, DOMAIN_ID, load_event
 from tests.integration.lineage.conftest import MAPPING_PATH, REGION, TABLE_NAMESPACE, Failed, Lakehouse
 
 CUSTOMERS = debezium.topic_for("customers")
@@ -153,3 +155,28 @@ def test_impact_follows_an_explicit_mapping_to_a_table_the_rule_would_not_name(l
     (event,) = caught.drain()
     (impacted,) = event["detail"]["impacted"]
     assert (impacted["table"], impacted["columns"]) == ("analytics/customer_dim", ["email"])
+
+
+def test_the_announcement_names_what_lies_downstream_of_the_impacted_table(lakehouse: Lakehouse) -> None:
+    # Given customers v1 emitted, and DataZone's native lineage on from its table: a Glue ETL run writing a
+    # Redshift table that feeds a dashboard
+    _customers_v1(lakehouse)
+    table_arn = f"{TABLE_NAMESPACE}/lakehouse/customers"
+    etl, redshift = "glue-etl.customers_to_redshift/jr_1", "redshift://dwh:5439/dev/public/customers"
+    dashboard = "arn:aws:quicksight:eu-west-1:123456789012:dashboard/churn"
+    native = lakehouse.aws.datazone.native_lineage(DOMAIN_ID)
+    at = datetime.now(UTC)
+    native.add_node(etl, "amazon.datazone.JobRunLineageNodeType", "jr_1", at)
+    native.add_node(redshift, "amazon.datazone.DatasetLineageNodeType", "dev.public.customers", at)
+    native.add_node(dashboard, "amazon.datazone.DatasetLineageNodeType", "churn", at)
+    for upstream, downstream in ((table_arn, etl), (etl, redshift), (redshift, dashboard)):
+        native.add_edge(upstream, downstream, at)
+    caught = lakehouse.catch_drift()
+    # When v2 drops `email`
+    lakehouse.schema(CUSTOMERS, debezium.table_without("customers", "email"))
+    lakehouse.emit(load_event("lineage_scheduled"))
+    # Then the impacted table's downstream nodes are in the event, each with its distance in data steps
+    (event,) = caught.drain()
+    (impacted,) = event["detail"]["impacted"]
+    reached = {(node["sourceIdentifier"], node["hops"]) for node in impacted["downstream"]}
+    assert reached == {(etl, 1), (redshift, 1), (dashboard, 2)}

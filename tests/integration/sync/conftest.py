@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -11,7 +10,9 @@ from typing import Any
 import boto3
 import pytest
 
+from kafka_lineage.model.events import TopicAssetChanged
 from local import world
+from tests.fixtures import FakeContext
 
 AVRO_VALUE = json.dumps(
     {
@@ -23,31 +24,6 @@ AVRO_VALUE = json.dumps(
         ],
     }
 )
-
-
-@dataclass
-class FakeContext:
-    """What Powertools reads from the Lambda context, with a controllable deadline."""
-
-    function_name: str = "schema-sync"
-    memory_limit_in_mb: int = 512
-    invoked_function_arn: str = "arn:aws:lambda:eu-west-1:123456789012:function:schema-sync"
-    aws_request_id: str = "00000000-0000-4000-8000-000000000000"
-    remaining_ms: int = 900_000
-
-    def get_remaining_time_in_millis(self) -> int:
-        return self.remaining_ms
-
-
-class CountdownContext(FakeContext):
-    """A Lambda context whose deadline is `seconds` from its creation, counted down in real time."""
-
-    def __init__(self, seconds: float, request_id: str = FakeContext.aws_request_id) -> None:
-        super().__init__(aws_request_id=request_id)
-        self.deadline = time.monotonic() + seconds
-
-    def get_remaining_time_in_millis(self) -> int:
-        return max(0, int((self.deadline - time.monotonic()) * 1000))
 
 
 class EventCatcher:
@@ -62,9 +38,7 @@ class EventCatcher:
         ]["QueueArn"]
         events.put_rule(
             Name="catch-topic-asset-changed",
-            EventPattern=json.dumps(
-                {"source": ["kafka-lineage.schema-sync"], "detail-type": ["Topic Asset Changed"]}
-            ),
+            EventPattern=json.dumps(TopicAssetChanged.pattern()),
         )
         events.put_targets(Rule="catch-topic-asset-changed", Targets=[{"Id": "q", "Arn": queue_arn}])
 

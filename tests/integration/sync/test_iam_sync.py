@@ -11,9 +11,9 @@ import sys
 import pytest
 
 from local import world
-from tests.fixtures import REPO
+from tests.fixtures import REPO, CountdownContext
 from tests.integration.conftest import REVOKE_GRANTS_VARIABLE
-from tests.integration.sync.conftest import CdcWorld, CountdownContext
+from tests.integration.sync.conftest import CdcWorld
 
 
 def test_a_role_without_a_glue_grant_fails_each_schema_with_access_denied(cdc: CdcWorld) -> None:

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from local import world
-from tests.fixtures import load_event
-from tests.integration.sync.conftest import AVRO_VALUE, CdcWorld, CountdownContext, FakeContext
+from tests.fixtures import CountdownContext, FakeContext, load_event
+from tests.integration.sync.conftest import AVRO_VALUE, CdcWorld
 from tests.integration.sync.test_pacing import mapping_parameters
 
 WRITE_OPERATIONS = {

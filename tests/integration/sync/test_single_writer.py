@@ -12,7 +12,8 @@ import pytest
 from kafka_lineage.aws.packed_store import PackedStore
 from kafka_lineage.mapping import AssetMapping
 from local import world
-from tests.integration.sync.conftest import CdcWorld, CountdownContext
+from tests.fixtures import CountdownContext
+from tests.integration.sync.conftest import CdcWorld
 
 
 def colliding_pairs(count: int) -> list[tuple[str, str]]:

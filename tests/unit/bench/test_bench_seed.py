@@ -3,14 +3,12 @@ rule the project's lineage applies."""
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 
 from bench import seed
 from kafka_lineage.config import TableRule
+from kafka_lineage.model.names import GLUE_REGISTRY_NAME as GLUE_SCHEMA_NAME
 from local.debezium import synthetic_columns
-
-GLUE_SCHEMA_NAME = re.compile(r"[a-zA-Z0-9-_$#.]{1,255}")  # botocore glue SchemaRegistryNameString
 
 
 def test_the_same_size_and_seed_give_the_same_topics() -> None:

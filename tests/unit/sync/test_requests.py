@@ -1,4 +1,4 @@
-"""Invocation events -> SyncRequest (contract §3), on CloudTrail fixtures shaped as AWS documents them."""
+"""Invocation events -> SyncRequest (README: Invocation), on CloudTrail fixtures shaped as AWS documents."""
 
 from __future__ import annotations
 

@@ -1,0 +1,7 @@
+"""Plain values and constrained types that the functions and the stack share: pydantic only, no AWS client.
+
+- `names`: Glue Schema Registry and Data Catalog names as constrained types (`GlueName`, `GlueCatalogName`);
+- `errors`: one rendering of pydantic validation errors;
+- `events`: the "Topic Asset Changed" event and the Glue CloudTrail events schema-sync reacts to;
+- `table_mapping`: an explicit topic -> table mapping (the stack's settings and the resolver).
+"""

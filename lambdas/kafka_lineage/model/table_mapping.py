@@ -1,0 +1,29 @@
+"""An explicit topic -> Glue table mapping: one SSM String parameter's JSON value.
+
+The stack writes the mappings of `cdk.json` in this shape (README "Lineage", "Which table"), operators write
+their own, and lineage-emission reads both with this same model.
+"""
+
+from __future__ import annotations
+
+import json
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from kafka_lineage.model.names import GlueCatalogName, GlueName
+
+
+class TableMapping(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    topic: GlueName
+    database: GlueCatalogName
+    table: GlueCatalogName
+    registry_name: GlueName | None = Field(default=None, alias="registryName")
+
+    def parameter_value(self) -> str:
+        """The parameter's value: compact JSON with sorted keys, `registryName` only when set."""
+        body: dict[str, str] = {"topic": self.topic, "database": self.database, "table": self.table}
+        if self.registry_name is not None:
+            body["registryName"] = self.registry_name
+        return json.dumps(body, separators=(",", ":"), sort_keys=True)
