@@ -23,7 +23,7 @@ from stacks.datazone_types import DataZoneTypes
 from stacks.functions import LineageFunction
 from stacks.monitoring import Monitoring
 from stacks.trail import ManagementEventsTrail
-from stacks.triggers import asset_changed_pattern, glue_registry_change_pattern
+from stacks.triggers import asset_changed_pattern, drift_detected_pattern, glue_registry_change_pattern
 
 # Added to the settings' environment; counts towards Lambda's 4 KB limit (checked by load_config).
 # Results can be large (a dry run lists its plan): keep them out of X-Ray segments, which cap at 64 KB.
@@ -368,7 +368,15 @@ class KafkaLineageStack(cdk.Stack):
             event_pattern=self._pattern(asset_changed_pattern()),
             targets=[self._target(self.lineage)],
         )
-        rules += [self.glue_rule, self.asset_changed_rule]
+        # lineage-emission found drift and saved its summary: schema-sync shows it on the topic's asset.
+        self.drift_rule = events.Rule(
+            self,
+            "SchemaDriftDetected",
+            description="kafka-lineage: lineage-emission's Schema Drift Detected events to schema-sync",
+            event_pattern=self._pattern(drift_detected_pattern()),
+            targets=[self._target(self.schema_sync)],
+        )
+        rules += [self.glue_rule, self.asset_changed_rule, self.drift_rule]
         # Nothing should run before the asset type exists and the roles are project members.
         for rule in rules:
             rule.node.add_dependency(self.types.asset_type)

@@ -1,4 +1,4 @@
-"""EventBridge: what invokes the functions (schedules, Glue Schema Registry changes, asset changes).
+"""EventBridge: what invokes the functions (schedules, Glue Schema Registry changes, asset changes, drift).
 
 The event patterns are plain data built here, so the tests can run them through an event-pattern engine
 (moto's) against CloudTrail fixtures, exactly as the stack deploys them.
@@ -9,6 +9,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+# lineage-emission's drift announcement: the names the function itself puts, not restated here.
+from kafka_lineage.aws.bus import DRIFT_SOURCE
+from kafka_lineage.drift.impact import DETAIL_TYPE as DRIFT_DETAIL_TYPE
 from kafka_lineage.model.events import (
     CLOUDTRAIL_DETAIL_TYPE,
     GLUE_EVENT_NAMES,
@@ -56,3 +59,10 @@ def glue_registry_change_pattern(registry_names: Sequence[str]) -> dict[str, Any
 def asset_changed_pattern() -> dict[str, Any]:
     """schema-sync's "Topic Asset Changed" events (README: Lineage)."""
     return TopicAssetChanged.pattern()
+
+
+def drift_detected_pattern() -> dict[str, Any]:
+    """lineage-emission's "Schema Drift Detected" events, routed to schema-sync, which shows the recorded
+    drift on the topic's asset (a targeted sync of that topic). The loop ends after one turn: see
+    kafka_lineage.sync.requests._from_drift."""
+    return {"source": [DRIFT_SOURCE], "detail-type": [DRIFT_DETAIL_TYPE]}

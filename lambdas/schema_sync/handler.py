@@ -25,6 +25,7 @@ from kafka_lineage.aws.sessions import SourceSessions
 from kafka_lineage.config import Settings, Source
 from kafka_lineage.mapping import AssetMapping
 from kafka_lineage.observability import logger, metrics, tracer
+from kafka_lineage.sync.drift import DriftSummaries
 from kafka_lineage.sync.requests import parse_sync_event, with_resume
 from kafka_lineage.sync.run import SchemaSync, SyncAdapters
 
@@ -61,6 +62,7 @@ def build_adapters(
         events=TopicEvents(client("events")),
         namespace_of=namespace_of,
         lease=lease,
+        drift=DriftSummaries(client("ssm"), settings.mapping_path),
     )
 
 

@@ -54,6 +54,8 @@ READING_DEFAULTS: dict[str, Any] = {
     "search_text_matches_external_identifier": False,
     # Whether CreateAssetRevision without typeRevision keeps the asset's type revision (else: the latest).
     "revision_keeps_type_revision": True,
+    # Whether CreateAssetRevision may move an asset to another type revision (else: ValidationException).
+    "revision_changes_type_revision": True,
     # Whether CreateAsset's conflict on a duplicate externalIdentifier says "Conflict with asset <id>".
     "conflict_message_names_asset": True,
     # What Search does with a filter on typeName: "honoured", "unindexed" (matches nothing) or "rejected".
@@ -1345,6 +1347,12 @@ class DataZoneBackend:
             asset_type = self._asset_type(domain, asset.type_name, type_revision)
             if asset_type is None:
                 raise validation(f"Asset type {asset.type_name} has no revision {type_revision}")
+            current = asset.latest.type_revision
+            if type_revision != current and not _reading(self.readings, "revision_changes_type_revision"):
+                raise validation(
+                    f"Asset {asset.id} is of asset type {asset.type_name} revision {current}; a revision "
+                    f"cannot change it to revision {type_revision}"
+                )
             forms = self._forms(domain, asset_type, params.get("formsInput") or [])
             self._check_glossary_terms(params)
             revision = self._revision(str(len(asset.revisions) + 1), params, asset_type, forms)

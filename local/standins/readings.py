@@ -73,6 +73,16 @@ class Readings:
     """DataZone: does CreateAssetRevision without typeRevision keep the asset's type revision (else the
     latest)? Undocumented."""
 
+    revision_changes_type_revision: bool = True
+    """DataZone: may CreateAssetRevision move an asset to another revision of its asset type (its
+    `typeRevision` member, "The revision type of the asset")? Not said. The API reference's prerequisites
+    say a form's typeRevision "should be the latest version of form type" (botocore 1.44's model), which
+    a form can only be once its asset moves to the type revision pinning that form revision, and the
+    console edits asset types as new revisions for assets to use: True follows that. False: an asset stays
+    at the type revision it was created with (ValidationException naming both revisions), so a form that
+    only a newer type revision has (the drift form) cannot be added; the catalog then revises the asset at
+    its own type revision with the forms that revision has, and the result warns."""
+
     conflict_message_names_asset: bool = True
     """DataZone: does CreateAsset's ConflictException for a duplicate externalIdentifier name the asset
     ("Conflict with asset <id>")? Public code parses the id out of it; the message is no contract. When

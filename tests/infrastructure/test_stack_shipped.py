@@ -389,7 +389,8 @@ def test_glue_changes_go_to_schema_sync_and_asset_changes_to_lineage(synth: Synt
         if "EventPattern" in rule["Properties"]
     ]
     by_source = {props["EventPattern"]["source"][0]: props for props in patterned}
-    assert set(by_source) == {"aws.glue", "kafka-lineage.schema-sync"}
+    # (and lineage's drift events to schema-sync: test_drift_trigger.py)
+    assert set(by_source) == {"aws.glue", "kafka-lineage.schema-sync", "kafka-lineage.lineage-emission"}
     # The deployed pattern is exactly the one tests/infrastructure/test_event_patterns.py runs through moto
     assert by_source["aws.glue"]["EventPattern"] == glue_registry_change_pattern(["cdc"])
     assert [t["Arn"] for t in by_source["aws.glue"]["Targets"]] == [{"Fn::GetAtt": [sync_id, "Arn"]}]

@@ -74,6 +74,7 @@ class CatalogAsset:
     asset_id: str
     external_identifier: str
     revision: str
+    note: str = ""  # what the write could not do as asked (the run reports it as a warning)
 
 
 class AssetConflict(Exception):
@@ -145,8 +146,11 @@ class Catalog:
         result: dict[str, Any] = getattr(self.datazone, operation)(domainIdentifier=self.domain_id, **kwargs)
         return result
 
-    def asset_type(self, name: str) -> AssetType:
-        answer = self._call("get_asset_type", identifier=name)
+    def asset_type(self, name: str, revision: str | None = None) -> AssetType:
+        """The asset type's latest revision, or the one named."""
+        answer = self._call(
+            "get_asset_type", identifier=name, **({"revision": revision} if revision is not None else {})
+        )
         forms = {
             form_name: FormSpec(
                 type_name=form["typeName"],
@@ -230,6 +234,46 @@ class Catalog:
     def revise_asset(
         self, asset_id: str, content: AssetContent, asset_type: AssetType, token: str
     ) -> CatalogAsset:
+        """A new revision with this content, at the asset type's revision `asset_type` (the latest: an
+        asset made under an older revision moves to it, and so gains the forms only the newer one has).
+
+        Whether DataZone lets a revision move an asset to another type revision is undocumented
+        (local/standins/readings.py, revision_changes_type_revision). When it refuses, the asset is revised
+        at the type revision it has, with the forms that revision has (the others are left out, never
+        written wrongly), and the answer's `note` says what is missing.
+        """
+        try:
+            return self._revise(asset_id, content, asset_type, token)
+        except ClientError as error:
+            if error_code(error) != "ValidationException":
+                raise
+            current = self._type_revision_of(asset_id)
+            if current is None or current == asset_type.revision:
+                raise  # refused for another reason: say so
+            logger.warning(
+                "DataZone refused moving the asset to the latest type revision; revising it at its own",
+                extra={"assetId": asset_id, "typeRevision": current, "wanted": asset_type.revision},
+            )
+            held = self.asset_type(asset_type.name, current)
+            kept = tuple(form for form in content.forms if form.form_name in held.forms)
+            left_out = sorted(form.form_name for form in content.forms if form.form_name not in held.forms)
+            revised = self._revise(
+                asset_id,
+                AssetContent(content.name, content.description, kept),
+                held,
+                f"{token[:100]}-at-{current}"[:128],
+            )
+            note = (
+                f"asset stays at {asset_type.name} revision {current}: DataZone refused revision "
+                f"{asset_type.revision}"
+                + (f"; not shown: {', '.join(left_out)}" if left_out else "")
+                + f" ({error})"
+            )
+            return CatalogAsset(revised.asset_id, revised.external_identifier, revised.revision, note)
+
+    def _revise(
+        self, asset_id: str, content: AssetContent, asset_type: AssetType, token: str
+    ) -> CatalogAsset:
         try:
             answer = self._call(
                 "create_asset_revision",
@@ -245,6 +289,16 @@ class Catalog:
                 raise AssetGone(asset_id) from error
             raise
         return CatalogAsset(answer["id"], answer.get("externalIdentifier", ""), answer["revision"])
+
+    def _type_revision_of(self, asset_id: str) -> str | None:
+        try:
+            answer = self._call("get_asset", identifier=asset_id)
+        except ClientError as error:
+            if error_code(error) == "ResourceNotFoundException":
+                raise AssetGone(asset_id) from error
+            raise
+        revision = answer.get("typeRevision")
+        return str(revision) if revision else None
 
     def get_asset(self, asset_id: str) -> CatalogAsset | None:
         try:

@@ -184,7 +184,8 @@ class Lease(Protocol):
 
 @dataclass
 class EmitResult:
-    """The invocation's result (contract §3), JSON-ready through `to_dict`: counts, and samples of lists."""
+    """The invocation's result (README: Lineage, "Invocation"), JSON-ready through `to_dict`: counts, and
+    samples of lists."""
 
     dry_run: bool
     emitted: int = 0

@@ -14,7 +14,9 @@ from typing import Any
 from kafka_lineage.aws.catalog import AssetContent, AssetType, FormInput
 from kafka_lineage.aws.registry import SchemaDetails
 from kafka_lineage.config import Source
+from kafka_lineage.drift.summary import DriftSummary
 from kafka_lineage.schemas import ParsedSchema
+from kafka_lineage.sync.drift import DRIFT_FORM_TYPE, current_summary, drift_form, marker
 
 SCHEMA_FORM_TYPE = "KafkaSchemaFormType"
 MSK_FORM_TYPE = "MskSourceReferenceFormType"
@@ -47,6 +49,7 @@ class Desired:
     schema_version_id: str
     source_fingerprint: str
     warning: str | None
+    drift: dict[str, Any] | None = None  # the drift form's content; None when the asset type has no such form
 
 
 def _json(value: Any) -> str:
@@ -57,13 +60,17 @@ def digest(*parts: Any) -> str:
     return hashlib.sha256(_json(parts).encode()).hexdigest()
 
 
-def source_fingerprint(details: SchemaDetails, namespace: str, asset_type_revision: str) -> str:
-    """What GetSchema + ListSchemaVersions say, minus UpdatedTime: equal fingerprints, equal content.
+def source_fingerprint(
+    details: SchemaDetails, namespace: str, asset_type_revision: str, drift_marker: str = ""
+) -> str:
+    """What GetSchema + ListSchemaVersions say, minus UpdatedTime, plus the drift summary the asset shows
+    (sync.drift.marker): equal fingerprints, equal content.
 
-    A `verify` run compares it with the mapping to skip reading the definition of an unchanged schema.
+    A `verify` or targeted run compares it with the mapping to skip reading the definition of an unchanged
+    schema; a moved drift summary moves it, so the content is rebuilt and revised once.
     """
     versions = [(v.number, v.version_id, v.status, v.created_time) for v in details.versions]
-    return digest(
+    parts: list[Any] = [
         details.schema_arn,
         details.data_format,
         details.compatibility,
@@ -73,7 +80,22 @@ def source_fingerprint(details: SchemaDetails, namespace: str, asset_type_revisi
         namespace,
         asset_type_revision,
         CONTENT_VERSION,
-    )
+    ]
+    if drift_marker:  # absent otherwise: schemas without drift keep the fingerprint they had
+        parts.append(drift_marker)
+    return digest(*parts)
+
+
+def has_drift_form(asset_type: AssetType) -> bool:
+    """Whether the deployed asset type carries the drift form (an older revision of it does not)."""
+    return any(spec.type_name == DRIFT_FORM_TYPE for spec in asset_type.forms.values())
+
+
+def shown_drift(
+    asset_type: AssetType, summary: DriftSummary | None, latest_version: int
+) -> DriftSummary | None:
+    """The summary the asset shows: the current one, when the asset type has a drift form at all."""
+    return current_summary(summary, latest_version) if has_drift_form(asset_type) else None
 
 
 def topic_source_identifier(namespace: str, topic: str) -> str:
@@ -131,11 +153,15 @@ def desired_asset(
     definition: str,
     namespace: str,
     asset_type: AssetType,
+    drift: DriftSummary | None = None,
 ) -> Desired:
-    """The complete asset content for one schema, and the hash that tells whether DataZone must change."""
+    """The complete asset content for one schema, and the hash that tells whether DataZone must change.
+
+    `drift` is the topic's last recorded drift summary (any version: a stale one is not shown)."""
     form_names = _form_names(asset_type)
     topic = details.schema_name
     latest = details.latest
+    latest_number = latest.number if latest else 0
     history = [
         {
             "version_number": v.number,
@@ -186,6 +212,11 @@ def desired_asset(
     ]
     if table_members:
         forms.append(FormInput(form_names[TABLE_FORM_TYPE], _json(table_form)))
+    drift_content: dict[str, Any] | None = None
+    if DRIFT_FORM_TYPE in form_names:
+        # Always written, "none" included: a reader can tell "no drift for this version" from "not shown".
+        drift_content = drift_form(drift, latest_number)
+        forms.append(FormInput(form_names[DRIFT_FORM_TYPE], _json(drift_content)))
     cluster_name = source.cluster_arn.split("/")[-2]
     description = (
         f"Kafka topic {topic} on MSK cluster {cluster_name}; "
@@ -209,6 +240,9 @@ def desired_asset(
         content_hash=content_hash,
         latest_version=latest.number if latest else 0,
         schema_version_id=latest.version_id if latest else "",
-        source_fingerprint=source_fingerprint(details, namespace, asset_type.revision),
+        source_fingerprint=source_fingerprint(
+            details, namespace, asset_type.revision, marker(shown_drift(asset_type, drift, latest_number))
+        ),
         warning=warning,
+        drift=drift_content,
     )

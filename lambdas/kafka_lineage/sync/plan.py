@@ -66,6 +66,8 @@ class Create:
         summary["schemaVersion"] = self.new_record.latest_version
         if self.desired.warning:
             summary["warning"] = self.desired.warning
+        if self.desired.drift is not None:
+            summary["drift"] = self.desired.drift  # the drift form as it would be written
         return summary
 
 
@@ -87,6 +89,8 @@ class Revise:
         summary.update(assetId=self.record.asset_id, schemaVersion=self.new_record.latest_version)
         if self.desired.warning:
             summary["warning"] = self.desired.warning
+        if self.desired.drift is not None:
+            summary["drift"] = self.desired.drift  # the drift form as it would be written
         return summary
 
 

@@ -3,6 +3,8 @@
 CloudTrail-via-EventBridge shapes follow AWS's "AWS API Call via CloudTrail" envelope; the Glue members
 (`requestParameters.schemaId`, `registryId`, …) follow the Glue API's request members in camelCase, as
 CloudTrail records them (see tests/events/README.md for where each fixture's shape comes from).
+lineage-emission's "Schema Drift Detected" event (source `kafka_lineage.aws.bus.DRIFT_SOURCE`) is a targeted
+sync of the topic it names, which puts the recorded drift summary into the asset's drift form.
 """
 
 from __future__ import annotations
@@ -15,9 +17,11 @@ from typing import Any, Literal
 from aws_lambda_powertools.utilities.parser.models import EventBridgeModel
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from kafka_lineage.aws.bus import DRIFT_SOURCE
+from kafka_lineage.drift.impact import DETAIL_TYPE as DRIFT_DETAIL_TYPE
 from kafka_lineage.model.errors import describe
 from kafka_lineage.model.events import CLOUDTRAIL_DETAIL_TYPE, GLUE_EVENT_NAMES, GLUE_SOURCE
-from kafka_lineage.model.names import GLUE_REGISTRY_NAME
+from kafka_lineage.model.names import GLUE_REGISTRY_NAME, GlueName, SourceKey
 
 _NAME = GLUE_REGISTRY_NAME.pattern
 SCHEMA_ARN = re.compile(
@@ -66,6 +70,9 @@ class SyncRequest:
     trigger: str = "manual"
     # A follow-up invocation of the same run: the (hash group, key) of the last item the earlier one finished.
     resume_after: tuple[str, str] | None = None
+    # A drift event's topic and version: lineage saves the summary right after announcing it, so the run
+    # waits a little for that summary to be readable (sync.run.DRIFT_WAIT_SECONDS).
+    expected_drift: tuple[tuple[SchemaRef, int], ...] = ()
 
 
 class _Flags(BaseModel):
@@ -155,6 +162,46 @@ def _from_cloudtrail(detail: dict[str, Any], account: str, key_of: KeyOf) -> Syn
     return SyncRequest(scope="schemas", schemas=(ref,), confirmed_deleted_schemas=confirmed, trigger=trigger)
 
 
+class _DriftDetail(BaseModel):
+    """The members of a "Schema Drift Detected" detail that name the topic (README: Schema drift); the rest
+    (versions, severity, changes, impact) is lineage's finding, which schema-sync reads from the summary."""
+
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
+
+    registry_name: SourceKey = Field(alias="registryName")
+    topic: GlueName
+    schema_arn: str | None = Field(default=None, alias="schemaArn")
+    to_version: int | None = Field(default=None, alias="toVersion", ge=1)
+
+
+def _from_drift(detail: Any, key_of: KeyOf = _plain) -> SyncRequest:
+    """lineage-emission found drift and saved its summary: sync that one topic, so its asset shows it.
+
+    Why this ends (no event loop): the targeted sync revises the asset once, because the summary moved the
+    schema's source fingerprint and content hash, and announces "Topic Asset Changed" (revised). lineage
+    then finds the same schema version and the same drift fingerprint, so it saves nothing and announces
+    no drift. A repeated drift event (EventBridge delivers at least once) finds the content unchanged:
+    no revision, no "Topic Asset Changed", and the chain stops there.
+    """
+    try:
+        drift = _DriftDetail.model_validate(detail)
+    except ValidationError as error:
+        raise InvalidRequest(
+            f"malformed {DRIFT_DETAIL_TYPE} detail: {describe(error, first_only=True)}"
+        ) from error
+    # `registryName` is the source's key (`<account>:<registry>` for a source in another account).
+    ref = SchemaRef(drift.registry_name, drift.topic)
+    if drift.schema_arn is not None:
+        found = SCHEMA_ARN.fullmatch(drift.schema_arn)
+        if found is None or SchemaRef(key_of(found["account"], found["registry"]), found["schema"]) != ref:
+            raise InvalidRequest(
+                f"{DRIFT_DETAIL_TYPE} detail: schemaArn {drift.schema_arn!r} does not name registry "
+                f"{ref.registry_name!r} and topic {ref.schema_name!r}"
+            )
+    expected = ((ref, drift.to_version),) if drift.to_version is not None else ()
+    return SyncRequest(scope="schemas", schemas=(ref,), trigger="drift", expected_drift=expected)
+
+
 RESUME_KEY = "resumeAfter"
 
 
@@ -194,6 +241,8 @@ def parse_sync_event(event: Any, key_of: KeyOf = _plain) -> SyncRequest:
             return SyncRequest(scope="full", trigger="schedule")
         if envelope.source == GLUE_SOURCE and envelope.detail_type == CLOUDTRAIL_DETAIL_TYPE:
             return _from_cloudtrail(event.get("detail") or {}, envelope.account, key_of)
+        if envelope.source == DRIFT_SOURCE and envelope.detail_type == DRIFT_DETAIL_TYPE:
+            return _from_drift(event.get("detail"), key_of)
         raise InvalidRequest(
             f"unexpected EventBridge event: source {envelope.source!r}, detail-type {envelope.detail_type!r}"
         )

@@ -45,11 +45,13 @@ from kafka_lineage.aws.lease import LeaseBusy, LeaseLost
 from kafka_lineage.aws.packed_store import MAX_VALUE_BYTES
 from kafka_lineage.aws.registry import ListedSchema, RegistryNotFound, RegistryReader, SchemaNotFound
 from kafka_lineage.config import Settings, Source, Tuning
+from kafka_lineage.drift.summary import DriftSummary
 from kafka_lineage.mapping import AssetMapping, AssetRecord
 from kafka_lineage.observability import logger, metrics, tracer
 from kafka_lineage.schemas import parse_definition
 from kafka_lineage.sync import plan
-from kafka_lineage.sync.desired import desired_asset, source_fingerprint
+from kafka_lineage.sync.desired import desired_asset, has_drift_form, shown_drift, source_fingerprint
+from kafka_lineage.sync.drift import DriftSummaries, drift_key, marker, summary_of
 from kafka_lineage.sync.requests import SchemaRef, SyncRequest
 
 CHUNK_ITEMS = 24  # items per chunk (whole hash groups, so a bigger group makes a bigger chunk)
@@ -60,6 +62,9 @@ DATAZONE_CALLS_PER_WRITE = 2  # CreateAsset / CreateAssetRevision / DeleteAsset 
 ENTRY_BYTES = 480  # a packed mapping entry, rounded up
 SAFETY = 1.25  # estimates are multiplied by this, plus STAGE_SECONDS per stage
 STAGE_SECONDS = 0.1
+# lineage-emission puts "Schema Drift Detected", then saves the summary: a run started by that event waits
+# up to this long (pauses doubling from 0.5 s, within the deadline) for the summary to be readable.
+DRIFT_WAIT_SECONDS = 8.0
 
 
 def client_token(*parts: Any) -> str:
@@ -89,6 +94,13 @@ class SyncAdapters:
     namespace_of: Callable[[Source], str]  # the topic namespace of a source (its `namespace` or the brokers)
     lease: StateLease | None = None
     lease_wait_seconds: float = 20.0  # then the run stops and says `deferred: busy` (the handler hands on)
+    # The drift summaries lineage-emission keeps; read once per run that builds asset content.
+    drift: DriftSummaries | None = None
+
+
+class DriftUnavailable(Exception):
+    """The drift summaries could not be read: a schema whose content must be built waits for the next run
+    (building it without them would drop a drift form the asset shows, then put it back)."""
 
 
 class Sample:
@@ -290,12 +302,15 @@ class SchemaSync:
         self.workers = settings.tuning.max_concurrency
         self.margin = settings.tuning.deadline_margin_seconds
         self._lock = threading.Lock()
+        self.drift_summaries: dict[str, DriftSummary] = {}
+        self.drift_error: str | None = None
 
     # ---------------------------------------------------------------- the run
     @tracer.capture_method
     def run(self, request: SyncRequest, on_plan: Callable[[plan.SyncPlan], None] | None = None) -> SyncResult:
         """Run the request; `on_plan` receives each chunk's plan value (a dry run's whole plan is theirs)."""
         result = SyncResult(dry_run=request.dry_run, trigger=request.trigger)
+        self.drift_summaries, self.drift_error = {}, None
         started = time.monotonic()
         asset_type = self.adapters.catalog.asset_type(self.settings.asset_type_name)
         typed = time.monotonic()
@@ -336,6 +351,9 @@ class SchemaSync:
         result.unchanged += len(triage.unchanged)
         after = plan.Position(*request.resume_after) if request.resume_after else None
         work = plan.order_work(triage.candidates, verdict.kept, self.adapters.mapping.group_of, after)
+        if has_drift_form(asset_type) and any(isinstance(item, plan.Candidate) for _, item in work):
+            # Only a run with schemas to inspect reads the summaries: a no-change run stays at its cost.
+            self._load_drift(result, request.expected_drift)
         logger.info(
             "schema-sync planned its work",
             extra={
@@ -351,6 +369,48 @@ class SchemaSync:
         if not request.dry_run:
             self._emit_metrics(result)
         return result
+
+    def _load_drift(self, result: SyncResult, expected: Sequence[tuple[SchemaRef, int]] = ()) -> None:
+        """Read the summaries once; for a drift event, again (briefly) until its summary is there.
+
+        lineage-emission announces a drift before it saves the summary (so a crash in between announces it
+        again rather than never), so the event may outrun the summary by the time of one SSM write.
+        """
+        reader = self.adapters.drift
+        if reader is None:
+            return
+        pause, waited = 0.5, 0.0
+        try:
+            while True:
+                self.drift_summaries = reader.load()
+                missing = [(ref, version) for ref, version in expected if not self._has_drift(ref, version)]
+                if (
+                    not missing
+                    or waited + pause > DRIFT_WAIT_SECONDS
+                    or time.monotonic() + pause > self.deadline()
+                ):
+                    break
+                time.sleep(pause)
+                waited, pause = waited + pause, pause * 2
+        except Exception as error:
+            self.drift_error = f"drift summaries unreadable: {type(error).__name__}: {error}"
+            logger.error("drift summaries unreadable", extra={"error": str(error)})
+            return
+        for ref, version in missing:
+            result.warnings.append(
+                {
+                    "driftKey": drift_key(ref.registry_name, ref.schema_name),
+                    "warning": f"the drift summary for v{version} is not saved yet; the next drift event or "
+                    "verify run shows it",
+                }
+            )
+        for key in reader.unreadable:
+            # That topic shows no drift until lineage-emission writes its summary again.
+            result.warnings.append({"driftKey": key, "warning": "drift summary unreadable; not shown"})
+
+    def _has_drift(self, ref: SchemaRef, version: int) -> bool:
+        found = summary_of(self.drift_summaries, ref.registry_name, ref.schema_name)
+        return found is not None and found.to_version >= version
 
     def whole_plan(self, request: SyncRequest) -> tuple[plan.SyncPlan, SyncResult]:
         """The whole plan as one value, and the dry run's result (reads only, writes nothing)."""
@@ -423,12 +483,16 @@ class SchemaSync:
         if details.latest is None:
             return None  # no AVAILABLE version yet (PENDING): nothing to mirror until one lands
         namespace = self.namespaces(source)
-        fingerprint = source_fingerprint(details, namespace, asset_type.revision)
+        if self.drift_error is not None and has_drift_form(asset_type):
+            raise DriftUnavailable(self.drift_error)
+        drift = summary_of(self.drift_summaries, details.registry_name, details.schema_name)
+        shown = marker(shown_drift(asset_type, drift, details.latest.number))
+        fingerprint = source_fingerprint(details, namespace, asset_type.revision, shown)
         if not plan.needs_definition(candidate, fingerprint):
             return plan.decide(candidate, details, None, namespace)
         definition = registry.definition(details.schema_arn, details.latest.number)
         parsed = parse_definition(details.data_format, definition)
-        desired = desired_asset(source, details, parsed, definition, namespace, asset_type)
+        desired = desired_asset(source, details, parsed, definition, namespace, asset_type, drift)
         return plan.decide(candidate, details, desired, namespace)
 
     def _orphans(
@@ -472,8 +536,11 @@ class SchemaSync:
         return found
 
     # ---------------------------------------------------------------- applying one action
-    def apply_one(self, action: plan.Action, asset_type: AssetType) -> tuple[AssetRecord | None, str, bool]:
-        """Returns (the mapping record after the action, the change to announce, whether it adopted)."""
+    def apply_one(
+        self, action: plan.Action, asset_type: AssetType, warn: Callable[[str, str], None] | None = None
+    ) -> tuple[AssetRecord | None, str, bool]:
+        """Returns (the mapping record after the action, the change to announce, whether it adopted);
+        `warn(schema_arn, text)` hears what a write could not do as asked."""
         catalog = self.adapters.catalog
         domain = self.settings.domain_id
         if isinstance(action, plan.Touch):
@@ -524,6 +591,8 @@ class SchemaSync:
                 ),
             )
             change = "revised" if adopted else "created"
+        if asset.note and warn is not None:
+            warn(action.schema_arn, asset.note)
         catalog.publish(
             asset.asset_id, asset.revision, client_token("publish", domain, asset.asset_id, asset.revision)
         )
@@ -789,7 +858,7 @@ class _Pipeline:
     def result_warning(self, schema_arn: str, warning: str) -> None:
         with self.lock:
             self.result.warnings.append({"schemaArn": schema_arn, "warning": warning})
-        logger.warning("schema fields incomplete", extra={"schemaArn": schema_arn, "warning": warning})
+        logger.warning("schema-sync warning", extra={"schemaArn": schema_arn, "warning": warning})
 
     # -- stage 2: DataZone writes
     def _apply_loop(
@@ -832,7 +901,7 @@ class _Pipeline:
                     complete = False
                 return
             try:
-                record, change, adopted = self.sync.apply_one(action, self.asset_type)
+                record, change, adopted = self.sync.apply_one(action, self.asset_type, self.result_warning)
             except Exception as error:
                 _fail(
                     self.result,

@@ -224,3 +224,39 @@ def test_managed_models_declare_every_member_by_default() -> None:
     assert all(
         f"{m}:" in model["smithy"] for m in ("tableName", "columns", "columnName", "dataType", "description")
     )
+
+
+# ---------------------------------------------------------------------------- revision_changes_type_revision
+
+
+@pytest.mark.parametrize("moves", [True, False])
+def test_a_revision_moves_the_asset_to_a_newer_type_revision_only_when_datazone_lets_it(moves: bool) -> None:
+    from tests.unit.standins.test_datazone_assets import TestCreateAssetRevision, forms_with, schema_form
+
+    # Given an asset made under asset type revision 1, then revision 2 (a form type with one more member)
+    w = kafka_world(revision_changes_type_revision=moves)
+    asset = create_topic_asset(w, TOPIC)
+    TestCreateAssetRevision().add_type_revision(w)
+    newer = forms_with("KafkaSchemaFormType", schema_form(owner="team-a"))
+    if moves:
+        # Then a revision naming revision 2 moves it there
+        revised = w.call(
+            "CreateAssetRevision", identifier=asset["id"], name="v2", typeRevision="2", formsInput=newer
+        )
+        assert revised["typeRevision"] == "2"
+    else:
+        # Then such a revision is refused, naming both revisions, and one at its own revision still works
+        error = error_of(
+            w, "CreateAssetRevision", identifier=asset["id"], name="v2", typeRevision="2", formsInput=newer
+        )
+        assert error.code == "ValidationException"
+        assert "revision 1" in error.message
+        assert "revision 2" in error.message
+        kept = w.call(
+            "CreateAssetRevision",
+            identifier=asset["id"],
+            name="v2",
+            typeRevision="1",
+            formsInput=kafka_forms(TOPIC),
+        )
+        assert (kept["typeRevision"], kept["revision"]) == ("1", "2")

@@ -36,6 +36,7 @@ class Readings:
     client_token_ttl_seconds: int = 86_400
     search_text_matches_external_identifier: bool = False
     revision_keeps_type_revision: bool = True
+    revision_changes_type_revision: bool = True
     conflict_message_names_asset: bool = True
     search_type_filter: str = "honoured"
     listing_change_calls: int = 0

@@ -280,6 +280,7 @@ class TestAssetTypes:
             "MskSourceReferenceFormType",
             "AssetCommonDetailsForm",
             "RelationalTableForm",
+            "KafkaSchemaDriftFormType",
         }
         assert (
             "kafka_topic"

@@ -1,0 +1,105 @@
+"""The drift form on a topic's asset: the last drift lineage-emission recorded, as the catalog shows it.
+
+lineage-emission finds drift (it knows the mapped tables and their column lineage) and keeps one
+`DriftSummary` per topic in the packed store under `{MAPPING_PATH}/drift` (key `"<registryName>/<topic>"`);
+schema-sync owns the asset and puts that summary into the asset's `KafkaSchemaDriftFormType` form:
+
+- only a summary whose `to_version` is the asset's latest schema version is shown; a summary of another
+  version is stale (a newer version landed since, not yet assessed, or an older one was deleted) and the
+  form then says `drift_status: "none"` for the current version, as it does when nothing is recorded. The
+  form is always written (when the asset type has it): "no drift recorded for version N" is explicit, so a
+  person browsing the catalog can tell it from an asset not yet revised under the new type;
+- the form's content is part of the asset content hash, so a new summary causes exactly one revision and
+  an unchanged one none;
+- `marker` goes into the schema's source fingerprint, so that a targeted or `verify` inspection whose
+  registry state is unchanged still rebuilds the content when the summary moved.
+
+`DriftSummaries` is the reader (one packed-store load per run, only in runs that build asset content).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from kafka_lineage.aws.packed_store import PackedStore
+from kafka_lineage.drift.summary import DriftSummary
+from kafka_lineage.mapping import DRIFT, subpath
+
+DRIFT_FORM_TYPE = "KafkaSchemaDriftFormType"
+NO_DRIFT = "none"
+
+
+def drift_key(registry_name: str, topic: str) -> str:
+    """The packed-store key lineage-emission writes a topic's summary under."""
+    return f"{registry_name}/{topic}"
+
+
+def current_summary(summary: DriftSummary | None, latest_version: int) -> DriftSummary | None:
+    """The summary when it describes the latest version; None when absent or stale."""
+    if summary is None or summary.to_version != latest_version:
+        return None
+    return summary
+
+
+def marker(summary: DriftSummary | None) -> str:
+    """What the source fingerprint carries of the summary shown: all of it, as the form shows all of it
+    ("" when none is shown, so a schema without drift keeps the fingerprint it had before drift forms)."""
+    if summary is None:
+        return ""
+    return json.dumps(summary.to_entry(), sort_keys=True, separators=(",", ":"))
+
+
+def _line(summary: DriftSummary) -> str:
+    count = summary.impacted_table_count
+    tables = ", ".join(summary.impacted_tables[:3])
+    more = f", +{count - 3} more" if count > 3 else ""
+    impacted = f"{count} table{'s' if count != 1 else ''} impacted" + (f" ({tables}{more})" if count else "")
+    return f"v{summary.from_version} -> v{summary.to_version}: {summary.severity}, {impacted}"
+
+
+def drift_form(summary: DriftSummary | None, latest_version: int) -> dict[str, Any]:
+    """The form content for an asset whose latest schema version is `latest_version`."""
+    shown = current_summary(summary, latest_version)
+    if shown is None:
+        return {
+            "drift_status": NO_DRIFT,
+            "schema_version": str(latest_version),
+            "summary": f"no drift recorded for v{latest_version}",
+        }
+    return {
+        "drift_status": shown.severity,
+        "schema_version": str(latest_version),
+        "summary": _line(shown),
+        "from_version": shown.from_version,
+        "to_version": shown.to_version,
+        "impacted_tables": list(shown.impacted_tables),
+        "impacted_table_count": shown.impacted_table_count,
+        "changed_field_count": shown.changed_fields,
+        "detected_at": shown.detected_at,
+        "drift_fingerprint": shown.fingerprint,
+    }
+
+
+class DriftSummaries:
+    """Reads the summaries lineage-emission keeps (GetParametersByPath pages of 10 parameters, each
+    holding several summaries). schema-sync never writes here: the drift part of the tree is lineage's."""
+
+    def __init__(self, ssm: Any, mapping_path: str) -> None:
+        self.store = PackedStore(ssm, subpath(mapping_path, DRIFT))
+        self.unreadable: list[str] = []
+
+    def load(self) -> dict[str, DriftSummary]:
+        summaries: dict[str, DriftSummary] = {}
+        self.unreadable = []
+        for key, entry in self.store.load().items():
+            try:
+                summaries[key] = DriftSummary.from_entry(entry)
+            except (KeyError, TypeError, ValueError):
+                self.unreadable.append(key)
+        return summaries
+
+
+def summary_of(summaries: Mapping[str, DriftSummary], registry_name: str, topic: str) -> DriftSummary | None:
+    return summaries.get(drift_key(registry_name, topic))
