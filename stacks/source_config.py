@@ -9,8 +9,9 @@ Keys (camelCase):
 - `registries` (required): the Glue Schema Registry registries the functions mirror from this account.
 - `databases`: the Glue Data Catalog databases whose tables the topics feed (lineage reads their columns).
 - `readBrokers` (default true): kafka:GetBootstrapBrokers, for a source without an explicit `namespace`.
-- `readConnectors` (default false): MSK Connect reads (ListConnectors, DescribeConnector), for connector-
-  derived lineage.
+- `readConnectors` (default true): MSK Connect reads (ListConnectors, DescribeConnector), for connector-
+  derived lineage, which the governance stack's sources do by default; turn it off together with
+  `"connectors": "off"` on the governance side's source, or lineage reports the denied listing every run.
 - `roleName` (default `kafka-lineage-source-reader`): the role's name, so its ARN is known before deploying.
 - `forwardEvents` (default true): forward this account's Glue Schema Registry CloudTrail events to the
   governance account's default bus (targeted syncs; needs CloudTrail management events in this account).
@@ -47,7 +48,7 @@ class SourceAccountConfig(BaseModel):
     registries: tuple[GlueName, ...] = Field(min_length=1)
     databases: tuple[GlueCatalogName, ...] = ()
     read_brokers: bool = Field(default=True, alias="readBrokers")
-    read_connectors: bool = Field(default=False, alias="readConnectors")
+    read_connectors: bool = Field(default=True, alias="readConnectors")
     role_name: str = Field(default=DEFAULT_ROLE_NAME, alias="roleName", pattern=r"[\w+=,.@-]{1,64}")
     forward_events: bool = Field(default=True, alias="forwardEvents")
 
