@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import aws_cdk as cdk
 import jsii
 from aws_cdk import aws_cloudwatch as cloudwatch
@@ -24,6 +26,13 @@ METRICS_SERVICE = SERVICE
 FAILED_ITEM_METRICS = ("SchemasFailed", "EventsFailed", "LineageFailed")
 # Lineage counts the breaking schema drifts it announced (kafka_lineage/lineage/run.py).
 BREAKING_DRIFT_METRIC = "SchemaDriftBreaking"
+# Every alarm here fires on the first occurrence in a five-minute period; no data is no alarm.
+ANY_IN_FIVE_MINUTES: dict[str, Any] = {
+    "threshold": 1,
+    "evaluation_periods": 1,
+    "comparison_operator": cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    "treat_missing_data": cloudwatch.TreatMissingData.NOT_BREACHING,
+}
 
 
 class Monitoring(Construct):
@@ -87,10 +96,7 @@ class Monitoring(Construct):
                 label="failed items",
                 period=cdk.Duration.minutes(5),
             ),
-            threshold=1,
-            evaluation_periods=1,
-            comparison_operator=cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-            treat_missing_data=cloudwatch.TreatMissingData.NOT_BREACHING,
+            **ANY_IN_FIVE_MINUTES,
         )
         self.failure_queue_alarm = cloudwatch.Alarm(
             self,
@@ -99,10 +105,7 @@ class Monitoring(Construct):
             metric=failure_queue.metric_approximate_number_of_messages_visible(
                 period=cdk.Duration.minutes(5), statistic="Maximum"
             ),
-            threshold=1,
-            evaluation_periods=1,
-            comparison_operator=cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-            treat_missing_data=cloudwatch.TreatMissingData.NOT_BREACHING,
+            **ANY_IN_FIVE_MINUTES,
         )
         self.breaking_drift_alarm = cloudwatch.Alarm(
             self,
@@ -118,10 +121,7 @@ class Monitoring(Construct):
                 statistic="Sum",
                 period=cdk.Duration.minutes(5),
             ),
-            threshold=1,
-            evaluation_periods=1,
-            comparison_operator=cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-            treat_missing_data=cloudwatch.TreatMissingData.NOT_BREACHING,
+            **ANY_IN_FIVE_MINUTES,
         )
         self.alarms: list[cloudwatch.Alarm] = [
             self.failed_items_alarm,

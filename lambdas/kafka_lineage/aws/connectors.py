@@ -22,7 +22,7 @@ from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from kafka_lineage.aws.clients import RateLimiter
+from kafka_lineage.aws.clients import RateLimiter, describe_error
 from kafka_lineage.config import Source
 from kafka_lineage.connectors.keys import kept_config
 from kafka_lineage.connectors.model import ConnectorConfig, ConnectorNote, ConnectorReads
@@ -74,15 +74,6 @@ def brokers_of(answer: Mapping[str, Any]) -> frozenset[str]:
     return frozenset(found)
 
 
-def _describe(error: Exception) -> str:
-    if isinstance(error, ClientError):
-        info = error.response.get("Error", {})
-        return (
-            f"{getattr(error, 'operation_name', '')}: {info.get('Code', 'Error')}: {info.get('Message', '')}"
-        )
-    return f"{type(error).__name__}: {error}"
-
-
 def _not_found(error: Exception) -> bool:
     return (
         isinstance(error, ClientError) and error.response.get("Error", {}).get("Code") == "NotFoundException"
@@ -113,11 +104,13 @@ class MskConnect:
                 self._pace()
                 clusters[cluster_arn] = brokers_of(self.kafka.get_bootstrap_brokers(ClusterArn=cluster_arn))
             except (ClientError, BotoCoreError) as error:
-                errors.append(f"brokers of {cluster_arn}: {_describe(error)}")
+                errors.append(f"brokers of {cluster_arn}: {describe_error(error)}")
         try:
             summaries = self._list(stop)
         except (ClientError, BotoCoreError, _Stopped) as error:
-            message = "stopped before the listing ended" if isinstance(error, _Stopped) else _describe(error)
+            message = (
+                "stopped before the listing ended" if isinstance(error, _Stopped) else describe_error(error)
+            )
             logger.warning("MSK Connect connectors not listed", extra={"error": message})
             return ConnectorReads(read_ok=False, errors=(*errors, f"ListConnectors: {message}"))
         configs: list[ConnectorConfig] = []
@@ -149,7 +142,7 @@ class MskConnect:
             except (ClientError, BotoCoreError) as error:
                 if _not_found(error):
                     continue  # deleted since the listing: it has no edges any more
-                reason = _describe(error)
+                reason = describe_error(error)
                 logger.warning("MSK Connect connector not read", extra={"connector": name, "error": reason})
                 unread.append(name)
                 notes.append(ConnectorNote("unreadable", name, reason))

@@ -19,7 +19,7 @@ from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from kafka_lineage.aws.clients import RateLimiter
+from kafka_lineage.aws.clients import RateLimiter, describe_error
 from kafka_lineage.lineage.model import GlueTable, TableColumn, TableRef
 
 PAGE_SIZE = 100  # GetTables MaxResults maximum (botocore glue CatalogGetterPageSize)
@@ -37,15 +37,6 @@ class TableReads:
 
 class _Stopped(Exception):
     """The caller's deadline: no further read starts."""
-
-
-def _describe(error: Exception) -> str:
-    if isinstance(error, ClientError):
-        info = error.response.get("Error", {})
-        return (
-            f"{getattr(error, 'operation_name', '')}: {info.get('Code', 'Error')}: {info.get('Message', '')}"
-        )
-    return f"{type(error).__name__}: {error}"
 
 
 def _not_found(error: ClientError) -> bool:
@@ -103,7 +94,7 @@ class GlueTables:
                 reads.stopped = True
                 return reads
             except (ClientError, BotoCoreError) as error:
-                reads.errors[database] = _describe(error)
+                reads.errors[database] = describe_error(error)
         return reads
 
     def _read_database(
@@ -239,7 +230,7 @@ class SourceTables(GlueTables):
             try:
                 part = self._reader(catalog).read(refs, stop)
             except Exception as error:  # the catalog's session: only its databases fail
-                why = _describe(error)
+                why = describe_error(error)
                 part = TableReads(errors={ref.database: why for ref in refs})
             for ref, table in part.tables.items():
                 qualified = TableRef(ref.database, ref.table, catalog)

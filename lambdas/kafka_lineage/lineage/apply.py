@@ -31,6 +31,7 @@ from typing import Literal, Protocol
 
 from botocore.exceptions import BotoCoreError, ClientError
 
+from kafka_lineage.aws.clients import describe_error
 from kafka_lineage.aws.lineage_api import EventSummary, client_token
 from kafka_lineage.aws.tables import VersionDefinition
 from kafka_lineage.lineage.events import (
@@ -112,14 +113,6 @@ class _Deletions:
     pending: list[PendingDelete] = field(default_factory=list)
     deleted: int = 0
     errors: list[str] = field(default_factory=list)
-
-
-def describe_error(error: BaseException) -> str:
-    if isinstance(error, ClientError):
-        info = error.response.get("Error", {})
-        operation = getattr(error, "operation_name", "")
-        return f"{operation}: {info.get('Code', 'Error')}: {info.get('Message', '')}".strip()
-    return f"{type(error).__name__}: {error}"
 
 
 class Applier:

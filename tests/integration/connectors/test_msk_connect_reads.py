@@ -18,6 +18,7 @@ from kafka_lineage.config import Source
 from kafka_lineage.connectors import derive
 from kafka_lineage.lineage.model import TopicKey
 from local import world
+from local.demo_connectors import create_request
 from local.standins import LocalAws
 
 CLUSTER_ARN = "arn:aws:kafka:eu-west-1:123456789012:cluster/orders/0f1e2d3c-4b5a-1"
@@ -39,29 +40,6 @@ SINK = {
     "iceberg.catalog.catalog-impl": "org.apache.iceberg.aws.glue.GlueCatalog",
     "iceberg.catalog.s3.secret-access-key": SECRET,
 }
-
-
-def create_request(name: str, config: dict[str, str], servers: str) -> dict[str, Any]:
-    return {
-        "capacity": {"provisionedCapacity": {"mcuCount": 1, "workerCount": 1}},
-        "connectorConfiguration": config,
-        "connectorName": name,
-        "kafkaCluster": {
-            "apacheKafkaCluster": {"bootstrapServers": servers, "vpc": {"subnets": ["subnet-1"]}}
-        },
-        "kafkaClusterClientAuthentication": {"authenticationType": "IAM"},
-        "kafkaClusterEncryptionInTransit": {"encryptionType": "TLS"},
-        "kafkaConnectVersion": "2.7.1",
-        "plugins": [
-            {
-                "customPlugin": {
-                    "customPluginArn": "arn:aws:kafkaconnect:eu-west-1:123456789012:custom-plugin/p/1",
-                    "revision": 1,
-                }
-            }
-        ],
-        "serviceExecutionRoleArn": "arn:aws:iam::123456789012:role/connect",
-    }
 
 
 def source(**extra: Any) -> Source:

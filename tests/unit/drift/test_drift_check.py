@@ -18,6 +18,7 @@ from kafka_lineage.lineage.model import GlueTable, TopicKey
 from kafka_lineage.mapping import AssetRecord
 from kafka_lineage.sync.plan import previous_version
 from tests.unit.drift.drift_builders import avro, table
+from tests.unit.lineage import lineage_builders
 
 KEY = TopicKey("cdc", "shop.customers")
 ARN = "arn:aws:glue:eu-west-1:123456789012:schema/cdc/shop.customers"
@@ -35,19 +36,7 @@ def envelope(*fields: dict[str, Any]) -> str:
 
 
 def record(previous: int, latest: int) -> AssetRecord:
-    return AssetRecord(
-        registry_name=KEY.registry_name,
-        schema_name=KEY.topic,
-        schema_arn=ARN,
-        asset_id="a1",
-        latest_version=latest,
-        data_format="AVRO",
-        namespace="kafka://b-1:9098",
-        updated_time="2026-11-30T10:00:00Z",
-        created_time="2026-11-01T10:00:00Z",
-        content_hash="h",
-        previous_version=previous,
-    )
+    return lineage_builders.record(KEY.topic, KEY.registry_name, latest, previous_version=previous)
 
 
 @dataclass(frozen=True)
