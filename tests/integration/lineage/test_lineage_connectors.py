@@ -143,3 +143,27 @@ def test_connectors_that_cannot_be_listed_keep_their_edges_and_fail_the_run(conn
     assert (summary["retracted"], summary["retracting"], summary["emitted"]) == ([], [], 0)
     assert summary["keptConnectorEdges"] == 4
     assert set(connected.edges()) == before
+
+
+def test_drift_impact_follows_the_connector_edges_to_every_table_the_topic_feeds(
+    connected: Lakehouse,
+) -> None:
+    # Given orders fed by two sinks, into lakehouse.orders and archive.orders, emitted at v1
+    connector("archive-sink", ARCHIVE_SINK)
+    connected.emit()
+    caught = connected.catch_drift()
+    # When v2 of orders drops `purchaser`, which both tables take
+    connected.schema(ORDERS, debezium.table_without("orders", "purchaser"))
+    result = connected.emit()
+    # Then one breaking drift names both connector-fed tables and their column
+    (event,) = caught.drain()
+    detail = event["detail"]
+    assert (detail["topic"], detail["severity"]) == (ORDERS, "breaking")
+    assert {(t["table"], tuple(t["columns"])) for t in detail["impacted"]} == {
+        ("lakehouse/orders", ("purchaser",)),
+        ("archive/orders", ("purchaser",)),
+    }
+    # And each sink edge's v2 run carries the drift facet
+    facets = [e["run"]["facets"] for e in connected.events() if e["job"]["name"] != "inventory-mysql"]
+    assert sum(1 for f in facets if f.get("schemaDrift", {}).get("toVersion") == 2) == 4  # 2 runs x 2 events
+    assert result["failed"] == []
