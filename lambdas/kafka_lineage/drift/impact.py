@@ -20,7 +20,6 @@ and says so in `warnings`, the other tables are still walked.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -30,6 +29,7 @@ from kafka_lineage.drift.model import FieldChange, FieldDiff
 from kafka_lineage.drift.tree import FieldTree
 from kafka_lineage.lineage.events import ColumnMatch, match_columns
 from kafka_lineage.lineage.model import GlueTable
+from kafka_lineage.model.digest import fingerprint
 from kafka_lineage.schemas import row_fields
 
 Severity = Literal["breaking", "warning", "info"]
@@ -293,5 +293,4 @@ def drift_fingerprint(subject: DriftSubject, impact: DriftImpact) -> str:
         ],
         "impacted": [[t.table_arn, list(t.columns)] for t in impact.impacted],
     }
-    text = json.dumps(described, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+    return fingerprint(described)

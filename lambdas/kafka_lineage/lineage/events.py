@@ -45,7 +45,6 @@ transformations dropped; column lineage cut to the first columns that fit.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import uuid
 from collections.abc import Callable, Mapping, Sequence
@@ -66,6 +65,7 @@ from openlineage.client.generated.schema_dataset import SchemaDatasetFacet, Sche
 from openlineage.client.serde import Serde
 
 from kafka_lineage.lineage.model import EVENT_TYPES, GlueTable, TableRef, TopicKey
+from kafka_lineage.model.digest import fingerprint
 
 # PostLineageEvent's `event` blob: at most 300,000 bytes (botocore datazone LineageEvent).
 MAX_EVENT_BYTES = 300_000
@@ -139,18 +139,10 @@ class RunContent:
         return f"{self.topic_namespace}/{self.key.topic}"
 
     def fingerprint(self) -> str:
-        described = {
-            "emitter": EMITTER_VERSION,
-            "producer": PRODUCER,
-            "topic": [self.topic_namespace, self.key.registry_name, self.key.topic],
-            "schema": [
-                self.schema_arn,
-                self.schema_version,
-                self.schema_version_id,
-                self.schema_created,
-                self.data_format,
-                *([self.previous_version] if self.previous_version else []),
-            ],
+        described = _described_version(self)
+        if self.previous_version:
+            described["schema"].append(self.previous_version)
+        described |= {
             "table": [self.table.namespace, self.table.ref.name],
             "columns": [[c.name, c.type, c.comment] for c in self.table.columns],
             "job": [self.job_namespace, self.job_name],
@@ -159,8 +151,7 @@ class RunContent:
         }
         if self.connector_arn:
             described["connector"] = self.connector_arn
-        text = json.dumps(described, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-        return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+        return fingerprint(described)
 
     def build(
         self,
@@ -177,6 +168,23 @@ class RunContent:
 
 
 _FINGERPRINT_ORIGIN = {"cdk": "stack"}
+
+
+def _described_version(content: RunContent | HopContent) -> dict[str, Any]:
+    """What every run's fingerprint says of this emitter and the topic's schema version (keys are sorted
+    before hashing, so where they are added does not matter)."""
+    return {
+        "emitter": EMITTER_VERSION,
+        "producer": PRODUCER,
+        "topic": [content.topic_namespace, content.key.registry_name, content.key.topic],
+        "schema": [
+            content.schema_arn,
+            content.schema_version,
+            content.schema_version_id,
+            content.schema_created,
+            content.data_format,
+        ],
+    }
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,23 +215,12 @@ class HopContent:
         return f"{self.job_namespace}/{self.job_name}"
 
     def fingerprint(self) -> str:
-        described = {
-            "emitter": EMITTER_VERSION,
-            "producer": PRODUCER,
+        described = _described_version(self) | {
             "hop": [self.dataset_namespace, self.dataset_name, list(self.columns)],
-            "topic": [self.topic_namespace, self.key.registry_name, self.key.topic],
-            "schema": [
-                self.schema_arn,
-                self.schema_version,
-                self.schema_version_id,
-                self.schema_created,
-                self.data_format,
-            ],
             "job": [self.job_namespace, self.job_name],
             "connector": self.connector_arn,
         }
-        text = json.dumps(described, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-        return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+        return fingerprint(described)
 
     def describe(self) -> dict[str, object]:
         return {"sourceDataset": f"{self.dataset_namespace}/{self.dataset_name}"}
