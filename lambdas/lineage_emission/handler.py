@@ -13,9 +13,10 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from kafka_lineage.aws.clients import client
 from kafka_lineage.aws.continuation import continue_asynchronously
-from kafka_lineage.aws.lease import LEASE_MARGIN_SECONDS, LeaseBusy, StateLease
+from kafka_lineage.aws.lease import LEASE_MARGIN_SECONDS, StateLease
 from kafka_lineage.config import Settings
 from kafka_lineage.lineage.run import EmitResult, LineageWorld, emit_lineage
+from kafka_lineage.model.failures import LeaseBusy
 from kafka_lineage.observability import logger, metrics, tracer
 from lineage_emission.request import parse_emit_event
 

@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from kafka_lineage.aws.clients import client
-from kafka_lineage.aws.lease import LeaseBusy, LeaseLost, StateLease, lease_path
+from kafka_lineage.aws.lease import StateLease, lease_path
+from kafka_lineage.model.failures import LeaseBusy, LeaseLost
 from local.standins import LocalAws
 
 PATH = "/kafka-lineage"

@@ -10,8 +10,9 @@ import pytest
 from botocore.exceptions import ClientError
 
 from kafka_lineage.aws import sessions as sessions_module
-from kafka_lineage.aws.sessions import SourceRoleUnavailable, SourceSessions, session_name
+from kafka_lineage.aws.sessions import SourceSessions, session_name
 from kafka_lineage.config import ConfigError, Settings, Source
+from kafka_lineage.model.failures import SourceRoleUnavailable
 from kafka_lineage.sync.requests import SchemaRef, parse_sync_event
 from tests.fixtures import REPO
 

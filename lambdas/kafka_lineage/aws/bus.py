@@ -10,6 +10,7 @@ from pydantic import ValidationError
 
 from kafka_lineage.model.errors import describe
 from kafka_lineage.model.events import TopicAssetChanged
+from kafka_lineage.model.failures import EventRejected
 from kafka_lineage.observability import logger
 
 # The lineage function announces schema drift ("Schema Drift Detected", kafka_lineage.drift.DETAIL_TYPE).
@@ -51,10 +52,6 @@ class TopicEvents:
                     if result.get("ErrorCode")
                 )
         return rejected
-
-
-class EventRejected(RuntimeError):
-    """PutEvents answered, but did not accept the entry."""
 
 
 class DriftEvents:

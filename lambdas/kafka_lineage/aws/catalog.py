@@ -13,6 +13,7 @@ from botocore.exceptions import ClientError
 
 from kafka_lineage.aws.clients import RateLimiter
 from kafka_lineage.aws.form_members import declared_paths
+from kafka_lineage.model.failures import AssetConflict, AssetGone, ListingBusy
 from kafka_lineage.observability import logger
 
 SEARCH_PAGE_SIZE = 50  # Search's maxResults maximum
@@ -75,22 +76,6 @@ class CatalogAsset:
     external_identifier: str
     revision: str
     note: str = ""  # what the write could not do as asked (the run reports it as a warning)
-
-
-class AssetConflict(Exception):
-    """CreateAsset met an existing asset with the same external identifier."""
-
-    def __init__(self, message: str, asset_id: str | None) -> None:
-        super().__init__(message)
-        self.asset_id = asset_id
-
-
-class AssetGone(Exception):
-    """The asset no longer exists."""
-
-
-class ListingBusy(Exception):
-    """A listing change did not take effect within the wait; the next run retries."""
 
 
 def error_code(error: ClientError) -> str:

@@ -9,7 +9,6 @@ from typing import Any
 
 import boto3
 from botocore.config import Config
-from botocore.exceptions import ClientError
 
 # Adaptive retry: botocore backs off on throttling and 5xx and paces the client's own send rate.
 RETRY_CONFIG = Config(
@@ -18,15 +17,6 @@ RETRY_CONFIG = Config(
     read_timeout=30,
     max_pool_connections=32,
 )
-
-
-def describe_error(error: BaseException) -> str:
-    """An AWS error as `Operation: Code: Message` (what results and logs show); any other as `Type: text`."""
-    if isinstance(error, ClientError):
-        info = error.response.get("Error", {})
-        operation = getattr(error, "operation_name", "")
-        return f"{operation}: {info.get('Code', 'Error')}: {info.get('Message', '')}".strip()
-    return f"{type(error).__name__}: {error}"
 
 
 @cache

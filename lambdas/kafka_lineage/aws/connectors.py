@@ -22,10 +22,11 @@ from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from kafka_lineage.aws.clients import RateLimiter, describe_error
+from kafka_lineage.aws.clients import RateLimiter
 from kafka_lineage.config import Source
 from kafka_lineage.connectors.keys import kept_config
 from kafka_lineage.connectors.model import ConnectorConfig, ConnectorNote, ConnectorReads
+from kafka_lineage.model.failures import describe_failure
 from kafka_lineage.observability import logger
 
 PAGE_SIZE = 100  # ListConnectors maxResults maximum (botocore kafkaconnect MaxResults)
@@ -104,12 +105,12 @@ class MskConnect:
                 self._pace()
                 clusters[cluster_arn] = brokers_of(self.kafka.get_bootstrap_brokers(ClusterArn=cluster_arn))
             except (ClientError, BotoCoreError) as error:
-                errors.append(f"brokers of {cluster_arn}: {describe_error(error)}")
+                errors.append(f"brokers of {cluster_arn}: {describe_failure(error)}")
         try:
             summaries = self._list(stop)
         except (ClientError, BotoCoreError, _Stopped) as error:
             message = (
-                "stopped before the listing ended" if isinstance(error, _Stopped) else describe_error(error)
+                "stopped before the listing ended" if isinstance(error, _Stopped) else describe_failure(error)
             )
             logger.warning("MSK Connect connectors not listed", extra={"error": message})
             return ConnectorReads(read_ok=False, errors=(*errors, f"ListConnectors: {message}"))
@@ -142,7 +143,7 @@ class MskConnect:
             except (ClientError, BotoCoreError) as error:
                 if _not_found(error):
                     continue  # deleted since the listing: it has no edges any more
-                reason = describe_error(error)
+                reason = describe_failure(error)
                 logger.warning("MSK Connect connector not read", extra={"connector": name, "error": reason})
                 unread.append(name)
                 notes.append(ConnectorNote("unreadable", name, reason))

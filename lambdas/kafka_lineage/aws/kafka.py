@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from kafka_lineage.model.failures import NoBootstrapBrokers
+
 # OpenLineage's Kafka naming: kafka://{first bootstrap host:port}. Debezium, Spark and Flink take the first
 # server of the bootstrap string they were given; MSK clients are usually given the IAM string, so prefer it.
 BROKER_PREFERENCE = (
@@ -15,10 +17,6 @@ BROKER_PREFERENCE = (
     "BootstrapBrokerStringPublicTls",
     "BootstrapBrokerString",
 )
-
-
-class NoBootstrapBrokers(Exception):
-    """The cluster reports no bootstrap broker string we can use."""
 
 
 def namespace_from_brokers(answer: dict[str, Any]) -> str:

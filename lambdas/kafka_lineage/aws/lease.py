@@ -32,19 +32,12 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from kafka_lineage.aws.clients import RateLimiter
+from kafka_lineage.model.failures import LeaseBusy, LeaseLost
 from kafka_lineage.observability import logger
 
 HOLDERS = ("schema-sync", "lineage-emission")
 LEASE_MARGIN_SECONDS = 30.0  # added to the holder's remaining time: its lease outlives it
 KEEP_GENERATIONS = 2  # older generations are deleted by the next holder (best effort)
-
-
-class LeaseBusy(RuntimeError):
-    """`acquire()` waited, and another live invocation still holds the lease."""
-
-
-class LeaseLost(RuntimeError):
-    """A newer generation exists: another invocation holds the state now. Stop writing it."""
 
 
 def lease_path(mapping_path: str, holder: str) -> str:

@@ -12,16 +12,9 @@ from botocore.exceptions import ClientError
 
 from kafka_lineage.aws.clients import RateLimiter
 from kafka_lineage.config import Settings, Source
+from kafka_lineage.model.failures import RegistryNotFound, SchemaNotFound
 
 LIST_PAGE_SIZE = 100  # ListSchemas / ListSchemaVersions maximum page size
-
-
-class RegistryNotFound(Exception):
-    """The registry does not exist (never a reason to delete anything)."""
-
-
-class SchemaNotFound(Exception):
-    """The schema does not exist (any more)."""
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from kafka_lineage.aws.clients import RETRY_CONFIG, client
 from kafka_lineage.config import Settings, Source
+from kafka_lineage.model.failures import SourceRoleUnavailable
 from kafka_lineage.observability import logger, metrics
 
 # Lambda runs at most 15 minutes; an hour (the default maximum of a role's sessions) outlives any run, and
@@ -35,10 +36,6 @@ from kafka_lineage.observability import logger, metrics
 DURATION_SECONDS = 3600
 # STS RoleSessionName: 2-64 characters of [\w+=,.@-] (botocore sts roleSessionNameType).
 _SESSION_NAME_CHARACTERS = re.compile(r"[^\w+=,.@-]")
-
-
-class SourceRoleUnavailable(Exception):
-    """The source's role could not be assumed: every call about that source fails with this."""
 
 
 def session_name(function_name: str) -> str:

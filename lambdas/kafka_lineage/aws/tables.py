@@ -19,8 +19,9 @@ from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from kafka_lineage.aws.clients import RateLimiter, describe_error
+from kafka_lineage.aws.clients import RateLimiter
 from kafka_lineage.lineage.model import GlueTable, TableColumn, TableRef
+from kafka_lineage.model.failures import describe_failure
 
 PAGE_SIZE = 100  # GetTables MaxResults maximum (botocore glue CatalogGetterPageSize)
 EXPRESSION_MAX = 2048  # GetTables Expression: FilterString max length
@@ -94,7 +95,7 @@ class GlueTables:
                 reads.stopped = True
                 return reads
             except (ClientError, BotoCoreError) as error:
-                reads.errors[database] = describe_error(error)
+                reads.errors[database] = describe_failure(error)
         return reads
 
     def _read_database(
@@ -230,7 +231,7 @@ class SourceTables(GlueTables):
             try:
                 part = self._reader(catalog).read(refs, stop)
             except Exception as error:  # the catalog's session: only its databases fail
-                why = describe_error(error)
+                why = describe_failure(error)
                 part = TableReads(errors={ref.database: why for ref in refs})
             for ref, table in part.tables.items():
                 qualified = TableRef(ref.database, ref.table, catalog)

@@ -31,7 +31,6 @@ from typing import Literal, Protocol
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from kafka_lineage.aws.clients import describe_error
 from kafka_lineage.aws.lineage_api import EventSummary, client_token
 from kafka_lineage.aws.tables import VersionDefinition
 from kafka_lineage.lineage.events import (
@@ -46,6 +45,7 @@ from kafka_lineage.lineage.events import (
 from kafka_lineage.lineage.model import EVENT_TYPES, EdgeKey, LineageState, PendingDelete, StaleRun
 from kafka_lineage.lineage.plan import Action, Emit, Retract
 from kafka_lineage.lineage.resolve import Target
+from kafka_lineage.model.failures import describe_failure
 from kafka_lineage.observability import logger
 
 # Windows searched for the events of a run whose response was lost (see module doc).
@@ -193,7 +193,7 @@ class Applier:
             return self._emit(action)
         except Exception as error:  # per-topic isolation: one topic's failure never stops the others
             logger.exception("lineage action failed", extra={"edge": action.key.key})
-            return TopicOutcome(action.key, "failed", previous, False, describe_error(error))
+            return TopicOutcome(action.key, "failed", previous, False, describe_failure(error))
 
     # -- emit -------------------------------------------------------------------------------------------
 
@@ -274,7 +274,7 @@ class Applier:
                     "failed",
                     state,
                     state != own,
-                    f"posting {event_type}: " + describe_error(error),
+                    f"posting {event_type}: " + describe_failure(error),
                 )
         # What the new run replaces: the previous run's events and every stale run (their known ids, and
         # for incomplete ones whatever the lookup finds), never the events just posted or adopted.
@@ -418,7 +418,7 @@ class Applier:
                 try:
                     ids += [f.event_id for f in self._find(run) if f.event_id not in ids]
                 except (ClientError, BotoCoreError) as error:
-                    result.errors.append(f"looking up run {run.run_id}: {describe_error(error)}")
+                    result.errors.append(f"looking up run {run.run_id}: {describe_failure(error)}")
                     result.remaining.append(run)
                     continue
             left: list[str] = []
@@ -431,7 +431,7 @@ class Applier:
                     else:
                         result.deleted += 1  # already gone
                 except (ClientError, BotoCoreError) as error:
-                    result.errors.append(f"deleting {event_id}: {describe_error(error)}")
+                    result.errors.append(f"deleting {event_id}: {describe_failure(error)}")
                     left.append(event_id)
             if left:
                 result.remaining.append(replace(run, event_ids=tuple(left), complete=True))
@@ -458,7 +458,7 @@ class Applier:
                 return
             result.pending.append(PendingDelete(item.event_id, item.checks + 1))
         except (ClientError, BotoCoreError) as error:
-            result.errors.append(f"checking the deletion of {item.event_id}: {describe_error(error)}")
+            result.errors.append(f"checking the deletion of {item.event_id}: {describe_failure(error)}")
             result.pending.append(item)
 
     def _find(self, run: StaleRun) -> list[EventSummary]:

@@ -34,7 +34,6 @@ from aws_lambda_powertools.metrics import MetricUnit
 from kafka_lineage.aws.bus import DriftEvents
 from kafka_lineage.aws.clients import RateLimiter, client
 from kafka_lineage.aws.connectors import MskConnect, SourceConnectors
-from kafka_lineage.aws.lease import LeaseLost
 from kafka_lineage.aws.lineage_api import LineageApi
 from kafka_lineage.aws.lineage_graph import DataZoneDownstreamWalker
 from kafka_lineage.aws.packed_store import PackedStore
@@ -68,6 +67,7 @@ from kafka_lineage.lineage.plan import (
 )
 from kafka_lineage.lineage.resolve import MappingParameter, Resolution, parse_mappings, resolve
 from kafka_lineage.mapping import DRIFT, LINEAGE, TABLE_MAPPINGS, AssetMapping, AssetRecord, subpath
+from kafka_lineage.model.failures import LeaseLost
 from kafka_lineage.observability import logger, metrics, tracer
 from kafka_lineage.schemas import parse_definition, row_fields
 

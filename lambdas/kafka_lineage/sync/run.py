@@ -40,13 +40,20 @@ from aws_lambda_powertools.metrics import MetricUnit
 
 from kafka_lineage import failsafe
 from kafka_lineage.aws.bus import TopicEvents
-from kafka_lineage.aws.catalog import AssetConflict, AssetGone, AssetType, Catalog, CatalogAsset
-from kafka_lineage.aws.lease import LeaseBusy, LeaseLost
+from kafka_lineage.aws.catalog import AssetType, Catalog, CatalogAsset
 from kafka_lineage.aws.packed_store import MAX_VALUE_BYTES
-from kafka_lineage.aws.registry import ListedSchema, RegistryNotFound, RegistryReader, SchemaNotFound
+from kafka_lineage.aws.registry import ListedSchema, RegistryReader
 from kafka_lineage.config import Settings, Source, Tuning
 from kafka_lineage.drift.summary import DriftSummary
 from kafka_lineage.mapping import AssetMapping, AssetRecord
+from kafka_lineage.model.failures import (
+    AssetConflict,
+    AssetGone,
+    LeaseBusy,
+    LeaseLost,
+    RegistryNotFound,
+    SchemaNotFound,
+)
 from kafka_lineage.observability import logger, metrics, tracer
 from kafka_lineage.schemas import parse_definition
 from kafka_lineage.sync import plan

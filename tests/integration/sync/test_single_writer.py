@@ -127,7 +127,8 @@ def test_a_run_that_loses_its_lease_stops_writing_and_the_next_run_adopts_what_i
     import json
 
     import schema_sync.handler
-    from kafka_lineage.aws.lease import LeaseLost, StateLease
+    from kafka_lineage.aws.lease import StateLease
+    from kafka_lineage.model.failures import LeaseLost
 
     class TakenOver(StateLease):
         """Another invocation takes the lease over after the run's first save."""

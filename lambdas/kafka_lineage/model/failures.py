@@ -1,0 +1,106 @@
+"""The failures the logic tells apart, as plain exceptions: the adapters in `kafka_lineage.aws` raise them,
+and `sync/`, `lineage/` and the handlers catch them without importing botocore.
+
+Two kinds:
+- `AwsError` and its subclasses: an AWS call refused, by kind rather than by service-specific error code
+  (the codes are mapped to these kinds once, in `kafka_lineage.aws`);
+- domain outcomes an adapter reports (a registry that does not exist, an asset met again, a lease lost).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class AwsError(Exception):
+    """An AWS call failed after the SDK's own retries: `Operation: Code: Message`."""
+
+    def __init__(self, operation: str, code: str, message: str) -> None:
+        super().__init__(f"{operation}: {code}: {message}".strip())
+        self.operation = operation
+        self.code = code
+        self.message = message
+
+
+class NotFound(AwsError):
+    """The resource named does not exist (any more)."""
+
+
+class Conflict(AwsError):
+    """The request conflicts with the resource's current state (exists already, changed meanwhile)."""
+
+
+class Throttled(AwsError):
+    """A rate or quota refused the call, even after the SDK's backing off."""
+
+
+class AccessDenied(AwsError):
+    """IAM (or a resource policy) refused the call."""
+
+
+class Invalid(AwsError):
+    """The service rejected the request's content (a validation error)."""
+
+
+class Unavailable(AwsError):
+    """The service could not be reached or failed on its side (5xx, connection, timeout)."""
+
+
+def describe_failure(error: BaseException) -> str:
+    """What results and logs show of a failure: `Operation: Code: Message` for an AWS error (typed, or an SDK
+    error still carrying its response), `Type: text` for any other."""
+    if isinstance(error, AwsError):
+        return str(error)
+    response: Any = getattr(error, "response", None)
+    if isinstance(response, dict) and isinstance(response.get("Error"), dict):
+        info = response["Error"]
+        operation = getattr(error, "operation_name", "")
+        return f"{operation}: {info.get('Code', 'Error')}: {info.get('Message', '')}".strip()
+    return f"{type(error).__name__}: {error}"
+
+
+# --- Domain outcomes the adapters report ---------------------------------------------------------------
+
+
+class RegistryNotFound(Exception):
+    """The registry does not exist (never a reason to delete anything)."""
+
+
+class SchemaNotFound(Exception):
+    """The schema does not exist (any more)."""
+
+
+class AssetConflict(Exception):
+    """CreateAsset met an existing asset with the same external identifier."""
+
+    def __init__(self, message: str, asset_id: str | None) -> None:
+        super().__init__(message)
+        self.asset_id = asset_id
+
+
+class AssetGone(Exception):
+    """The asset no longer exists."""
+
+
+class ListingBusy(Exception):
+    """A listing change did not take effect within the wait; the next run retries."""
+
+
+class LeaseBusy(RuntimeError):
+    """`acquire()` waited, and another live invocation still holds the lease."""
+
+
+class LeaseLost(RuntimeError):
+    """A newer generation exists: another invocation holds the state now. Stop writing it."""
+
+
+class SourceRoleUnavailable(Exception):
+    """The source's role could not be assumed: every call about that source fails with this."""
+
+
+class NoBootstrapBrokers(Exception):
+    """The cluster reports no bootstrap broker string we can use."""
+
+
+class EventRejected(RuntimeError):
+    """PutEvents answered, but did not accept the entry."""
