@@ -46,6 +46,7 @@ lint: venv
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 
+# lambdas/ is held to mypy's strict flags (per module in pyproject.toml [tool.mypy]), the rest to the defaults.
 typecheck: venv
 	$(VENV)/bin/mypy lambdas stacks local bench tests app.py
 

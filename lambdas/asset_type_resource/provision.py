@@ -2,8 +2,8 @@
 
 Form types and asset types are immutable in DataZone: a changed definition is a new revision. These
 functions read what exists first, so an unchanged definition costs no write and answers the revision in
-place, and a changed one creates exactly one new revision. The caller passes a boto3 DataZone client
-(any object with its methods and `exceptions`), which keeps this module free of boto3 itself.
+place, and a changed one creates exactly one new revision. The caller passes a boto3 DataZone client;
+each entry point instruments it (kafka_lineage.aws.calls), so refusals arrive as the typed failures.
 """
 
 from __future__ import annotations
@@ -12,9 +12,15 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from kafka_lineage.aws.calls import instrument
+from kafka_lineage.model.failures import AccessDenied, Conflict, NotFound
 from kafka_lineage.observability import logger
+
+if TYPE_CHECKING:
+    from mypy_boto3_datazone import DataZoneClient
+    from mypy_boto3_datazone.type_defs import FormEntryInputTypeDef
 
 MANAGED_FORM_PREFIX = "amazon.datazone."
 # botocore datazone shapes: FormName (asset type form names, no dots), TypeName, FormsInputMap max.
@@ -36,7 +42,7 @@ class Provisioned:
 
 
 def provision_asset_type(
-    datazone_client: Any,
+    datazone_client: DataZoneClient,
     domain_id: str,
     project_id: str,
     spec: Mapping[str, Any],
@@ -47,7 +53,7 @@ def provision_asset_type(
 
 
 def reconcile_asset_type(
-    datazone_client: Any,
+    datazone_client: DataZoneClient,
     domain_id: str,
     project_id: str,
     spec: Mapping[str, Any],
@@ -65,13 +71,14 @@ def reconcile_asset_type(
     create) when no asset uses it. When assets use it DataZone offers no way to change it, so the existing
     revision stays in place, reported as not converged, and the deploy goes on.
     """
+    datazone_client = instrument(datazone_client)
     name, description, wanted = _desired(datazone_client, domain_id, spec, form_revisions)
     existing = _existing(datazone_client, domain_id, project_id, name)
     if existing is not None and _matches(existing, wanted, description):
         return Provisioned(str(existing["revision"]), True)
     try:
         return Provisioned(_create(datazone_client, domain_id, project_id, name, description, wanted), True)
-    except datazone_client.exceptions.ConflictException as error:
+    except Conflict as error:
         logger.info(
             "CreateAssetType refused an existing name", extra={"assetType": name, "error": str(error)}
         )
@@ -82,12 +89,9 @@ def reconcile_asset_type(
         return Provisioned(str(existing["revision"]), True)
     try:
         datazone_client.delete_asset_type(domainIdentifier=domain_id, identifier=name)
-    except datazone_client.exceptions.ResourceNotFoundException:
+    except NotFound:
         pass
-    except (
-        datazone_client.exceptions.ConflictException,
-        datazone_client.exceptions.AccessDeniedException,
-    ) as error:
+    except (Conflict, AccessDenied) as error:
         note = (
             f"asset type {name} stays at revision {existing['revision']}: DataZone refused a new revision "
             f"(ConflictException) and the type cannot be replaced ({error}). Delete the assets of the type "
@@ -100,7 +104,9 @@ def reconcile_asset_type(
     return Provisioned(_create(datazone_client, domain_id, project_id, name, description, wanted), True)
 
 
-def _existing(datazone_client: Any, domain_id: str, project_id: str, name: str) -> dict[str, Any] | None:
+def _existing(
+    datazone_client: DataZoneClient, domain_id: str, project_id: str, name: str
+) -> dict[str, Any] | None:
     existing = _get_or_none(datazone_client.get_asset_type, domainIdentifier=domain_id, identifier=name)
     if existing is not None and existing.get("owningProjectId") != project_id:
         raise AssetTypeError(
@@ -118,12 +124,12 @@ def _matches(existing: Mapping[str, Any], wanted: Mapping[str, Mapping[str, Any]
 
 
 def _create(
-    datazone_client: Any,
+    datazone_client: DataZoneClient,
     domain_id: str,
     project_id: str,
     name: str,
     description: str,
-    wanted: Mapping[str, Mapping[str, Any]],
+    wanted: Mapping[str, FormEntryInputTypeDef],
 ) -> str:
     created = datazone_client.create_asset_type(
         domainIdentifier=domain_id,
@@ -135,13 +141,13 @@ def _create(
     return str(created["revision"])
 
 
-def delete_asset_type(datazone_client: Any, domain_id: str, name: str) -> bool:
+def delete_asset_type(datazone_client: DataZoneClient, domain_id: str, name: str) -> bool:
     """Delete the asset type; False when it was already gone. Fails while assets of the type exist."""
     try:
-        datazone_client.delete_asset_type(domainIdentifier=domain_id, identifier=name)
-    except datazone_client.exceptions.ResourceNotFoundException:
+        instrument(datazone_client).delete_asset_type(domainIdentifier=domain_id, identifier=name)
+    except NotFound:
         return False
-    except datazone_client.exceptions.ConflictException as error:
+    except Conflict as error:
         raise AssetTypeError(
             f"asset type {name} is still used by assets, so it cannot be deleted; delete them first (or keep "
             f"the default assetTypeRemovalPolicy 'retain'): {error}"
@@ -150,13 +156,14 @@ def delete_asset_type(datazone_client: Any, domain_id: str, name: str) -> bool:
 
 
 def create_form_types(
-    datazone_client: Any, domain_id: str, project_id: str, smithy_dir: Path | str
+    datazone_client: DataZoneClient, domain_id: str, project_id: str, smithy_dir: Path | str
 ) -> dict[str, str]:
     """Make one form type per `<Name>.smithy` file exist with that model; return name -> revision.
 
     The stack does this with AWS::DataZone::FormType; this is for environments without CloudFormation
     (the local demo).
     """
+    datazone_client = instrument(datazone_client)
     revisions: dict[str, str] = {}
     paths = sorted(Path(smithy_dir).glob("*.smithy"))
     if not paths:
@@ -181,8 +188,11 @@ def create_form_types(
 
 
 def _desired(
-    datazone_client: Any, domain_id: str, spec: Mapping[str, Any], form_revisions: Mapping[str, str]
-) -> tuple[str, str, dict[str, dict[str, Any]]]:
+    datazone_client: DataZoneClient,
+    domain_id: str,
+    spec: Mapping[str, Any],
+    form_revisions: Mapping[str, str],
+) -> tuple[str, str, dict[str, FormEntryInputTypeDef]]:
     """Validate the spec and resolve every form's revision: (name, description, formsInput)."""
     name = spec.get("name")
     forms = spec.get("forms")
@@ -198,7 +208,7 @@ def _desired(
             f"asset type {name}: the description must be a string of at most {_DESCRIPTION_MAX}"
         )
     managed: dict[str, str] = {}
-    wanted: dict[str, dict[str, Any]] = {}
+    wanted: dict[str, FormEntryInputTypeDef] = {}
     for form_name, form in forms.items():
         if not _FORM_NAME.fullmatch(form_name):
             raise AssetTypeError(
@@ -242,5 +252,5 @@ def _forms_of_input(forms_input: Mapping[str, Mapping[str, Any]]) -> dict[str, t
 def _get_or_none(operation: Any, **params: Any) -> dict[str, Any] | None:
     try:
         return dict(operation(**params))
-    except operation.__self__.exceptions.ResourceNotFoundException:
+    except NotFound:
         return None

@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 from moto import mock_aws
 
-from kafka_lineage.aws import packed_store
 from kafka_lineage.aws.clients import client, reset_clients
 from kafka_lineage.aws.packed_store import PackedStore
 from kafka_lineage.config import SSM_ARN_PREFIX_BUDGET, SSM_OWN_SUFFIX_BUDGET, validate_ssm_path
+from kafka_lineage.observability import logger
 from local.standins import LocalAws
 
 PREFIX = "/kafka-lineage/assets"
@@ -111,7 +111,7 @@ def test_moto_foreign_parameters_are_left_alone(moto_ssm: Any, monkeypatch: pyte
     moto_ssm.put_parameter(Name=f"{PREFIX}/notes", Value="hand written", Type="String")
     moto_ssm.put_parameter(Name=f"{PREFIX}/00-0", Value="a,b", Type="StringList")
     warnings: list[str] = []
-    monkeypatch.setattr(packed_store.logger, "warning", lambda msg, *a, **k: warnings.append(msg))
+    monkeypatch.setattr(logger, "warning", lambda msg, *a, **k: warnings.append(msg))
     store = PackedStore(moto_ssm, PREFIX)
 
     # When loaded and an entry of group 00 is saved

@@ -19,6 +19,7 @@ from kafka_lineage.sync.requests import InvalidRequest, parse_sync_event
 from lineage_emission.request import parse_emit_event
 from stacks.config import table_mapping_parameter_name
 from stacks.triggers import asset_changed_pattern, glue_registry_change_pattern
+from tests.unit.fake_clients import FakeClient
 
 
 class Names(BaseModel):
@@ -82,7 +83,7 @@ def test_first_only_renders_one_error() -> None:
     assert "; " not in describe(caught.value, first_only=True)
 
 
-class FakeEvents:
+class FakeEvents(FakeClient):
     """EventBridge's PutEvents: keeps the entries; rejects those whose detail names `rejectedTopic`."""
 
     def __init__(self) -> None:

@@ -9,13 +9,14 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-from botocore.exceptions import ClientError
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kafka_lineage.aws.clients import RateLimiter
 from kafka_lineage.aws.packed_store import MAX_VALUE_BYTES, PackedFormatError, PackedStore
 from kafka_lineage.config import SSM_ARN_PREFIX_BUDGET, SSM_OWN_SUFFIX_BUDGET, validate_ssm_path
+from kafka_lineage.model.failures import AwsError, Unavailable
+from tests.unit.fake_clients import FakeClient, aws_error, wired
 
 # The longest parameter ARN prefix we plan for (config.SSM_ARN_PREFIX_BUDGET spelt out).
 ARN_PREFIX = "arn:aws-iso-b:ssm:" + "x" * 25 + ":123456789012:parameter"
@@ -23,8 +24,8 @@ SSM_NAME = re.compile(r"[a-zA-Z0-9_.\-/]+")
 GLUE_ALPHABET = string.ascii_letters + string.digits + "-_$#."
 
 
-def _error(code: str, message: str, operation: str) -> ClientError:
-    return ClientError({"Error": {"Code": code, "Message": message}}, operation)
+def _error(code: str, message: str, operation: str) -> AwsError:
+    return aws_error(code, message, operation)
 
 
 def ssm_name_problem(name: str) -> str | None:
@@ -45,11 +46,13 @@ def ssm_name_problem(name: str) -> str | None:
     return None
 
 
-class FakeSSM:
+class FakeSSM(FakeClient):
     """SSM Parameter Store as far as PackedStore uses it, strict where AWS documents a limit.
 
     Hand-written because moto accepts invalid names, any page size and oversize values.
     """
+
+    SERVICE = "ssm"
 
     def __init__(self, parameter_limit: int = 10_000) -> None:
         self.parameters: dict[str, dict[str, Any]] = {}
@@ -351,7 +354,7 @@ def test_a_crash_mid_move_leaves_a_duplicate_that_load_resolves_and_save_repairs
     store = fresh(ssm, group_bits=1)
     grower = next(k for k in keys if store.parameter_names_for(k) == [f"{PREFIX}/0-0"])
     ssm.writes, ssm.fail_on_write = 0, 2
-    with pytest.raises(ClientError):
+    with pytest.raises(Unavailable):
         store.save({grower: {"payload": "g" * 2000}})
     ssm.fail_on_write = None
 
@@ -483,9 +486,9 @@ def test_parameters_that_are_not_ours_are_left_alone(monkeypatch):
     for name, value in foreign.items():
         ssm.seed(name, value)
     warnings: list[str] = []
-    from kafka_lineage.aws import packed_store
+    from kafka_lineage.observability import logger
 
-    monkeypatch.setattr(packed_store.logger, "warning", lambda msg, *a, **k: warnings.append(msg))
+    monkeypatch.setattr(logger, "warning", lambda msg, *a, **k: warnings.append(msg))
     store = PackedStore(ssm, PREFIX)
 
     # When loading and saving an entry of group 00
@@ -501,10 +504,10 @@ def test_parameters_that_are_not_ours_are_left_alone(monkeypatch):
 
 
 def test_writes_go_through_the_limiter_and_are_counted():
-    # Given a limiter that counts
+    # Given a limiter that counts, on a real client (pacing is its hook) that the fake SSM answers
     ssm = FakeSSM()
     limiter = CountingLimiter()
-    store = PackedStore(ssm, PREFIX, write_limiter=limiter)
+    store = PackedStore(wired(ssm, "ssm"), PREFIX, write_limiter=limiter)
     store.load()
 
     # When entries in three groups are created, then one deleted
@@ -512,7 +515,7 @@ def test_writes_go_through_the_limiter_and_are_counted():
     first = store.save({key: {"v": 1} for key in keys})
     second = store.save({keys[0]: None})
 
-    # Then each write (put or delete) acquired the limiter once and was counted
+    # Then each write (put or delete) acquired the limiter once and was counted; the reads were not paced
     assert (first, second) == (3, 1)
     assert limiter.acquired == 4 == ssm.writes
 

@@ -7,7 +7,6 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-from botocore.exceptions import ClientError
 
 from kafka_lineage.aws import sessions as sessions_module
 from kafka_lineage.aws.sessions import SourceSessions, session_name
@@ -15,6 +14,7 @@ from kafka_lineage.config import ConfigError, Settings, Source
 from kafka_lineage.model.failures import SourceRoleUnavailable
 from kafka_lineage.sync.requests import SchemaRef, parse_sync_event
 from tests.fixtures import REPO
+from tests.unit.fake_clients import aws_error
 
 OWN = "123456789012"
 SOURCE = "444455556666"
@@ -133,7 +133,7 @@ class FakeSts:
     def assume_role(self, **request: Any) -> dict[str, Any]:
         self.requests.append(request)
         if self.error:
-            raise ClientError({"Error": {"Code": self.error, "Message": "not authorized"}}, "AssumeRole")
+            raise aws_error(self.error, "not authorized", "AssumeRole")
         n = len(self.requests)
         return {
             "Credentials": {

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
+from kafka_lineage.aws.calls import instrument
 from kafka_lineage.model.errors import describe
 from kafka_lineage.model.events import TopicAssetChanged
 from kafka_lineage.model.failures import EventRejected
@@ -17,16 +18,20 @@ from kafka_lineage.observability import logger
 DRIFT_SOURCE = "kafka-lineage.lineage-emission"
 PUT_EVENTS_BATCH = 10  # PutEvents takes at most 10 entries
 
+if TYPE_CHECKING:
+    from mypy_boto3_events import EventBridgeClient
+    from mypy_boto3_events.type_defs import PutEventsRequestEntryTypeDef
+
 
 class TopicEvents:
-    def __init__(self, events: Any, bus_name: str = "default") -> None:
-        self.events = events
+    def __init__(self, events: EventBridgeClient, bus_name: str = "default") -> None:
+        self.events = instrument(events)
         self.bus_name = bus_name
 
     def put(self, details: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         """Put one event per detail; return the details that were not put (invalid, or not accepted)."""
         rejected: list[dict[str, Any]] = []
-        entries: list[tuple[dict[str, Any], dict[str, str]]] = []
+        entries: list[tuple[dict[str, Any], PutEventsRequestEntryTypeDef]] = []
         for detail in details:
             try:
                 # The parser's own model renders the detail, so emitter and parser cannot drift apart.
@@ -35,7 +40,7 @@ class TopicEvents:
                 logger.error("Topic Asset Changed detail invalid, not put", extra={"error": describe(error)})
                 rejected.append(detail)
                 continue
-            entry = {
+            entry: PutEventsRequestEntryTypeDef = {
                 "Source": TopicAssetChanged.SOURCE,
                 "DetailType": TopicAssetChanged.DETAIL_TYPE,
                 "Detail": body,
@@ -57,8 +62,8 @@ class TopicEvents:
 class DriftEvents:
     """Puts one "Schema Drift Detected" event per drift on the bus (source DRIFT_SOURCE)."""
 
-    def __init__(self, events: Any, detail_type: str, bus_name: str = "default") -> None:
-        self.events = events
+    def __init__(self, events: EventBridgeClient, detail_type: str, bus_name: str = "default") -> None:
+        self.events = instrument(events)
         self.detail_type = detail_type
         self.bus_name = bus_name
 

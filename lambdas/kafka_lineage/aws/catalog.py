@@ -7,14 +7,25 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from botocore.exceptions import ClientError
-
+from kafka_lineage.aws.calls import instrument
 from kafka_lineage.aws.clients import RateLimiter
 from kafka_lineage.aws.form_members import declared_paths
-from kafka_lineage.model.failures import AssetConflict, AssetGone, ListingBusy
+from kafka_lineage.model.failures import (
+    AccessDenied,
+    AssetConflict,
+    AssetGone,
+    Conflict,
+    Invalid,
+    ListingBusy,
+    NotFound,
+)
 from kafka_lineage.observability import logger
+
+if TYPE_CHECKING:
+    from mypy_boto3_datazone import DataZoneClient
+    from mypy_boto3_datazone.type_defs import FormInputTypeDef
 
 SEARCH_PAGE_SIZE = 50  # Search's maxResults maximum
 SEARCH_TEXT_LIMIT = 512  # Search's searchText maximum (SearchText shape)
@@ -78,10 +89,6 @@ class CatalogAsset:
     note: str = ""  # what the write could not do as asked (the run reports it as a warning)
 
 
-def error_code(error: ClientError) -> str:
-    return str(error.response.get("Error", {}).get("Code", ""))
-
-
 class _ListingWait:
     """A bounded wait for a listing change: pauses that double up to LISTING_MAX_PAUSE_SECONDS, until
     the next pause would end past `seconds` from the start."""
@@ -103,7 +110,7 @@ class _ListingWait:
 class Catalog:
     def __init__(
         self,
-        datazone: Any,
+        datazone: DataZoneClient,
         domain_id: str,
         project_id: str,
         limiter: RateLimiter | None = None,
@@ -112,7 +119,7 @@ class Catalog:
         sleep: Callable[[float], None] | None = None,
         clock: Callable[[], float] | None = None,
     ) -> None:
-        self.datazone = datazone
+        self.datazone = instrument(datazone, limiter)
         self.domain_id = domain_id
         self.project_id = project_id
         self.limiter = limiter
@@ -125,16 +132,12 @@ class Catalog:
         self._members: dict[tuple[str, str], frozenset[str] | None] = {}
         self._members_lock = threading.Lock()
 
-    def _call(self, operation: str, **kwargs: Any) -> dict[str, Any]:
-        if self.limiter is not None:
-            self.limiter.acquire()
-        result: dict[str, Any] = getattr(self.datazone, operation)(domainIdentifier=self.domain_id, **kwargs)
-        return result
-
     def asset_type(self, name: str, revision: str | None = None) -> AssetType:
         """The asset type's latest revision, or the one named."""
-        answer = self._call(
-            "get_asset_type", identifier=name, **({"revision": revision} if revision is not None else {})
+        answer = self.datazone.get_asset_type(
+            domainIdentifier=self.domain_id,
+            identifier=name,
+            **({"revision": revision} if revision is not None else {}),
         )
         forms = {
             form_name: FormSpec(
@@ -162,10 +165,11 @@ class Catalog:
 
     def _read_members(self, type_name: str, type_revision: str) -> frozenset[str] | None:
         try:
-            answer = self._call("get_form_type", formTypeIdentifier=type_name, revision=type_revision)
-        except ClientError as error:
-            if error_code(error) not in ("AccessDeniedException", "ResourceNotFoundException"):
-                raise  # passing (throttling, a server error): this schema fails and the next run retries
+            answer = self.datazone.get_form_type(
+                domainIdentifier=self.domain_id, formTypeIdentifier=type_name, revision=type_revision
+            )
+        except (AccessDenied, NotFound) as error:
+            # Anything passing (throttling, a server error) is raised: the schema fails, the next run retries.
             logger.warning(
                 "form type model unreadable; its undocumented members are not written",
                 extra={"formType": type_name, "revision": type_revision, "error": str(error)},
@@ -175,8 +179,8 @@ class Catalog:
         return declared_paths(text, type_name.removeprefix(MANAGED_FORM_PREFIX)) if text else None
 
     @staticmethod
-    def _forms(asset_type: AssetType, content: AssetContent) -> list[dict[str, Any]]:
-        forms = []
+    def _forms(asset_type: AssetType, content: AssetContent) -> list[FormInputTypeDef]:
+        forms: list[FormInputTypeDef] = []
         for form in content.forms:
             spec = asset_type.forms[form.form_name]
             forms.append(
@@ -193,8 +197,8 @@ class Catalog:
         self, external_identifier: str, content: AssetContent, asset_type: AssetType, token: str
     ) -> CatalogAsset:
         try:
-            answer = self._call(
-                "create_asset",
+            answer = self.datazone.create_asset(
+                domainIdentifier=self.domain_id,
                 name=content.name,
                 description=content.description,
                 externalIdentifier=external_identifier,
@@ -204,16 +208,11 @@ class Catalog:
                 formsInput=self._forms(asset_type, content),
                 clientToken=token,
             )
-        except ClientError as error:
-            if error_code(error) == "ConflictException":
-                message = str(error.response.get("Error", {}).get("Message", ""))
-                found = _CONFLICT_ASSET.search(message)
-                named = self.get_asset(found.group(1)) if found else None
-                asset_id = (
-                    named.asset_id if named and named.external_identifier == external_identifier else None
-                )
-                raise AssetConflict(message, asset_id) from error
-            raise
+        except Conflict as error:
+            found = _CONFLICT_ASSET.search(error.message)
+            named = self.get_asset(found.group(1)) if found else None
+            asset_id = named.asset_id if named and named.external_identifier == external_identifier else None
+            raise AssetConflict(error.message, asset_id) from error
         return CatalogAsset(answer["id"], external_identifier, answer["revision"])
 
     def revise_asset(
@@ -229,9 +228,7 @@ class Catalog:
         """
         try:
             return self._revise(asset_id, content, asset_type, token)
-        except ClientError as error:
-            if error_code(error) != "ValidationException":
-                raise
+        except Invalid as error:
             current = self._type_revision_of(asset_id)
             if current is None or current == asset_type.revision:
                 raise  # refused for another reason: say so
@@ -260,8 +257,8 @@ class Catalog:
         self, asset_id: str, content: AssetContent, asset_type: AssetType, token: str
     ) -> CatalogAsset:
         try:
-            answer = self._call(
-                "create_asset_revision",
+            answer = self.datazone.create_asset_revision(
+                domainIdentifier=self.domain_id,
                 identifier=asset_id,
                 name=content.name,
                 description=content.description,
@@ -269,29 +266,23 @@ class Catalog:
                 formsInput=self._forms(asset_type, content),
                 clientToken=token,
             )
-        except ClientError as error:
-            if error_code(error) == "ResourceNotFoundException":
-                raise AssetGone(asset_id) from error
-            raise
+        except NotFound as error:
+            raise AssetGone(asset_id) from error
         return CatalogAsset(answer["id"], answer.get("externalIdentifier", ""), answer["revision"])
 
     def _type_revision_of(self, asset_id: str) -> str | None:
         try:
-            answer = self._call("get_asset", identifier=asset_id)
-        except ClientError as error:
-            if error_code(error) == "ResourceNotFoundException":
-                raise AssetGone(asset_id) from error
-            raise
+            answer = self.datazone.get_asset(domainIdentifier=self.domain_id, identifier=asset_id)
+        except NotFound as error:
+            raise AssetGone(asset_id) from error
         revision = answer.get("typeRevision")
         return str(revision) if revision else None
 
     def get_asset(self, asset_id: str) -> CatalogAsset | None:
         try:
-            answer = self._call("get_asset", identifier=asset_id)
-        except ClientError as error:
-            if error_code(error) == "ResourceNotFoundException":
-                return None
-            raise
+            answer = self.datazone.get_asset(domainIdentifier=self.domain_id, identifier=asset_id)
+        except NotFound:
+            return None
         return CatalogAsset(answer["id"], answer.get("externalIdentifier", ""), answer["revision"])
 
     def publish(self, asset_id: str, revision: str, token: str) -> None:
@@ -304,8 +295,8 @@ class Catalog:
         wait = _ListingWait(self._clock, self._sleep, self.listing_wait_seconds)
         while True:
             try:
-                self._call(
-                    "create_listing_change_set",
+                self.datazone.create_listing_change_set(
+                    domainIdentifier=self.domain_id,
                     entityIdentifier=asset_id,
                     entityType="ASSET",
                     entityRevision=revision,
@@ -313,9 +304,7 @@ class Catalog:
                     clientToken=token,
                 )
                 return
-            except ClientError as error:
-                if error_code(error) != "ConflictException":
-                    raise
+            except Conflict as error:
                 if wait.expired():
                     raise ListingBusy(
                         f"asset {asset_id}: revision {revision} not published, its listing kept a change in "
@@ -334,20 +323,17 @@ class Catalog:
         wait = _ListingWait(self._clock, self._sleep, self.listing_wait_seconds)
         while True:
             try:
-                answer = self._call(
-                    "create_listing_change_set",
+                answer = self.datazone.create_listing_change_set(
+                    domainIdentifier=self.domain_id,
                     entityIdentifier=asset_id,
                     entityType="ASSET",
                     action="UNPUBLISH",
                     clientToken=token,
                 )
                 break
-            except ClientError as error:
-                code = error_code(error)
-                if code == "ResourceNotFoundException":
-                    return
-                if code != "ConflictException":
-                    raise
+            except NotFound:
+                return
+            except Conflict as error:
                 listing = self._listing_of(asset_id)
                 if listing is None or listing[1] == "INACTIVE":
                     return  # nothing published: the conflict was about that
@@ -373,14 +359,11 @@ class Catalog:
         wait = _ListingWait(self._clock, self._sleep, self.listing_wait_seconds)
         while True:
             try:
-                self._call("delete_asset", identifier=asset_id)
+                self.datazone.delete_asset(domainIdentifier=self.domain_id, identifier=asset_id)
                 return
-            except ClientError as error:
-                code = error_code(error)
-                if code == "ResourceNotFoundException":
-                    return
-                if code != "ConflictException":
-                    raise
+            except NotFound:
+                return
+            except Conflict as error:
                 listing = self._listing_of(asset_id)
                 if listing is None or listing[1] == "INACTIVE":
                     raise  # refused for another reason (asset filters, data products): say so
@@ -394,11 +377,9 @@ class Catalog:
     def _listing_of(self, asset_id: str) -> tuple[str, str] | None:
         """(listing id, status) of the asset's listing as GetAsset reports it; None when it has none."""
         try:
-            answer = self._call("get_asset", identifier=asset_id)
-        except ClientError as error:
-            if error_code(error) == "ResourceNotFoundException":
-                return None
-            raise
+            answer = self.datazone.get_asset(domainIdentifier=self.domain_id, identifier=asset_id)
+        except NotFound:
+            return None
         listing = answer.get("listing")
         if not listing:
             return None
@@ -406,11 +387,9 @@ class Catalog:
 
     def _listing_status(self, listing_id: str) -> str:
         try:
-            answer = self._call("get_listing", identifier=listing_id)
-        except ClientError as error:
-            if error_code(error) == "ResourceNotFoundException":
-                return "INACTIVE"  # gone is withdrawn
-            raise
+            answer = self.datazone.get_listing(domainIdentifier=self.domain_id, identifier=listing_id)
+        except NotFound:
+            return "INACTIVE"  # gone is withdrawn
         return str(answer.get("status", ""))
 
     def assets_of_type(self, type_name: str) -> Iterator[CatalogAsset]:
@@ -425,9 +404,7 @@ class Catalog:
                 for asset in self._search(self._request(type_filter=type_name), type_name):
                     seen.add(asset.asset_id)
                     yield asset
-            except ClientError as error:
-                if error_code(error) != "ValidationException":
-                    raise
+            except Invalid:
                 logger.info("Search refused the type filter; searching the project's assets instead")
                 self._type_filter_refused = True
             if seen:
@@ -450,9 +427,10 @@ class Catalog:
 
     def _request(self, type_filter: str | None = None, text: str | None = None) -> dict[str, Any]:
         request: dict[str, Any] = {
+            "domainIdentifier": self.domain_id,
             "searchScope": "ASSET",
             "owningProjectIdentifier": self.project_id,
-            "maxResults": SEARCH_PAGE_SIZE,
+            "PaginationConfig": {"PageSize": SEARCH_PAGE_SIZE},
         }
         if type_filter is not None:
             request["filters"] = {"filter": {"attribute": TYPE_FILTER_ATTRIBUTE, "value": type_filter}}
@@ -462,9 +440,8 @@ class Catalog:
 
     def _search(self, request: dict[str, Any], type_name: str) -> Iterator[CatalogAsset]:
         """Search's asset items of this type owned by the project (typeIdentifier and owningProjectId are
-        required members of AssetItem), page by page."""
-        while True:
-            page = self._call("search", **request)
+        required members of AssetItem), page by page (lazily: a caller that found its asset stops)."""
+        for page in self.datazone.get_paginator("search").paginate(**request):
             for item in page.get("items", []):
                 asset = item.get("assetItem")
                 if (
@@ -476,7 +453,3 @@ class Catalog:
                 yield CatalogAsset(
                     asset["identifier"], asset.get("externalIdentifier", ""), asset.get("revision", "")
                 )
-            token = page.get("nextToken")
-            if not token:
-                return
-            request = {**request, "nextToken": token}

@@ -1,4 +1,5 @@
-"""boto3 clients with the retry policy every adapter shares, and a per-service request-rate limiter."""
+"""boto3 clients with the retry policy every adapter shares, instrumented by the call layer
+(kafka_lineage.aws.calls: counted, paced, typed errors), and a per-service request-rate limiter."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from typing import Any
 
 import boto3
 from botocore.config import Config
+
+from kafka_lineage.aws.calls import instrument
 
 # Adaptive retry: botocore backs off on throttling and 5xx and paces the client's own send rate.
 RETRY_CONFIG = Config(
@@ -22,7 +25,7 @@ RETRY_CONFIG = Config(
 @cache
 def client(service: str) -> Any:
     """One shared client per service (boto3 clients are thread-safe; sessions are not)."""
-    return boto3.session.Session().client(service, config=RETRY_CONFIG)
+    return instrument(boto3.session.Session().client(service, config=RETRY_CONFIG))
 
 
 def reset_clients() -> None:

@@ -18,16 +18,19 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from botocore.exceptions import BotoCoreError, ClientError
-
+from kafka_lineage.aws.calls import Stopped, instrument, pages_until
 from kafka_lineage.aws.clients import RateLimiter
 from kafka_lineage.config import Source
 from kafka_lineage.connectors.keys import kept_config
 from kafka_lineage.connectors.model import ConnectorConfig, ConnectorNote, ConnectorReads
-from kafka_lineage.model.failures import describe_failure
+from kafka_lineage.model.failures import AwsError, NotFound, describe_failure
 from kafka_lineage.observability import logger
+
+if TYPE_CHECKING:
+    from mypy_boto3_kafka import KafkaClient
+    from mypy_boto3_kafkaconnect import KafkaConnectClient
 
 PAGE_SIZE = 100  # ListConnectors maxResults maximum (botocore kafkaconnect MaxResults)
 # MSK Connect's API request quotas are not published per operation: stay well under any plausible one.
@@ -75,22 +78,16 @@ def brokers_of(answer: Mapping[str, Any]) -> frozenset[str]:
     return frozenset(found)
 
 
-def _not_found(error: Exception) -> bool:
-    return (
-        isinstance(error, ClientError) and error.response.get("Error", {}).get("Code") == "NotFoundException"
-    )
-
-
 class MskConnect:
     """Reads connectors through one `kafkaconnect` client (and the `kafka` client for cluster brokers)."""
 
-    def __init__(self, kafkaconnect: Any, kafka: Any, limiter: RateLimiter | None = None) -> None:
-        self.kafkaconnect = kafkaconnect
-        self.kafka = kafka
+    def __init__(
+        self, kafkaconnect: KafkaConnectClient, kafka: KafkaClient, limiter: RateLimiter | None = None
+    ) -> None:
         self.limiter = limiter or RateLimiter(DEFAULT_RPS)
-
-    def _pace(self) -> None:
-        self.limiter.acquire()
+        # One pace for both: the brokers of each cluster, the listing's pages, each DescribeConnector.
+        self.kafkaconnect = instrument(kafkaconnect, self.limiter)
+        self.kafka = instrument(kafka, self.limiter)
 
     def read(self, sources: Sequence[Source], stop: Callable[[], bool] | None = None) -> ConnectorReads:
         """The configurations of the connectors that `sources` read. `stop()` true: no further call starts
@@ -102,15 +99,14 @@ class MskConnect:
         clusters: dict[str, frozenset[str]] = {}
         for cluster_arn in sorted({source.cluster_arn for source in readers}):
             try:
-                self._pace()
                 clusters[cluster_arn] = brokers_of(self.kafka.get_bootstrap_brokers(ClusterArn=cluster_arn))
-            except (ClientError, BotoCoreError) as error:
+            except AwsError as error:
                 errors.append(f"brokers of {cluster_arn}: {describe_failure(error)}")
         try:
             summaries = self._list(stop)
-        except (ClientError, BotoCoreError, _Stopped) as error:
+        except (AwsError, Stopped) as error:
             message = (
-                "stopped before the listing ended" if isinstance(error, _Stopped) else describe_failure(error)
+                "stopped before the listing ended" if isinstance(error, Stopped) else describe_failure(error)
             )
             logger.warning("MSK Connect connectors not listed", extra={"error": message})
             return ConnectorReads(read_ok=False, errors=(*errors, f"ListConnectors: {message}"))
@@ -138,11 +134,10 @@ class MskConnect:
                 )
                 continue
             try:
-                self._pace()
                 described = self.kafkaconnect.describe_connector(connectorArn=arn)
-            except (ClientError, BotoCoreError) as error:
-                if _not_found(error):
-                    continue  # deleted since the listing: it has no edges any more
+            except NotFound:
+                continue  # deleted since the listing: it has no edges any more
+            except AwsError as error:
                 reason = describe_failure(error)
                 logger.warning("MSK Connect connector not read", extra={"connector": name, "error": reason})
                 unread.append(name)
@@ -158,19 +153,10 @@ class MskConnect:
         )
 
     def _list(self, stop: Callable[[], bool] | None) -> list[dict[str, Any]]:
-        paginator = self.kafkaconnect.get_paginator("list_connectors")
-        pages = iter(paginator.paginate(PaginationConfig={"PageSize": PAGE_SIZE}))
-        summaries: list[dict[str, Any]] = []
-        while True:
-            self._pace()
-            page = next(pages, None)
-            if page is None:
-                return summaries
-            summaries.extend(page.get("connectors", []))
-            if not page.get("nextToken"):
-                return summaries
-            if stop is not None and stop():
-                raise _Stopped
+        pages = self.kafkaconnect.get_paginator("list_connectors").paginate(
+            PaginationConfig={"PageSize": PAGE_SIZE}
+        )
+        return [summary for page in pages_until(pages, stop) for summary in page.get("connectors", [])]
 
     @staticmethod
     def _config(described: Mapping[str, Any], name: str, arn: str, cluster_arn: str) -> ConnectorConfig:
@@ -189,10 +175,6 @@ class MskConnect:
             config=kept,
             cluster_arn=cluster_arn,
         )
-
-
-class _Stopped(Exception):
-    """The caller's deadline: no further call starts."""
 
 
 class SourceConnectors:

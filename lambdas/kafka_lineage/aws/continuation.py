@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from kafka_lineage.aws.calls import instrument
+
+if TYPE_CHECKING:
+    from mypy_boto3_lambda import LambdaClient
 
 
-def continue_asynchronously(lambda_client: Any, function_arn: str, event: dict[str, Any]) -> None:
+def continue_asynchronously(lambda_client: LambdaClient, function_arn: str, event: dict[str, Any]) -> None:
     """Invoke the function again with `event` (asynchronously: this invocation can end now).
 
     The caller passes the event its follow-up should run: schema-sync's adds `resumeAfter` (the last item it
@@ -14,6 +19,6 @@ def continue_asynchronously(lambda_client: Any, function_arn: str, event: dict[s
     this one stopped instead of starting over. A request deferred because another invocation held the
     state's lease is handed on the same way, so it is never dropped.
     """
-    lambda_client.invoke(
+    instrument(lambda_client).invoke(
         FunctionName=function_arn, InvocationType="Event", Payload=json.dumps(event).encode()
     )

@@ -27,13 +27,16 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from botocore.exceptions import ClientError
-
+from kafka_lineage.aws.calls import instrument
 from kafka_lineage.aws.clients import RateLimiter
-from kafka_lineage.model.failures import LeaseBusy, LeaseLost
+from kafka_lineage.aws.packed_store import WRITE_OPERATIONS
+from kafka_lineage.model.failures import Conflict, LeaseBusy, LeaseLost
 from kafka_lineage.observability import logger
+
+if TYPE_CHECKING:
+    from mypy_boto3_ssm import SSMClient
 
 HOLDERS = ("schema-sync", "lineage-emission")
 LEASE_MARGIN_SECONDS = 30.0  # added to the holder's remaining time: its lease outlives it
@@ -59,7 +62,7 @@ class StateLease:
 
     def __init__(
         self,
-        ssm: Any,
+        ssm: SSMClient,
         mapping_path: str,
         holder: str,
         ttl_seconds: float,
@@ -72,7 +75,7 @@ class StateLease:
     ) -> None:
         if ttl_seconds <= 0:
             raise ValueError("ttl_seconds must be positive")
-        self._ssm = ssm
+        self._ssm = instrument(ssm, write_limiter, operations=WRITE_OPERATIONS)
         self.path = lease_path(mapping_path, holder)
         self.holder = holder
         self.ttl_seconds = ttl_seconds
@@ -80,7 +83,6 @@ class StateLease:
         self._clock = clock
         self._sleep = sleep
         self._poll_seconds = poll_seconds
-        self._write_limiter = write_limiter
         self.generation: int | None = None  # ours, while held
 
     # ------------------------------------------------------------------------------------------ public
@@ -153,15 +155,13 @@ class StateLease:
     def _create(self, number: int, now: float) -> bool:
         try:
             self._put(number, self._value(acquired=now, expires=now + self.ttl_seconds), overwrite=False)
-        except ClientError as error:
-            if error.response.get("Error", {}).get("Code") == "ParameterAlreadyExists":
-                return False
+        except Conflict as error:
+            if error.code == "ParameterAlreadyExists":
+                return False  # another invocation created that generation first
             raise
         return True
 
     def _put(self, number: int, value: str, *, overwrite: bool) -> None:
-        if self._write_limiter is not None:
-            self._write_limiter.acquire()
         self._ssm.put_parameter(
             Name=_name(self.path, number), Value=value, Type="String", Overwrite=overwrite, Tier="Standard"
         )

@@ -38,13 +38,16 @@ import threading
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from botocore.exceptions import ClientError
-
+from kafka_lineage.aws.calls import instrument
 from kafka_lineage.aws.clients import RateLimiter
 from kafka_lineage.drift import DownstreamNode
+from kafka_lineage.model.failures import NotFound
 from kafka_lineage.observability import logger
+
+if TYPE_CHECKING:
+    from mypy_boto3_datazone import DataZoneClient
 
 DEFAULT_DEPTH = 3
 DEFAULT_MAX_NODES = 200
@@ -79,7 +82,7 @@ class DataZoneDownstreamWalker:
 
     def __init__(
         self,
-        datazone: Any,
+        datazone: DataZoneClient,
         domain_id: str,
         *,
         depth: int = DEFAULT_DEPTH,
@@ -90,7 +93,7 @@ class DataZoneDownstreamWalker:
             raise ValueError("depth must be 0 or more")
         if max_nodes < 1:
             raise ValueError("max_nodes must be at least 1")
-        self.datazone = datazone
+        self.datazone = instrument(datazone, limiter)
         self.domain_id = domain_id
         self.depth = depth
         self.max_nodes = max_nodes
@@ -128,17 +131,11 @@ class DataZoneDownstreamWalker:
 
     def get_node(self, identifier: str) -> dict[str, Any] | None:
         """GetLineageNode at the present; None when DataZone has no such node."""
-        if self.limiter is not None:
-            self.limiter.acquire()
         try:
-            answer: dict[str, Any] = self.datazone.get_lineage_node(
-                domainIdentifier=self.domain_id, identifier=identifier
-            )
-        except ClientError as error:
-            if error.response.get("Error", {}).get("Code") == "ResourceNotFoundException":
-                return None
-            raise
-        return answer
+            answer = self.datazone.get_lineage_node(domainIdentifier=self.domain_id, identifier=identifier)
+        except NotFound:
+            return None
+        return dict(answer)
 
 
 class _Walk:

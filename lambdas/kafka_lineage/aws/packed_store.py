@@ -57,6 +57,7 @@ interfered, or botocore retried a put whose response was lost, which is harmless
 
 from __future__ import annotations
 
+import contextlib
 import graphlib
 import hashlib
 import json
@@ -67,12 +68,15 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from botocore.exceptions import ClientError
-
+from kafka_lineage.aws.calls import instrument
 from kafka_lineage.aws.clients import RateLimiter
+from kafka_lineage.model.failures import NotFound
 from kafka_lineage.observability import logger
+
+if TYPE_CHECKING:
+    from mypy_boto3_ssm import SSMClient
 
 FORMAT_VERSION = 1
 # SSM standard tier: a String value of at most 4 KB.
@@ -82,6 +86,8 @@ PAGE_SIZE = 10
 # AWS: "After deleting a parameter, wait for at least 30 seconds to create a parameter with the same name."
 RECREATE_DELAY_SECONDS = 30.0
 MAX_GROUP_BITS = 16
+# What the write limiter paces: SSM's write quota (shared by the whole account), not its reads.
+WRITE_OPERATIONS = ("PutParameter", "DeleteParameter", "DeleteParameters")
 
 # Our chunk names below the prefix: hex group, dash, decimal index without leading zeros.
 _CHUNK_NAME = re.compile(r"([0-9a-f]{1,4})-(0|[1-9][0-9]{0,5})")
@@ -169,7 +175,7 @@ class PackedStore:
 
     def __init__(
         self,
-        ssm: Any,
+        ssm: SSMClient,
         prefix: str,
         *,
         write_limiter: RateLimiter | None = None,
@@ -183,8 +189,7 @@ class PackedStore:
         if not self.prefix:
             raise ValueError("the SSM prefix must name a path below '/'")
         self.group_bits = group_bits
-        self._ssm = ssm
-        self._limiter = write_limiter
+        self._ssm = instrument(ssm, write_limiter, operations=WRITE_OPERATIONS)
         self._busy = threading.Lock()
         self._loaded = False
         self._chunks: dict[str, _Chunk] = {}
@@ -228,17 +233,12 @@ class PackedStore:
             chunks: dict[str, _Chunk] = {}
             meta: dict[str, _Meta] = {}
             blocked: set[str] = set()
-            token: str | None = None
-            while True:
-                request: dict[str, Any] = {"Path": self.prefix, "Recursive": True, "MaxResults": PAGE_SIZE}
-                if token:
-                    request["NextToken"] = token
-                page = self._ssm.get_parameters_by_path(**request)
+            pages = self._ssm.get_paginator("get_parameters_by_path").paginate(
+                Path=self.prefix, Recursive=True, PaginationConfig={"PageSize": PAGE_SIZE}
+            )
+            for page in pages:
                 for parameter in page.get("Parameters", []):
                     self._ingest(parameter, chunks, meta, blocked)
-                token = page.get("NextToken")
-                if not token:
-                    break
             holders: dict[str, list[str]] = {}
             for name in sorted(chunks, key=_chunk_order):
                 for key in chunks[name].entries:
@@ -428,14 +428,9 @@ class PackedStore:
         return list(sorter.static_order())
 
     def _write(self, name: str, chunk: _Chunk) -> int:
-        if self._limiter is not None:
-            self._limiter.acquire()
         if not chunk.entries:
-            try:
+            with contextlib.suppress(NotFound):  # ParameterNotFound: deleted already (a retried save)
                 self._ssm.delete_parameter(Name=name)
-            except ClientError as error:
-                if error.response.get("Error", {}).get("Code") != "ParameterNotFound":
-                    raise
             self._meta.pop(name, None)
             self._deleted_at[name] = time.monotonic()
             return 1

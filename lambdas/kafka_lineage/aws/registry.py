@@ -6,15 +6,19 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from botocore.exceptions import ClientError
-
+from kafka_lineage.aws.calls import calls_of, instrument
 from kafka_lineage.aws.clients import RateLimiter
 from kafka_lineage.config import Settings, Source
-from kafka_lineage.model.failures import RegistryNotFound, SchemaNotFound
+from kafka_lineage.model.failures import NotFound, RegistryNotFound, SchemaNotFound
+
+if TYPE_CHECKING:
+    from mypy_boto3_glue import GlueClient
 
 LIST_PAGE_SIZE = 100  # ListSchemas / ListSchemaVersions maximum page size
+# What a reader asks Glue (its `calls` counts these on its client).
+OPERATIONS = ("ListSchemas", "ListSchemaVersions", "GetSchema", "GetSchemaVersion")
 
 
 @dataclass(frozen=True)
@@ -62,86 +66,63 @@ def _text(value: Any) -> str:
     return "" if value is None else str(value)
 
 
-def _is(error: ClientError, *codes: str) -> bool:
-    return error.response.get("Error", {}).get("Code") in codes
-
-
 class RegistryReader:
-    def __init__(self, glue: Any, limiter: RateLimiter | None = None) -> None:
-        self.glue = glue
+    def __init__(self, glue: GlueClient, limiter: RateLimiter | None = None) -> None:
+        self.glue = instrument(glue, limiter)
         self.limiter = limiter
-        self.calls = 0  # calls made so far (a listing is one a page): what a run's timings are divided by
+        self._calls_before = calls_of(glue).count(*OPERATIONS)
 
-    def _call(self, operation: str, **kwargs: Any) -> dict[str, Any]:
-        if self.limiter is not None:
-            self.limiter.acquire()
-        self.calls += 1
-        result: dict[str, Any] = getattr(self.glue, operation)(**kwargs)
-        return result
+    @property
+    def calls(self) -> int:
+        """Calls made so far (a listing is one a page): what a run's timings are divided by. Counted by
+        the client's hook, of the operations a reader makes, since this reader was made."""
+        return calls_of(self.glue).count(*OPERATIONS) - self._calls_before
 
     def list_schemas(self, registry_name: str) -> list[ListedSchema]:
-        schemas: list[ListedSchema] = []
-        request: dict[str, Any] = {
-            "RegistryId": {"RegistryName": registry_name},
-            "MaxResults": LIST_PAGE_SIZE,
-        }
-        while True:
-            try:
-                page = self._call("list_schemas", **request)
-            except ClientError as error:
-                if _is(error, "EntityNotFoundException"):
-                    raise RegistryNotFound(registry_name) from error
-                raise
-            for row in page.get("Schemas", []):
-                schemas.append(
-                    ListedSchema(
-                        registry_name=row.get("RegistryName", registry_name),
-                        schema_name=row["SchemaName"],
-                        schema_arn=row["SchemaArn"],
-                        status=row.get("SchemaStatus", "AVAILABLE"),
-                        created_time=_text(row.get("CreatedTime")),
-                        updated_time=_text(row.get("UpdatedTime")),
-                    )
+        pages = self.glue.get_paginator("list_schemas").paginate(
+            RegistryId={"RegistryName": registry_name}, PaginationConfig={"PageSize": LIST_PAGE_SIZE}
+        )
+        try:
+            return [
+                ListedSchema(
+                    registry_name=row.get("RegistryName", registry_name),
+                    schema_name=row["SchemaName"],
+                    schema_arn=row["SchemaArn"],
+                    status=row.get("SchemaStatus", "AVAILABLE"),
+                    created_time=_text(row.get("CreatedTime")),
+                    updated_time=_text(row.get("UpdatedTime")),
                 )
-            token = page.get("NextToken")
-            if not token:
-                return schemas
-            request["NextToken"] = token
+                for page in pages
+                for row in page.get("Schemas", [])
+            ]
+        except NotFound as error:
+            raise RegistryNotFound(registry_name) from error
 
     def list_versions(self, schema_arn: str) -> list[SchemaVersion]:
-        versions: list[SchemaVersion] = []
-        request: dict[str, Any] = {"SchemaId": {"SchemaArn": schema_arn}, "MaxResults": LIST_PAGE_SIZE}
-        while True:
-            try:
-                page = self._call("list_schema_versions", **request)
-            except ClientError as error:
-                if _is(error, "EntityNotFoundException"):
-                    raise SchemaNotFound(schema_arn) from error
-                raise
-            for row in page.get("Schemas", []):
-                versions.append(
-                    SchemaVersion(
-                        number=int(row["VersionNumber"]),
-                        version_id=row.get("SchemaVersionId", ""),
-                        status=row.get("Status", "AVAILABLE"),
-                        created_time=_text(row.get("CreatedTime")),
-                    )
+        pages = self.glue.get_paginator("list_schema_versions").paginate(
+            SchemaId={"SchemaArn": schema_arn}, PaginationConfig={"PageSize": LIST_PAGE_SIZE}
+        )
+        try:
+            versions = [
+                SchemaVersion(
+                    number=int(row["VersionNumber"]),
+                    version_id=row.get("SchemaVersionId", ""),
+                    status=row.get("Status", "AVAILABLE"),
+                    created_time=_text(row.get("CreatedTime")),
                 )
-            token = page.get("NextToken")
-            if not token:
-                return sorted(versions, key=lambda version: version.number)
-            request["NextToken"] = token
+                for page in pages
+                for row in page.get("Schemas", [])
+            ]
+        except NotFound as error:
+            raise SchemaNotFound(schema_arn) from error
+        return sorted(versions, key=lambda version: version.number)
 
     def snapshot(self, registry_name: str, schema_name: str) -> SchemaDetails:
         """GetSchema + ListSchemaVersions: everything but the definition (two calls and their pages)."""
         try:
-            schema = self._call(
-                "get_schema", SchemaId={"RegistryName": registry_name, "SchemaName": schema_name}
-            )
-        except ClientError as error:
-            if _is(error, "EntityNotFoundException"):
-                raise SchemaNotFound(f"{registry_name}/{schema_name}") from error
-            raise
+            schema = self.glue.get_schema(SchemaId={"RegistryName": registry_name, "SchemaName": schema_name})
+        except NotFound as error:
+            raise SchemaNotFound(f"{registry_name}/{schema_name}") from error
         schema_arn = schema["SchemaArn"]
         versions = tuple(self.list_versions(schema_arn))
         available = [version for version in versions if version.status == "AVAILABLE"]
@@ -162,15 +143,11 @@ class RegistryReader:
 
     def definition(self, schema_arn: str, version_number: int) -> str:
         try:
-            answer = self._call(
-                "get_schema_version",
-                SchemaId={"SchemaArn": schema_arn},
-                SchemaVersionNumber={"VersionNumber": version_number},
+            answer = self.glue.get_schema_version(
+                SchemaId={"SchemaArn": schema_arn}, SchemaVersionNumber={"VersionNumber": version_number}
             )
-        except ClientError as error:
-            if _is(error, "EntityNotFoundException"):
-                raise SchemaNotFound(schema_arn) from error
-            raise
+        except NotFound as error:
+            raise SchemaNotFound(schema_arn) from error
         return str(answer.get("SchemaDefinition") or "")
 
 
@@ -182,13 +159,26 @@ class SourceRegistries(RegistryReader):
     apart in everything built from it (asset records, plans, results); Glue is asked with the real name.
     """
 
-    def __init__(self, settings: Settings, glue_of: Callable[[Source | None], Any], limiter_of: Any) -> None:
-        super().__init__(glue=None)
+    def __init__(
+        self,
+        settings: Settings,
+        glue_of: Callable[[Source | None], GlueClient],
+        limiter_of: Callable[[str], RateLimiter | None],
+    ) -> None:
+        # No client of its own: each source's reader has its source's (so no super().__init__).
         self.settings = settings
         self._glue_of = glue_of
         self._limiter_of = limiter_of  # account -> RateLimiter (Glue quotas are per account)
         self._readers: dict[str, RegistryReader] = {}
+        # Each distinct client once (sources of one account share it), with its count when first used.
+        self._clients: dict[int, tuple[GlueClient, int]] = {}
         self._lock = threading.Lock()
+
+    @property
+    def calls(self) -> int:
+        with self._lock:
+            clients = list(self._clients.values())
+        return sum(calls_of(glue).count(*OPERATIONS) - before for glue, before in clients)
 
     def _reader(self, key: str) -> tuple[RegistryReader, str]:
         source = self.settings.source(key)
@@ -199,11 +189,8 @@ class SourceRegistries(RegistryReader):
                 account = source.role_account if source is not None and source.role_arn else ""
                 reader = RegistryReader(self._glue_of(source), self._limiter_of(account or ""))
                 self._readers[key] = reader
+                self._clients.setdefault(id(reader.glue), (reader.glue, reader._calls_before))
         return reader, name
-
-    def _count(self, reader: RegistryReader, before: int) -> None:
-        with self._lock:
-            self.calls += reader.calls - before
 
     def _key_of_arn(self, schema_arn: str) -> str:
         parts = schema_arn.split(":", 5)
@@ -213,32 +200,16 @@ class SourceRegistries(RegistryReader):
 
     def list_schemas(self, registry_name: str) -> list[ListedSchema]:
         reader, name = self._reader(registry_name)
-        before = reader.calls
-        try:
-            return [replace(row, registry_name=registry_name) for row in reader.list_schemas(name)]
-        finally:
-            self._count(reader, before)
+        return [replace(row, registry_name=registry_name) for row in reader.list_schemas(name)]
 
     def list_versions(self, schema_arn: str) -> list[SchemaVersion]:
         reader, _ = self._reader(self._key_of_arn(schema_arn))
-        before = reader.calls
-        try:
-            return reader.list_versions(schema_arn)
-        finally:
-            self._count(reader, before)
+        return reader.list_versions(schema_arn)
 
     def snapshot(self, registry_name: str, schema_name: str) -> SchemaDetails:
         reader, name = self._reader(registry_name)
-        before = reader.calls
-        try:
-            return replace(reader.snapshot(name, schema_name), registry_name=registry_name)
-        finally:
-            self._count(reader, before)
+        return replace(reader.snapshot(name, schema_name), registry_name=registry_name)
 
     def definition(self, schema_arn: str, version_number: int) -> str:
         reader, _ = self._reader(self._key_of_arn(schema_arn))
-        before = reader.calls
-        try:
-            return reader.definition(schema_arn, version_number)
-        finally:
-            self._count(reader, before)
+        return reader.definition(schema_arn, version_number)

@@ -24,11 +24,11 @@ import boto3
 import botocore.session
 from aws_lambda_powertools.metrics import MetricUnit
 from botocore.credentials import DeferredRefreshableCredentials
-from botocore.exceptions import BotoCoreError, ClientError
 
+from kafka_lineage.aws.calls import instrument
 from kafka_lineage.aws.clients import RETRY_CONFIG, client
 from kafka_lineage.config import Settings, Source
-from kafka_lineage.model.failures import SourceRoleUnavailable
+from kafka_lineage.model.failures import AwsError, SourceRoleUnavailable
 from kafka_lineage.observability import logger, metrics
 
 # Lambda runs at most 15 minutes; an hour (the default maximum of a role's sessions) outlives any run, and
@@ -72,7 +72,7 @@ class SourceSessions:
         with self._lock:
             made = self._clients.get((source.key, service))
             if made is None:
-                made = self._session(source).client(service, config=RETRY_CONFIG)
+                made = instrument(self._session(source).client(service, config=RETRY_CONFIG))
                 self._clients[(source.key, service)] = made
             return made
 
@@ -110,7 +110,7 @@ class SourceSessions:
             request["ExternalId"] = source.external_id
         try:
             answer = client("sts").assume_role(**request)
-        except (ClientError, BotoCoreError) as error:
+        except AwsError as error:
             raise self._failed(source, error) from error
         credentials = answer["Credentials"]
         expiry = credentials["Expiration"]
@@ -123,12 +123,8 @@ class SourceSessions:
             "expiry_time": expiry.isoformat() if isinstance(expiry, datetime) else str(expiry),
         }
 
-    def _failed(self, source: Source, error: Exception) -> SourceRoleUnavailable:
-        if isinstance(error, ClientError):
-            info = error.response.get("Error", {})
-            why = f"{info.get('Code', 'Error')}: {info.get('Message', '')}"
-        else:
-            why = f"{type(error).__name__}: {error}"
+    def _failed(self, source: Source, error: AwsError) -> SourceRoleUnavailable:
+        why = f"{error.code}: {error.message}"
         failure = SourceRoleUnavailable(
             f"source {source.key}: cannot assume role {source.role_arn} (session {self.session_name}): {why}"
         )

@@ -5,35 +5,35 @@ Reads only; parsing and precedence (operator over stack) are decided in kafka_li
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
+from kafka_lineage.aws.calls import instrument
 from kafka_lineage.lineage.resolve import MappingParameter
 from kafka_lineage.mapping import TABLE_MAPPINGS, subpath
 
 PAGE_SIZE = 10  # GetParametersByPath MaxResults maximum
 
+if TYPE_CHECKING:
+    from mypy_boto3_ssm import SSMClient
+
 
 class TableMappings:
-    def __init__(self, ssm: Any, mapping_path: str) -> None:
-        self.ssm = ssm
+    def __init__(self, ssm: SSMClient, mapping_path: str) -> None:
+        self.ssm = instrument(ssm)
         self.path = subpath(mapping_path, TABLE_MAPPINGS)
 
     def load(self) -> list[MappingParameter]:
         """Every parameter below the path, recursively, every page (SecureStrings are left encrypted)."""
-        parameters: list[MappingParameter] = []
-        request: dict[str, Any] = {"Path": self.path, "Recursive": True, "MaxResults": PAGE_SIZE}
-        while True:
-            page = self.ssm.get_parameters_by_path(**request)
-            for parameter in page.get("Parameters", []):
-                parameters.append(
-                    MappingParameter(
-                        name=str(parameter["Name"]),
-                        value=str(parameter.get("Value", "")),
-                        type=str(parameter.get("Type", "String")),
-                        last_modified=parameter.get("LastModifiedDate"),
-                    )
-                )
-            token = page.get("NextToken")
-            if not token:
-                return parameters
-            request["NextToken"] = token
+        pages = self.ssm.get_paginator("get_parameters_by_path").paginate(
+            Path=self.path, Recursive=True, PaginationConfig={"PageSize": PAGE_SIZE}
+        )
+        return [
+            MappingParameter(
+                name=str(parameter["Name"]),
+                value=str(parameter.get("Value", "")),
+                type=str(parameter.get("Type", "String")),
+                last_modified=parameter.get("LastModifiedDate"),
+            )
+            for page in pages
+            for parameter in page.get("Parameters", [])
+        ]

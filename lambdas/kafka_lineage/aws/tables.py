@@ -15,13 +15,15 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from botocore.exceptions import BotoCoreError, ClientError
-
+from kafka_lineage.aws.calls import Stopped, instrument, pages_until
 from kafka_lineage.aws.clients import RateLimiter
 from kafka_lineage.lineage.model import GlueTable, TableColumn, TableRef
-from kafka_lineage.model.failures import describe_failure
+from kafka_lineage.model.failures import AwsError, NotFound, describe_failure
+
+if TYPE_CHECKING:
+    from mypy_boto3_glue import GlueClient
 
 PAGE_SIZE = 100  # GetTables MaxResults maximum (botocore glue CatalogGetterPageSize)
 EXPRESSION_MAX = 2048  # GetTables Expression: FilterString max length
@@ -34,14 +36,6 @@ class TableReads:
     tables: dict[TableRef, GlueTable | None] = field(default_factory=dict)
     errors: dict[str, str] = field(default_factory=dict)  # database -> why it could not be read
     stopped: bool = False  # the caller's deadline came before every database was read
-
-
-class _Stopped(Exception):
-    """The caller's deadline: no further read starts."""
-
-
-def _not_found(error: ClientError) -> bool:
-    return error.response.get("Error", {}).get("Code") == "EntityNotFoundException"
 
 
 def expressions(names: Iterable[str], limit: int = EXPRESSION_MAX) -> list[str]:
@@ -60,17 +54,11 @@ def expressions(names: Iterable[str], limit: int = EXPRESSION_MAX) -> list[str]:
 
 
 class GlueTables:
-    def __init__(self, glue: Any, limiter: RateLimiter | None = None, account: str = "") -> None:
-        self.glue = glue
+    def __init__(self, glue: GlueClient, limiter: RateLimiter | None = None, account: str = "") -> None:
+        self.glue = instrument(glue, limiter)
         self.limiter = limiter
         # Only for an answer without CatalogId (Glue always sends it; a stand-in might not).
         self.account = account
-
-    def _call(self, operation: str, **kwargs: Any) -> dict[str, Any]:
-        if self.limiter is not None:
-            self.limiter.acquire()
-        result: dict[str, Any] = getattr(self.glue, operation)(**kwargs)
-        return result
 
     @property
     def region(self) -> str:
@@ -91,10 +79,10 @@ class GlueTables:
         for database, names in sorted(by_database.items()):
             try:
                 reads.tables.update(self._read_database(database, names, stop))
-            except _Stopped:
+            except Stopped:
                 reads.stopped = True
                 return reads
-            except (ClientError, BotoCoreError) as error:
+            except AwsError as error:
                 reads.errors[database] = describe_failure(error)
         return reads
 
@@ -102,44 +90,34 @@ class GlueTables:
         self, database: str, names: set[str], stop: Callable[[], bool] | None = None
     ) -> dict[TableRef, GlueTable | None]:
         found: dict[TableRef, GlueTable | None] = {}
+        paginator = self.glue.get_paginator("get_tables")
         try:
             for expression in expressions(names):
-                request: dict[str, Any] = {
-                    "DatabaseName": database,
-                    "Expression": expression,
-                    "MaxResults": PAGE_SIZE,
-                }
-                while True:
-                    if stop is not None and stop():
-                        raise _Stopped
-                    page = self._call("get_tables", **request)
+                if stop is not None and stop():
+                    raise Stopped
+                pages = paginator.paginate(
+                    DatabaseName=database, Expression=expression, PaginationConfig={"PageSize": PAGE_SIZE}
+                )
+                for page in pages_until(pages, stop):
                     for table in page.get("TableList", []):
                         name = str(table.get("Name", "")).lower()
                         if name in names:
                             found[TableRef(database, name)] = self._table(database, table)
-                    token = page.get("NextToken")
-                    if not token:
-                        break
-                    request["NextToken"] = token
-        except ClientError as error:
-            if _not_found(error):  # the database does not exist: neither do its tables
-                return {TableRef(database, name): None for name in names}
-            raise
+        except NotFound:  # the database does not exist: neither do its tables
+            return {TableRef(database, name): None for name in names}
         for name in sorted(names):
             ref = TableRef(database, name)
             if ref not in found:
                 if stop is not None and stop():
-                    raise _Stopped
+                    raise Stopped
                 found[ref] = self._get_one(ref)
         return found
 
     def _get_one(self, ref: TableRef) -> GlueTable | None:
         try:
-            answer = self._call("get_table", DatabaseName=ref.database, Name=ref.table)
-        except ClientError as error:
-            if _not_found(error):
-                return None
-            raise
+            answer = self.glue.get_table(DatabaseName=ref.database, Name=ref.table)
+        except NotFound:
+            return None
         return self._table(ref.database, answer["Table"])
 
     def _table(self, database: str, table: Mapping[str, Any]) -> GlueTable:
@@ -182,13 +160,11 @@ class VersionDefinition:
 class SchemaVersions:
     """GetSchemaVersion for the version a run describes: its definition and registration time."""
 
-    def __init__(self, glue: Any, limiter: RateLimiter | None = None) -> None:
-        self.glue = glue
+    def __init__(self, glue: GlueClient, limiter: RateLimiter | None = None) -> None:
+        self.glue = instrument(glue, limiter)
         self.limiter = limiter
 
     def read(self, schema_arn: str, version_number: int) -> VersionDefinition:
-        if self.limiter is not None:
-            self.limiter.acquire()
         answer = self.glue.get_schema_version(
             SchemaId={"SchemaArn": schema_arn}, SchemaVersionNumber={"VersionNumber": version_number}
         )
@@ -207,7 +183,7 @@ class SourceTables(GlueTables):
 
     def __init__(
         self,
-        glue_of: Callable[[str], Any],
+        glue_of: Callable[[str], GlueClient],
         limiter_of: Callable[[str], RateLimiter | None],
         account_of: Callable[[str], str],
     ) -> None:
@@ -252,7 +228,7 @@ class SourceSchemaVersions(SchemaVersions):
     def __init__(
         self,
         key_of: Callable[[str, str], str],
-        glue_of: Callable[[str], Any],
+        glue_of: Callable[[str], GlueClient],
         limiter_of: Callable[[str], RateLimiter | None],
     ) -> None:
         super().__init__(glue_of(""), limiter_of(""))

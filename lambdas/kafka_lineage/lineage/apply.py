@@ -29,8 +29,6 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Literal, Protocol
 
-from botocore.exceptions import BotoCoreError, ClientError
-
 from kafka_lineage.aws.lineage_api import EventSummary, client_token
 from kafka_lineage.aws.tables import VersionDefinition
 from kafka_lineage.lineage.events import (
@@ -45,7 +43,7 @@ from kafka_lineage.lineage.events import (
 from kafka_lineage.lineage.model import EVENT_TYPES, EdgeKey, LineageState, PendingDelete, StaleRun
 from kafka_lineage.lineage.plan import Action, Emit, Retract
 from kafka_lineage.lineage.resolve import Target
-from kafka_lineage.model.failures import describe_failure
+from kafka_lineage.model.failures import AwsError, describe_failure
 from kafka_lineage.observability import logger
 
 # Windows searched for the events of a run whose response was lost (see module doc).
@@ -257,7 +255,7 @@ class Applier:
                 continue
             try:
                 ids.append(self.events.post(body, client_token(body, nonce)))
-            except (ClientError, BotoCoreError) as error:
+            except AwsError as error:
                 # The edges taken over keep their own state: only this edge's attempt is recorded.
                 attempt = StaleRun(run_id, built.event_time, attempted_at, tuple(ids), complete=False)
                 keep = [r for r in own.stale if r.run_id != run_id]
@@ -417,7 +415,7 @@ class Applier:
             if not run.complete:
                 try:
                     ids += [f.event_id for f in self._find(run) if f.event_id not in ids]
-                except (ClientError, BotoCoreError) as error:
+                except AwsError as error:
                     result.errors.append(f"looking up run {run.run_id}: {describe_failure(error)}")
                     result.remaining.append(run)
                     continue
@@ -430,7 +428,7 @@ class Applier:
                         requested.append(PendingDelete(event_id))
                     else:
                         result.deleted += 1  # already gone
-                except (ClientError, BotoCoreError) as error:
+                except AwsError as error:
                     result.errors.append(f"deleting {event_id}: {describe_failure(error)}")
                     left.append(event_id)
             if left:
@@ -457,7 +455,7 @@ class Applier:
                 result.pending.append(PendingDelete(item.event_id, 0))
                 return
             result.pending.append(PendingDelete(item.event_id, item.checks + 1))
-        except (ClientError, BotoCoreError) as error:
+        except AwsError as error:
             result.errors.append(f"checking the deletion of {item.event_id}: {describe_failure(error)}")
             result.pending.append(item)
 

@@ -3,7 +3,8 @@ and `sync/`, `lineage/` and the handlers catch them without importing botocore.
 
 Two kinds:
 - `AwsError` and its subclasses: an AWS call refused, by kind rather than by service-specific error code
-  (the codes are mapped to these kinds once, in `kafka_lineage.aws`);
+  (the codes are mapped to these kinds once, by the call layer's hooks in `kafka_lineage.aws.calls`, which
+  raise them from every client; `.code` keeps the service's code for the few places that need one);
 - domain outcomes an adapter reports (a registry that does not exist, an asset met again, a lease lost).
 """
 
@@ -13,7 +14,8 @@ from typing import Any
 
 
 class AwsError(Exception):
-    """An AWS call failed after the SDK's own retries: `Operation: Code: Message`."""
+    """An AWS call failed after the SDK's own retries: `Operation: Code: Message`. The base class itself is
+    a code of no known kind (or an SDK failure of the HTTP exchange other than a connection or timeout)."""
 
     def __init__(self, operation: str, code: str, message: str) -> None:
         super().__init__(f"{operation}: {code}: {message}".strip())
@@ -43,7 +45,8 @@ class Invalid(AwsError):
 
 
 class Unavailable(AwsError):
-    """The service could not be reached or failed on its side (5xx, connection, timeout)."""
+    """The service could not be reached or failed on its side (5xx, connection, timeout; `.code` names the
+    SDK's exception for the latter two, e.g. `ReadTimeoutError`)."""
 
 
 def describe_failure(error: BaseException) -> str:

@@ -484,23 +484,27 @@ def test_a_registry_whose_listing_takes_many_slow_pages_still_progresses_in_ever
     # day: 10,000 schemas are 100 pages), and 3 s left after the listing in every invocation (2 s margin):
     # room for a chunk of fast reads and writes, but less than the whole listing's time again
     from kafka_lineage.aws import registry
+    from kafka_lineage.aws.calls import instrument as original
 
     for i in range(30):
         cdc.register(f"t{i}")
     cdc.configure(world.source_config(), tuning={"deadline_margin_seconds": 2})
     monkeypatch.setattr(registry, "LIST_PAGE_SIZE", 1)
     contexts: list[ListedThenCountdown] = []
-    original = registry.RegistryReader._call
 
-    def slow_pages(reader: registry.RegistryReader, operation: str, **kwargs: Any) -> dict[str, Any]:
-        if operation != "list_schemas":
-            return original(reader, operation, **kwargs)
+    def slow_page(**_: Any) -> None:
         time.sleep(0.1)
-        page = original(reader, operation, **kwargs)
-        contexts[-1].listed_at = time.monotonic()
-        return page
 
-    monkeypatch.setattr(registry.RegistryReader, "_call", slow_pages)
+    def listed(**_: Any) -> None:
+        contexts[-1].listed_at = time.monotonic()
+
+    def with_slow_pages(glue: Any, *args: Any, **kwargs: Any) -> Any:
+        # Each ListSchemas page the reader's client sends takes 0.1 s more (botocore hooks, as the pacing)
+        glue.meta.events.register("before-send.glue.ListSchemas", slow_page, unique_id="test-slow-page")
+        glue.meta.events.register("after-call.glue.ListSchemas", listed, unique_id="test-listed")
+        return original(glue, *args, **kwargs)
+
+    monkeypatch.setattr(registry, "instrument", with_slow_pages)
 
     def context() -> FakeContext:
         contexts.append(ListedThenCountdown(after_listing=3, margin=2))

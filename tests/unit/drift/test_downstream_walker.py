@@ -6,13 +6,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from botocore.exceptions import ClientError
 
 from kafka_lineage.aws.clients import RateLimiter
 from kafka_lineage.aws.lineage_graph import MAX_REFERENCES, DataZoneDownstreamWalker
 from kafka_lineage.drift import DownstreamNode, assess_impact, diff_fields
+from kafka_lineage.model.failures import AwsError
 from local import debezium
 from tests.unit.drift.drift_builders import table
+from tests.unit.fake_clients import FakeClient, aws_error, wired
 
 DOMAIN = "dzd_unit"
 DATASET = "amazon.datazone.DatasetLineageNodeType"
@@ -21,12 +22,12 @@ JOB = "amazon.datazone.JobLineageNodeType"
 TABLE_ARN = "arn:aws:glue:eu-west-1:123456789012:table/lakehouse/orders"
 
 
-def client_error(code: str, operation: str = "GetLineageNode") -> ClientError:
-    return ClientError({"Error": {"Code": code, "Message": code}}, operation)
+def client_error(code: str, operation: str = "GetLineageNode") -> AwsError:
+    return aws_error(code, code, operation)
 
 
 @dataclass
-class FakeDataZone:
+class FakeDataZone(FakeClient):
     """GetLineageNode over an in-memory graph: node id -> (type, name, sourceIdentifier, downstream ids)."""
 
     nodes: dict[str, tuple[str, str, str, list[str]]] = field(default_factory=dict)
@@ -242,9 +243,9 @@ class TestErrors:
         chain(fake, 2)
         fake.fail_on["d1"] = code
         walker = DataZoneDownstreamWalker(fake, DOMAIN)
-        with pytest.raises(ClientError) as caught:
+        with pytest.raises(AwsError) as caught:
             walker(TABLE_ARN)
-        assert caught.value.response["Error"]["Code"] == code
+        assert caught.value.code == code
 
     def test_given_one_table_failing_then_the_drift_core_warns_and_keeps_the_others(self):
         # Given: customers v2 drops `email`, which feeds two tables; the graph of one is refused
@@ -278,8 +279,8 @@ def test_every_call_is_paced_by_the_limiter():
     fake = FakeDataZone()
     chain(fake, 3)
     limiter = CountingLimiter()
-    # When
-    DataZoneDownstreamWalker(fake, DOMAIN, depth=3, limiter=limiter)(TABLE_ARN)
+    # When the walker reads through a real client (its pacing is the client's hook)
+    DataZoneDownstreamWalker(wired(fake, "datazone"), DOMAIN, depth=3, limiter=limiter)(TABLE_ARN)
     # Then
     assert limiter.acquired == len(fake.calls) == 7
 

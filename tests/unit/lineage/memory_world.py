@@ -12,11 +12,14 @@ from kafka_lineage.aws.tables import TableReads, VersionDefinition
 from kafka_lineage.lineage.model import GlueTable, TableColumn
 from kafka_lineage.lineage.run import LineageWorld
 from kafka_lineage.mapping import AssetRecord
+from tests.unit.fake_clients import FakeClient
 from tests.unit.lineage.lineage_builders import NAMESPACE
 
 
-class MemorySsm:
+class MemorySsm(FakeClient):
     """The three SSM calls the packed store makes, over a dict."""
+
+    SERVICE = "ssm"
 
     def __init__(self) -> None:
         self.values: dict[str, str] = {}

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 import pytest
-from botocore.exceptions import ClientError, ReadTimeoutError
+from botocore.exceptions import ReadTimeoutError
 
 from kafka_lineage.aws.lineage_api import EventSummary
 from kafka_lineage.aws.tables import VersionDefinition
@@ -19,6 +19,7 @@ from kafka_lineage.lineage.plan import EmitScope, make_plan, select, tables_need
 from kafka_lineage.lineage.resolve import resolve
 from kafka_lineage.lineage.run import parse_topic_fields
 from local import debezium
+from tests.unit.fake_clients import aws_error, sdk_failure
 from tests.unit.lineage.lineage_builders import record, records, settings, table
 from tests.unit.lineage.openlineage_rules import assert_valid
 
@@ -56,9 +57,7 @@ class MemoryLineage:
         self.posts.append(token)
         if self.fail_posts:
             self.fail_posts -= 1
-            raise ClientError(
-                {"Error": {"Code": "InternalServerException", "Message": "boom"}}, "PostLineageEvent"
-            )
+            raise aws_error("InternalServerException", "boom", "PostLineageEvent")
         if token in self.tokens:
             event_id = self.tokens[token]
         else:
@@ -70,15 +69,15 @@ class MemoryLineage:
         if self.lose_responses or event_type in self.lose_response_of:
             self.lose_responses = max(0, self.lose_responses - 1)
             self.lose_response_of.discard(event_type)
-            raise ReadTimeoutError(endpoint_url="https://datazone.eu-west-1.amazonaws.com")
+            raise sdk_failure(
+                ReadTimeoutError(endpoint_url="https://datazone.eu-west-1.amazonaws.com"), "PostLineageEvent"
+            )
         return event_id
 
     def delete(self, event_id: str) -> bool:
         self.deletes.append(event_id)
         if event_id in self.fail_deletes:
-            raise ClientError(
-                {"Error": {"Code": "ThrottlingException", "Message": "slow"}}, "DeleteLineageEvent"
-            )
+            raise aws_error("ThrottlingException", "slow", "DeleteLineageEvent")
         if event_id not in self.events:
             return False
         if self.delete_lag:
@@ -129,9 +128,7 @@ class Versions:
     def read(self, schema_arn: str, version_number: int) -> VersionDefinition:
         self.reads += 1
         if schema_arn in self.broken:
-            raise ClientError(
-                {"Error": {"Code": "EntityNotFoundException", "Message": "gone"}}, "GetSchemaVersion"
-            )
+            raise aws_error("EntityNotFoundException", "gone", "GetSchemaVersion")
         name = schema_arn.rsplit(".", 1)[1]
         definition = debezium.table_envelope(name) if version_number == 1 else debezium.table_v2(name)
         return VersionDefinition(definition, "AVRO", "2025-03-14 09:15:02.123456", f"v{version_number}")

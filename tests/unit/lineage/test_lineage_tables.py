@@ -7,10 +7,13 @@ from typing import Any
 
 from kafka_lineage.aws.tables import GlueTables
 from kafka_lineage.lineage.model import TableRef
+from tests.unit.fake_clients import FakeClient
 
 
-class Glue:
+class Glue(FakeClient):
     """GetTables / GetTable over a dict of databases, counting calls."""
+
+    SERVICE = "glue"
 
     def __init__(self, databases: dict[str, list[str]]) -> None:
         self.databases = databases

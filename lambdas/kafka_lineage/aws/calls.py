@@ -1,0 +1,386 @@
+"""One layer under every AWS call the adapters make: pacing, counting and typed errors, as botocore event
+hooks on each client (`instrument`), and lazy pages with an early stop (`pages_until`).
+
+Hooks, registered once per client (botocore gives each client its own copy of the event emitter):
+- `before-call` counts the call, once per API call (a page of a listing is one), by operation;
+- `before-send` takes a token of the client's `RateLimiter` for every HTTP attempt, botocore's own retries
+  included: a retry spends the shared quota as much as the first try. Adaptive retry paces a client by the
+  throttling it meets; the token bucket paces ahead of account-wide quotas shared with others;
+- `after-call` (botocore emits it after its retries, before it raises `ClientError`) raises the failure
+  as its kind (`kafka_lineage.model.failures`: `NotFound`, `Conflict`, `Throttled`, `AccessDenied`,
+  `Invalid`, `Unavailable`, or the base `AwsError` for a code of no known kind), with `.code` kept;
+- `after-call-error` raises a connection failure or timeout as `Unavailable`, and any other SDK error
+  of the HTTP exchange as the base `AwsError` named after it.
+
+The typed errors raised are botocore `ClientError`s too (a connection failure a `BotoCoreError`), so code
+that still speaks botocore (tests, the demo's seeding) keeps working on an instrumented client.
+Not seen by the hooks: botocore's client-side parameter validation (`ParamValidationError`, raised before
+`before-call`), and a role that cannot be assumed (`SourceRoleUnavailable`, kafka_lineage.aws.sessions).
+
+Every listing the adapters read has a botocore paginator (paginators-1.json: glue ListSchemas,
+ListSchemaVersions, GetTables; ssm GetParametersByPath; datazone Search, ListLineageEvents; kafkaconnect
+ListConnectors), so no continuation token is handled by hand anywhere.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from botocore.exceptions import BotoCoreError, ClientError, HTTPClientError
+from botocore.exceptions import ConnectionError as SdkConnectionError
+
+from kafka_lineage.model.failures import (
+    AccessDenied,
+    AwsError,
+    Conflict,
+    Invalid,
+    NotFound,
+    Throttled,
+    Unavailable,
+)
+
+if TYPE_CHECKING:
+    from kafka_lineage.aws.clients import RateLimiter  # which makes its clients through here
+
+C = TypeVar("C")
+P = TypeVar("P")
+
+# --- The code -> kind table ------------------------------------------------------------------------------
+# Wire error codes of the error shapes in botocore's models of the services called here (glue, datazone,
+# ssm, events, kafka, kafkaconnect, sts, lambda), every one the operations we call declare among them, and
+# the codes botocore's retry layer itself treats as throttling or transient (botocore/retries/standard.py).
+_KINDS: dict[type[AwsError], frozenset[str]] = {
+    NotFound: frozenset(
+        {
+            "EntityNotFoundException",  # glue
+            "ResourceNotFoundException",  # glue, datazone, ssm, events, lambda
+            "NotFoundException",  # kafka, kafkaconnect
+            "ParameterNotFound",  # ssm
+            "ParameterVersionNotFound",  # ssm
+            "DoesNotExistException",  # ssm
+            "UnknownTopicOrPartitionException",  # kafka
+            "TargetResourceNotFound",  # glue
+            "ProvisionedConcurrencyConfigNotFoundException",  # lambda
+            "CodeSigningConfigNotFoundException",  # lambda
+        }
+    ),
+    Conflict: frozenset(
+        {
+            "ConflictException",  # glue, datazone, ssm, kafka, kafkaconnect
+            "AlreadyExistsException",  # glue, ssm
+            "ParameterAlreadyExists",  # ssm: PutParameter with Overwrite=False met the name
+            "ResourceAlreadyExistsException",  # events
+            "ConcurrentModificationException",  # glue, events
+            "VersionMismatchException",  # glue
+            "IdempotentParameterMismatchException",  # glue
+            "IdempotentParameterMismatch",  # ssm
+            "TooManyUpdates",  # ssm: concurrent updates of a resource that takes one at a time
+            "ResourceConflictException",  # lambda
+            "ResourceInUseException",  # ssm, lambda
+            "TopicExistsException",  # kafka
+        }
+    ),
+    Throttled: frozenset(
+        {
+            # botocore's throttling codes (ThrottledRetryableChecker)
+            "Throttling",
+            "ThrottlingException",
+            "ThrottledException",
+            "RequestThrottledException",
+            "TooManyRequestsException",
+            "ProvisionedThroughputExceededException",
+            "TransactionInProgressException",
+            "RequestLimitExceeded",
+            "BandwidthLimitExceeded",
+            "LimitExceededException",
+            "RequestThrottled",
+            "SlowDown",
+            "PriorRequestNotComplete",
+            # (not botocore's EC2ThrottledException: Lambda's 502 about the invoked function's network)
+            # quotas (a rate or an amount the account may not exceed)
+            "ServiceQuotaExceededException",  # datazone, ssm, lambda
+            "ResourceNumberLimitExceededException",  # glue
+            "ParameterLimitExceeded",  # ssm: the standard tier's 10,000 parameters
+            "ParameterMaxVersionLimitExceeded",  # ssm
+            "ResourceLimitExceededException",  # ssm
+        }
+    ),
+    AccessDenied: frozenset(
+        {
+            "AccessDeniedException",  # glue, datazone, ssm, events
+            "AccessDenied",  # sts and other query services
+            "UnauthorizedException",  # datazone, kafka, kafkaconnect
+            "ForbiddenException",  # kafka, kafkaconnect
+            "RegionDisabledException",  # sts
+            "ExpiredTokenException",  # sts
+            "ExpiredToken",
+            "UnrecognizedClientException",
+            "InvalidClientTokenId",
+            "InvalidSignatureException",
+            "SignatureDoesNotMatch",
+            "IncompleteSignature",
+            "MissingAuthenticationToken",
+            "GlueEncryptionException",  # glue: the catalog's KMS key refused
+        }
+    ),
+    Invalid: frozenset(
+        {
+            "ValidationException",  # glue, datazone, ssm
+            "ValidationError",  # query services
+            "InvalidInputException",  # glue
+            "BadRequestException",  # kafka, kafkaconnect
+            "InvalidParameterValueException",  # lambda
+            "InvalidRequestContentException",  # lambda
+            "RequestTooLargeException",  # lambda
+            "SerializedRequestEntityTooLargeException",  # lambda
+            "UnsupportedMediaTypeException",  # lambda
+            "ModeNotSupportedException",  # lambda
+            "NoPublishedVersionException",  # lambda
+            "RecursiveInvocationException",  # lambda
+            "SnapStartException",  # lambda
+            "MalformedPolicyDocument",  # sts
+            "PackedPolicyTooLarge",  # sts
+            "InvalidEventPatternException",  # events
+            "ParameterPatternMismatchException",  # ssm
+            "HierarchyLevelLimitExceededException",  # ssm: a name of more than 15 levels
+            "HierarchyTypeMismatchException",  # ssm
+            "InvalidAllowedPatternException",  # ssm
+            "UnsupportedParameterType",  # ssm
+            "InvalidFilterKey",  # ssm
+            "InvalidFilterOption",  # ssm
+            "InvalidFilterValue",  # ssm
+            "InvalidNextToken",  # ssm
+            "InvalidKeyId",  # ssm
+            "InvalidPolicyAttributeException",  # ssm
+            "InvalidPolicyTypeException",  # ssm
+            "IncompatiblePolicyException",  # ssm
+            "PoliciesLimitExceededException",  # ssm
+        }
+    ),
+    Unavailable: frozenset(
+        {
+            "InternalServiceException",  # glue
+            "InternalServerException",  # glue, datazone
+            "InternalServerError",  # ssm
+            "InternalServerErrorException",  # kafka, kafkaconnect
+            "InternalException",  # events
+            "InternalFailure",
+            "ServiceException",  # lambda
+            "ServiceUnavailable",
+            "ServiceUnavailableException",  # kafka, kafkaconnect
+            "OperationTimeoutException",  # glue
+            "ResourceNotReadyException",  # glue, lambda
+            "FederationSourceException",  # glue: the federated catalog's source failed
+            "FederationSourceRetryableException",  # glue
+            "EFSIOException",  # lambda
+            # botocore's transient codes (TransientRetryableChecker)
+            "RequestTimeout",
+            "RequestTimeoutException",
+        }
+    ),
+}
+KIND_OF_CODE: Mapping[str, type[AwsError]] = {code: kind for kind, codes in _KINDS.items() for code in codes}
+# A code the table does not know, by the HTTP status of its answer (rest-json services model the status of
+# every error): what botocore's own retry layer calls throttling and transient, and the plain 4xx kinds.
+_KIND_OF_STATUS: Mapping[int, type[AwsError]] = {
+    401: AccessDenied,
+    403: AccessDenied,
+    404: NotFound,
+    408: Unavailable,
+    409: Conflict,
+    429: Throttled,
+}
+
+
+def kind_of(code: str, status: int | None = None) -> type[AwsError]:
+    """The kind of an AWS error code (the table; else the answer's HTTP status; else the base AwsError)."""
+    kind = KIND_OF_CODE.get(code)
+    if kind is not None:
+        return kind
+    if status is not None:
+        if status >= 500:
+            return Unavailable
+        return _KIND_OF_STATUS.get(status, AwsError)
+    return AwsError
+
+
+class _Refused(AwsError):
+    """A typed error built from botocore's answer, with what a botocore `ClientError` carries (`response`,
+    `operation_name`): mixed in before the kind and ClientError."""
+
+    def __init__(self, response: dict[str, Any], operation_name: str) -> None:
+        info = response.get("Error") or {}
+        code = str(info.get("Code") or "Unknown")
+        message = str(info.get("Message") or "")
+        # Not AwsError.__init__: its super() would reach ClientError's, which takes other arguments.
+        Exception.__init__(self, f"{operation_name}: {code}: {message}".strip())
+        self.operation, self.code, self.message = operation_name, code, message
+        self.response = response
+        self.operation_name = operation_name
+        self.kwargs: dict[str, Any] = {}  # BotoCoreError's attribute
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.response, self.operation_name))
+
+
+# One class per kind, each both the kind and a botocore ClientError (built with type(): ClientError carries
+# no type information, so a class statement could not subclass it under strict typing).
+_SDK_CLASSES: dict[type[AwsError], type[_Refused]] = {
+    kind: type(f"Sdk{kind.__name__}", (_Refused, kind, ClientError), {"__module__": __name__})
+    for kind in (AwsError, NotFound, Conflict, Throttled, AccessDenied, Invalid, Unavailable)
+}
+# A connection failure or timeout: Unavailable, and a BotoCoreError as botocore raised it.
+_UNREACHABLE: type[_Refused] = type(
+    "SdkUnreachable", (_Refused, Unavailable, BotoCoreError), {"__module__": __name__}
+)
+
+
+def typed_error(response: Mapping[str, Any], operation: str, status: int | None = None) -> AwsError:
+    """The typed error for an AWS error answer (`{"Error": {"Code", "Message"}}`), as the hooks raise it;
+    test doubles of clients raise these too."""
+    info = response.get("Error") or {}
+    kind = kind_of(str(info.get("Code") or ""), status)
+    return _SDK_CLASSES[kind](dict(response), operation)
+
+
+def _operation(event_name: str) -> str:
+    return event_name.rsplit(".", 1)[-1]
+
+
+class ClientCalls:
+    """The hooks of one client and what they keep: the pacing by operation, and the calls each made."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._calls: Counter[str] = Counter()
+        self._attempts: Counter[str] = Counter()
+        self._limiter: RateLimiter | None = None
+        self._limiters: dict[str, RateLimiter] = {}
+
+    def pace(self, limiter: RateLimiter, operations: Iterable[str] | None = None) -> None:
+        """Pace the named operations (every one when None) with `limiter`; the latest pacing set wins."""
+        with self._lock:
+            if operations is None:
+                self._limiter = limiter
+            else:
+                for operation in operations:
+                    self._limiters[operation] = limiter
+
+    def limiter(self, operation: str) -> RateLimiter | None:
+        with self._lock:
+            return self._limiters.get(operation, self._limiter)
+
+    def count(self, *operations: str) -> int:
+        """API calls made so far (a page of a listing is one), of the operations named (all when none)."""
+        with self._lock:
+            if not operations:
+                return sum(self._calls.values())
+            return sum(self._calls[operation] for operation in operations)
+
+    def attempts(self, *operations: str) -> int:
+        """HTTP attempts sent so far (retries included), of the operations named (all when none)."""
+        with self._lock:
+            if not operations:
+                return sum(self._attempts.values())
+            return sum(self._attempts[operation] for operation in operations)
+
+    def counts(self) -> dict[str, int]:
+        with self._lock:
+            return dict(self._calls)
+
+    # -- the hooks (botocore passes keyword arguments; each takes what it needs) --------------------------
+    def before_call(self, event_name: str, **_: Any) -> None:
+        with self._lock:
+            self._calls[_operation(event_name)] += 1
+
+    def before_send(self, event_name: str, **_: Any) -> None:
+        operation = _operation(event_name)
+        with self._lock:
+            self._attempts[operation] += 1
+            limiter = self._limiters.get(operation, self._limiter)
+        if limiter is not None:
+            limiter.acquire()  # outside the lock: other operations' attempts need not wait for this one
+
+    @staticmethod
+    def after_call(
+        http_response: Any, parsed: dict[str, Any], model: Any, context: Mapping[str, Any], **_: Any
+    ) -> None:
+        status = int(http_response.status_code)
+        if status < 300:
+            return
+        response = parsed
+        override = context.get("error_code_override")
+        if override:
+            response = {**parsed, "Error": {**(parsed.get("Error") or {}), "Code": override}}
+        raise typed_error(response, str(model.name), status)
+
+    @staticmethod
+    def after_call_error(exception: BaseException, event_name: str, **_: Any) -> None:
+        if not isinstance(exception, BotoCoreError):
+            return  # ours (an assumed role that failed) or a bug: as it is
+        unreachable = isinstance(exception, (SdkConnectionError, HTTPClientError))
+        kind = _UNREACHABLE if unreachable else _SDK_CLASSES[AwsError]
+        response = {"Error": {"Code": type(exception).__name__, "Message": str(exception)}}
+        raise kind(response, _operation(event_name)) from exception
+
+
+_HOOKS = "kafka-lineage-calls"
+# By the client's identity (a test double need not be hashable), forgotten with the client.
+_instrumented: dict[int, ClientCalls] = {}
+_registering = threading.Lock()
+
+
+def calls_of(client: Any) -> ClientCalls:
+    """The client's hooks and counts, instrumenting it first if it is not yet."""
+    key = id(client)
+    with _registering:
+        found = _instrumented.get(key)
+        if found is not None:
+            return found
+        found = ClientCalls()
+        events = getattr(getattr(client, "meta", None), "events", None)
+        if events is not None:
+            # unique_id: a client's hooks are registered once, however many adapters it is handed to.
+            events.register("before-call", found.before_call, unique_id=f"{_HOOKS}-count")
+            events.register("before-send", found.before_send, unique_id=f"{_HOOKS}-pace")
+            events.register("after-call", found.after_call, unique_id=f"{_HOOKS}-errors")
+            events.register("after-call-error", found.after_call_error, unique_id=f"{_HOOKS}-unreachable")
+        # A test double without botocore's events is used as it is (it raises typed_error itself).
+        _instrumented[key] = found
+        weakref.finalize(client, _instrumented.pop, key, None)
+        return found
+
+
+def instrument(client: C, limiter: RateLimiter | None = None, operations: Iterable[str] | None = None) -> C:
+    """`client`, its calls counted, its errors typed, and its `operations` (every one when None) paced by
+    `limiter` when one is given. Idempotent: instrumenting a client again only sets its pacing."""
+    found = calls_of(client)
+    if limiter is not None:
+        found.pace(limiter, operations)
+    return client
+
+
+# --- Pages ----------------------------------------------------------------------------------------------
+# The continuation tokens of the paginators used here (paginators-1.json output_token).
+_OUTPUT_TOKENS = ("NextToken", "nextToken")
+
+
+class Stopped(Exception):
+    """The caller's deadline: no further call starts."""
+
+
+def pages_until(pages: Iterable[P], stop: Callable[[], bool] | None) -> Iterator[P]:
+    """A paginator's pages, lazily; before each further page is asked for, `stop()` may say no (Stopped).
+
+    The first page is asked for unconditionally (check before starting, if that matters), and a listing
+    whose last page has come is complete whatever `stop()` says then.
+    """
+    for page in pages:
+        yield page
+        more = isinstance(page, Mapping) and any(page.get(token) for token in _OUTPUT_TOKENS)
+        if more and stop is not None and stop():
+            raise Stopped
