@@ -18,6 +18,7 @@ from asset_type_resource.provision import (
     provision_asset_type,
     reconcile_asset_type,
 )
+from kafka_lineage.model.failures import NotFound
 from local.standins.errors import not_found
 from tests.fixtures import FakeContext
 
@@ -228,7 +229,8 @@ def test_custom_resource_destroy_policy_deletes_only_what_it_made(datazone: Any)
         resource.handler(
             event("Delete", removal="destroy", physical_id=created["PhysicalResourceId"]), lambda_context()
         )
-    with pytest.raises(datazone.exceptions.ResourceNotFoundException):
+    # (the client the resource was handed is instrumented: its errors are the typed failures)
+    with pytest.raises(NotFound):
         datazone.get_asset_type(domainIdentifier=DOMAIN, identifier="KafkaTopicAssetType")
 
 

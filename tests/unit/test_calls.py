@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pickle
 from typing import Any
 
 import botocore.retries.standard
@@ -251,6 +252,8 @@ def test_an_error_code_is_raised_as_its_kind_keeping_the_code(code: str, kind: t
     assert isinstance(error, ClientError)
     assert error.response["Error"]["Code"] == code
     assert str(error) == describe_failure(error) == f"GetSchema: {code}: refused"
+    copy = pickle.loads(pickle.dumps(error))
+    assert (type(copy), copy.code) == (type(error), code)
 
 
 def test_an_unknown_code_is_the_base_aws_error():

@@ -237,6 +237,8 @@ _SDK_CLASSES: dict[type[AwsError], type[_Refused]] = {
 _UNREACHABLE: type[_Refused] = type(
     "SdkUnreachable", (_Refused, Unavailable, BotoCoreError), {"__module__": __name__}
 )
+# Module attributes too, so that they pickle by name like any exception class.
+globals().update({made.__name__: made for made in (*_SDK_CLASSES.values(), _UNREACHABLE)})
 
 
 def typed_error(response: Mapping[str, Any], operation: str, status: int | None = None) -> AwsError:
