@@ -14,6 +14,7 @@ from typing import Any
 
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
+from kafka_lineage.aws.asset_records import AssetRecordStore
 from kafka_lineage.aws.bus import TopicEvents
 from kafka_lineage.aws.catalog import Catalog
 from kafka_lineage.aws.clients import RateLimiter, client
@@ -23,7 +24,6 @@ from kafka_lineage.aws.lease import LEASE_MARGIN_SECONDS, StateLease
 from kafka_lineage.aws.registry import SourceRegistries
 from kafka_lineage.aws.sessions import SourceSessions
 from kafka_lineage.config import Settings, Source
-from kafka_lineage.mapping import AssetMapping
 from kafka_lineage.observability import logger, metrics, tracer
 from kafka_lineage.sync.drift import DriftSummaries
 from kafka_lineage.sync.requests import parse_sync_event, with_resume
@@ -58,7 +58,7 @@ def build_adapters(
         catalog=Catalog(
             client("datazone"), settings.domain_id, settings.project_id, RateLimiter(tuning.datazone_rps)
         ),
-        mapping=AssetMapping(client("ssm"), settings.mapping_path, RateLimiter(tuning.ssm_write_rps)),
+        mapping=AssetRecordStore(client("ssm"), settings.mapping_path, RateLimiter(tuning.ssm_write_rps)),
         events=TopicEvents(client("events")),
         namespace_of=namespace_of,
         lease=lease,

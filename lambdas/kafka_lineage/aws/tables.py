@@ -20,8 +20,9 @@ from typing import Any
 from botocore.exceptions import BotoCoreError, ClientError
 
 from kafka_lineage.aws.clients import RateLimiter
-from kafka_lineage.lineage.model import GlueTable, TableColumn, TableRef
 from kafka_lineage.model.failures import describe_failure
+from kafka_lineage.model.registry import VersionDefinition
+from kafka_lineage.model.tables import GlueTable, TableColumn, TableRef
 
 PAGE_SIZE = 100  # GetTables MaxResults maximum (botocore glue CatalogGetterPageSize)
 EXPRESSION_MAX = 2048  # GetTables Expression: FilterString max length
@@ -169,14 +170,6 @@ class GlueTables:
                 f"Glue returned table {table.get('Name')!r} without CatalogId; its ARN is unknown"
             )
         return account
-
-
-@dataclass(frozen=True)
-class VersionDefinition:
-    definition: str
-    data_format: str
-    created_time: str
-    version_id: str
 
 
 class SchemaVersions:

@@ -31,8 +31,6 @@ from typing import Literal, Protocol
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from kafka_lineage.aws.lineage_api import EventSummary, client_token
-from kafka_lineage.aws.tables import VersionDefinition
 from kafka_lineage.lineage.events import (
     COMPLETE_AFTER,
     BuiltRun,
@@ -46,6 +44,8 @@ from kafka_lineage.lineage.model import EVENT_TYPES, EdgeKey, LineageState, Pend
 from kafka_lineage.lineage.plan import Action, Emit, Retract
 from kafka_lineage.lineage.resolve import Target
 from kafka_lineage.model.failures import describe_failure
+from kafka_lineage.model.lineage_events import EventSummary, client_token
+from kafka_lineage.model.registry import VersionDefinition
 from kafka_lineage.observability import logger
 
 # Windows searched for the events of a run whose response was lost (see module doc).

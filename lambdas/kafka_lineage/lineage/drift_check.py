@@ -38,8 +38,9 @@ from kafka_lineage.drift import (
     summarize,
 )
 from kafka_lineage.lineage.events import format_time
-from kafka_lineage.lineage.model import GlueTable, TableRef, TopicKey
-from kafka_lineage.mapping import AssetRecord
+from kafka_lineage.model.asset_records import AssetRecord
+from kafka_lineage.model.tables import GlueTable, TableRef
+from kafka_lineage.model.topics import TopicKey
 from kafka_lineage.observability import logger
 
 # The run facet lists at most this many changes (worst first); `truncated` counts the rest. The facet rides

@@ -31,6 +31,7 @@ from typing import Any, Protocol
 
 from aws_lambda_powertools.metrics import MetricUnit
 
+from kafka_lineage.aws.asset_records import AssetRecordStore
 from kafka_lineage.aws.bus import DriftEvents
 from kafka_lineage.aws.clients import RateLimiter, client
 from kafka_lineage.aws.connectors import MskConnect, SourceConnectors
@@ -42,8 +43,6 @@ from kafka_lineage.aws.table_mappings import TableMappings
 from kafka_lineage.aws.tables import GlueTables, SourceSchemaVersions, SourceTables, TableReads
 from kafka_lineage.config import Settings, Source
 from kafka_lineage.connectors.derive import derive
-from kafka_lineage.connectors.model import ConnectorReads, Derivation
-from kafka_lineage.drift import DETAIL_TYPE as DRIFT_DETAIL_TYPE
 from kafka_lineage.drift import DownstreamWalker, DriftSummary
 from kafka_lineage.lineage.apply import Applier, EventStore, ParsedFields, TopicOutcome, VersionReader
 from kafka_lineage.lineage.drift_check import (
@@ -55,7 +54,7 @@ from kafka_lineage.lineage.drift_check import (
     tables_fed,
 )
 from kafka_lineage.lineage.events import RunContent, TopicField
-from kafka_lineage.lineage.model import GlueTable, LoadedStates, TableRef, TopicKey, load_states
+from kafka_lineage.lineage.model import LoadedStates, load_states
 from kafka_lineage.lineage.plan import (
     Action,
     Emit,
@@ -65,9 +64,15 @@ from kafka_lineage.lineage.plan import (
     select,
     tables_needed,
 )
-from kafka_lineage.lineage.resolve import MappingParameter, Resolution, parse_mappings, resolve
-from kafka_lineage.mapping import DRIFT, LINEAGE, TABLE_MAPPINGS, AssetMapping, AssetRecord, subpath
+from kafka_lineage.lineage.resolve import Resolution, parse_mappings, resolve
+from kafka_lineage.model.asset_records import AssetRecord
+from kafka_lineage.model.connectors import ConnectorReads, Derivation
+from kafka_lineage.model.events import DRIFT_DETAIL_TYPE
 from kafka_lineage.model.failures import LeaseLost
+from kafka_lineage.model.state_layout import DRIFT, LINEAGE, TABLE_MAPPINGS, state_path
+from kafka_lineage.model.table_mapping import MappingParameter
+from kafka_lineage.model.tables import GlueTable, TableRef
+from kafka_lineage.model.topics import TopicKey
 from kafka_lineage.observability import logger, metrics, tracer
 from kafka_lineage.schemas import parse_definition, row_fields
 
@@ -98,7 +103,7 @@ def connectors_wanted(settings: Settings) -> bool:
 class LineageWorld:
     """The adapters one run uses (tests build it on the stand-ins; `connect` builds it in the Lambda)."""
 
-    assets: AssetMapping
+    assets: AssetRecordStore
     table_mappings: TableMappings
     tables: GlueTables
     versions: VersionReader
@@ -138,12 +143,12 @@ class LineageWorld:
         datazone_limiter = RateLimiter(tuning.datazone_rps)  # posts, deletes and the drift walks share it
         ssm_write_limiter = RateLimiter(tuning.ssm_write_rps)  # SSM's write quota is shared by both stores
         return cls(
-            assets=AssetMapping(ssm, mapping_path),
+            assets=AssetRecordStore(ssm, mapping_path),
             table_mappings=TableMappings(ssm, mapping_path),
             tables=SourceTables(glue_of, limiter_of, account_of),
             versions=SourceSchemaVersions(key_of, glue_of, limiter_of),
             events=LineageApi(datazone, settings.domain_id, datazone_limiter),
-            state=PackedStore(ssm, subpath(mapping_path, LINEAGE), write_limiter=ssm_write_limiter),
+            state=PackedStore(ssm, state_path(mapping_path, LINEAGE), write_limiter=ssm_write_limiter),
             # A few calls per run (brokers per cluster, the listing, one DescribeConnector per connector),
             # at the adapter's own pace; each source's connectors in its own account.
             connectors=SourceConnectors(
@@ -152,7 +157,7 @@ class LineageWorld:
                     sessions.client_for_key(key, "kafka") if key else client("kafka"),
                 )
             ),
-            drift_store=PackedStore(ssm, subpath(mapping_path, DRIFT), write_limiter=ssm_write_limiter),
+            drift_store=PackedStore(ssm, state_path(mapping_path, DRIFT), write_limiter=ssm_write_limiter),
             walker=DataZoneDownstreamWalker(
                 datazone, settings.domain_id, depth=settings.drift_downstream_depth, limiter=datazone_limiter
             ),
@@ -278,7 +283,7 @@ def emit_lineage(
         return result
     records: dict[str, AssetRecord] = world.assets.load()
     parameters: list[MappingParameter] = world.table_mappings.load()
-    mappings, invalid = parse_mappings(parameters, subpath(settings.mapping_path, TABLE_MAPPINGS))
+    mappings, invalid = parse_mappings(parameters, state_path(settings.mapping_path, TABLE_MAPPINGS))
     derivation, read_errors = _derive(settings, world, records.values(), ending)
     resolution = resolve(records.values(), settings, mappings, invalid, derivation)
     reads = TableReads()

@@ -25,7 +25,7 @@ from typing import Any
 
 from kafka_lineage.aws.packed_store import PackedStore
 from kafka_lineage.drift.summary import DriftSummary
-from kafka_lineage.mapping import DRIFT, subpath
+from kafka_lineage.model.state_layout import DRIFT, state_path
 
 DRIFT_FORM_TYPE = "KafkaSchemaDriftFormType"
 NO_DRIFT = "none"
@@ -87,7 +87,7 @@ class DriftSummaries:
     holding several summaries). schema-sync never writes here: the drift part of the tree is lineage's."""
 
     def __init__(self, ssm: Any, mapping_path: str) -> None:
-        self.store = PackedStore(ssm, subpath(mapping_path, DRIFT))
+        self.store = PackedStore(ssm, state_path(mapping_path, DRIFT))
         self.unreadable: list[str] = []
 
     def load(self) -> dict[str, DriftSummary]:

@@ -39,13 +39,14 @@ from typing import Any, Protocol
 from aws_lambda_powertools.metrics import MetricUnit
 
 from kafka_lineage import failsafe
+from kafka_lineage.aws.asset_records import AssetRecordStore
 from kafka_lineage.aws.bus import TopicEvents
-from kafka_lineage.aws.catalog import AssetType, Catalog, CatalogAsset
-from kafka_lineage.aws.packed_store import MAX_VALUE_BYTES
-from kafka_lineage.aws.registry import ListedSchema, RegistryReader
+from kafka_lineage.aws.catalog import Catalog
+from kafka_lineage.aws.registry import RegistryReader
 from kafka_lineage.config import Settings, Source, Tuning
 from kafka_lineage.drift.summary import DriftSummary
-from kafka_lineage.mapping import AssetMapping, AssetRecord
+from kafka_lineage.model.asset_records import AssetRecord
+from kafka_lineage.model.catalog import AssetType, CatalogAsset
 from kafka_lineage.model.failures import (
     AssetConflict,
     AssetGone,
@@ -54,6 +55,8 @@ from kafka_lineage.model.failures import (
     RegistryNotFound,
     SchemaNotFound,
 )
+from kafka_lineage.model.registry import ListedSchema
+from kafka_lineage.model.state_layout import MAX_VALUE_BYTES
 from kafka_lineage.observability import logger, metrics, tracer
 from kafka_lineage.schemas import parse_definition
 from kafka_lineage.sync import plan
@@ -96,7 +99,7 @@ class StateLease(Protocol):
 class SyncAdapters:
     registry: RegistryReader
     catalog: Catalog
-    mapping: AssetMapping
+    mapping: AssetRecordStore
     events: TopicEvents
     namespace_of: Callable[[Source], str]  # the topic namespace of a source (its `namespace` or the brokers)
     lease: StateLease | None = None

@@ -14,8 +14,9 @@ import pytest
 
 from kafka_lineage.drift import DriftSummary
 from kafka_lineage.lineage.drift_check import MAX_FACET_CHANGES, DriftCheck, drift_facet, pending
-from kafka_lineage.lineage.model import GlueTable, TopicKey
-from kafka_lineage.mapping import AssetRecord
+from kafka_lineage.model.asset_records import AssetRecord
+from kafka_lineage.model.tables import GlueTable
+from kafka_lineage.model.topics import TopicKey
 from kafka_lineage.sync.plan import previous_version
 from tests.unit.drift.drift_builders import avro, table
 from tests.unit.lineage import lineage_builders

@@ -8,10 +8,11 @@ from typing import Any
 
 from bench import seed
 from kafka_lineage.aws.packed_store import PackedStore
-from kafka_lineage.aws.tables import TableReads, VersionDefinition
-from kafka_lineage.lineage.model import GlueTable, TableColumn
+from kafka_lineage.aws.tables import TableReads
 from kafka_lineage.lineage.run import LineageWorld
-from kafka_lineage.mapping import AssetRecord
+from kafka_lineage.model.asset_records import AssetRecord
+from kafka_lineage.model.registry import VersionDefinition
+from kafka_lineage.model.tables import GlueTable, TableColumn
 from tests.unit.lineage.lineage_builders import NAMESPACE
 
 

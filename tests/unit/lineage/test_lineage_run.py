@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 
 from bench import seed
-from kafka_lineage.connectors.model import ConnectorConfig, ConnectorReads
 from kafka_lineage.lineage.model import EdgeKey, load_states, state_entries
 from kafka_lineage.lineage.plan import EmitScope
 from kafka_lineage.lineage.run import emit_lineage
+from kafka_lineage.model.connectors import ConnectorConfig, ConnectorReads
 from kafka_lineage.model.failures import LeaseLost
 from tests.unit.lineage.lineage_builders import settings, source
 from tests.unit.lineage.memory_world import memory_world
