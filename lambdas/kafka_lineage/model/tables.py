@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True, order=True, slots=True)
@@ -45,3 +45,12 @@ class GlueTable:
     @property
     def arn(self) -> str:
         return f"{self.namespace}/{self.ref.name}"
+
+
+@dataclass
+class TableReads:
+    """What one read of the mapped tables found: each table (None: not in the catalog), and what failed."""
+
+    tables: dict[TableRef, GlueTable | None] = field(default_factory=dict)
+    errors: dict[str, str] = field(default_factory=dict)  # database -> why it could not be read
+    stopped: bool = False  # the caller's deadline came before every database was read
