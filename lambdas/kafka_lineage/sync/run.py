@@ -981,7 +981,7 @@ class _Pipeline:
             for action, _, _, _ in applied.done:
                 _fail(result, self.lock, f"mapping not saved: {error}", schemaArn=action.schema_arn)
             if not lost:
-                self._reload_mapping()
+                self._reload_asset_records()
             with self.lock:
                 self.resume_frozen = True  # unrecorded: the follow-up must look at these again
             return
@@ -1020,12 +1020,12 @@ class _Pipeline:
             elif not self.resume_frozen:
                 self.result.resume_after = applied.read.last
 
-    def _reload_mapping(self) -> None:
+    def _reload_asset_records(self) -> None:
         """After a failed save SSM may hold part of it: re-read, so later chunks save on what is there."""
         try:
             self.sync.adapters.asset_records.load()
         except Exception as error:
-            logger.error("mapping reload failed", extra={"error": str(error)})
+            logger.error("asset records reload failed", extra={"error": str(error)})
 
 
 def _registry_of_arn(arn: str, settings: Settings) -> str | None:
