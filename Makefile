@@ -45,6 +45,7 @@ demo: venv
 lint: venv
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/lint-imports
 
 # lambdas/ is held to mypy's strict flags (per module in pyproject.toml [tool.mypy]), the rest to the defaults.
 typecheck: venv

@@ -13,9 +13,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kafka_lineage.aws.clients import RateLimiter
-from kafka_lineage.aws.packed_store import MAX_VALUE_BYTES, PackedFormatError, PackedStore
+from kafka_lineage.aws.packed_store import PackedFormatError, PackedStore
 from kafka_lineage.config import SSM_ARN_PREFIX_BUDGET, SSM_OWN_SUFFIX_BUDGET, validate_ssm_path
 from kafka_lineage.model.failures import AwsError, Unavailable
+from kafka_lineage.model.state_layout import MAX_VALUE_BYTES
 from tests.unit.fake_clients import FakeClient, aws_error, wired
 
 # The longest parameter ARN prefix we plan for (config.SSM_ARN_PREFIX_BUDGET spelt out).

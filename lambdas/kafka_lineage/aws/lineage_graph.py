@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any
 
 from kafka_lineage.aws.calls import instrument
 from kafka_lineage.aws.clients import RateLimiter
-from kafka_lineage.drift import DownstreamNode
+from kafka_lineage.model.downstream import DownstreamNode
 from kafka_lineage.model.failures import NotFound
 from kafka_lineage.observability import logger
 

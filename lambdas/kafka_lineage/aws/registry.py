@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -12,6 +12,7 @@ from kafka_lineage.aws.calls import calls_of, instrument
 from kafka_lineage.aws.clients import RateLimiter
 from kafka_lineage.config import Settings, Source
 from kafka_lineage.model.failures import NotFound, RegistryNotFound, SchemaNotFound
+from kafka_lineage.model.registry import ListedSchema, SchemaDetails, SchemaVersion
 
 if TYPE_CHECKING:
     from mypy_boto3_glue import GlueClient
@@ -19,44 +20,6 @@ if TYPE_CHECKING:
 LIST_PAGE_SIZE = 100  # ListSchemas / ListSchemaVersions maximum page size
 # What a reader asks Glue (its `calls` counts these on its client).
 OPERATIONS = ("ListSchemas", "ListSchemaVersions", "GetSchema", "GetSchemaVersion")
-
-
-@dataclass(frozen=True)
-class ListedSchema:
-    """One row of ListSchemas."""
-
-    registry_name: str
-    schema_name: str
-    schema_arn: str
-    status: str  # AVAILABLE | PENDING | DELETING
-    created_time: str
-    updated_time: str
-
-
-@dataclass(frozen=True)
-class SchemaVersion:
-    number: int
-    version_id: str
-    status: str
-    created_time: str
-
-
-@dataclass(frozen=True)
-class SchemaDetails:
-    """GetSchema's answer and the version history (the definition is read separately, only when needed)."""
-
-    schema_arn: str
-    registry_name: str
-    registry_arn: str
-    schema_name: str
-    data_format: str
-    compatibility: str
-    description: str
-    status: str
-    created_time: str
-    updated_time: str
-    versions: tuple[SchemaVersion, ...]
-    latest: SchemaVersion | None  # the latest AVAILABLE version
 
 
 def _text(value: Any) -> str:

@@ -64,8 +64,10 @@ from openlineage.client.generated.documentation_job import DocumentationJobFacet
 from openlineage.client.generated.schema_dataset import SchemaDatasetFacet, SchemaDatasetFacetFields
 from openlineage.client.serde import Serde
 
-from kafka_lineage.lineage.model import EVENT_TYPES, GlueTable, TableRef, TopicKey
+from kafka_lineage.lineage.model import EVENT_TYPES
 from kafka_lineage.model.digest import fingerprint
+from kafka_lineage.model.tables import GlueTable, TableRef
+from kafka_lineage.model.topics import TopicKey
 
 # PostLineageEvent's `event` blob: at most 300,000 bytes (botocore datazone LineageEvent).
 MAX_EVENT_BYTES = 300_000

@@ -23,8 +23,9 @@ from kafka_lineage.lineage.events import (
     match_columns,
     parse_time,
 )
-from kafka_lineage.lineage.model import GlueTable, TableColumn, TopicKey
 from kafka_lineage.lineage.run import parse_topic_fields
+from kafka_lineage.model.tables import GlueTable, TableColumn
+from kafka_lineage.model.topics import TopicKey
 from local import debezium
 from tests.unit.lineage.lineage_builders import NAMESPACE, REGISTERED, table
 from tests.unit.lineage.openlineage_rules import assert_valid
