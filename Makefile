@@ -72,4 +72,4 @@ bench: venv
 	$(PY) -m bench.run
 
 clean:
-	rm -rf $(VENV) node_modules cdk.out build .pytest_cache .mypy_cache .ruff_cache .coverage .coverage.*
+	rm -rf $(VENV) node_modules cdk.out build .pytest_cache .mypy_cache .ruff_cache .import_linter_cache .coverage .coverage.*

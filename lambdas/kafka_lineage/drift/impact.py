@@ -1,6 +1,6 @@
 """What a field diff does to the tables a topic feeds, and the "Schema Drift Detected" event detail.
 
-Column lineage is the lineage side's own rule (`kafka_lineage.lineage.events.match_columns` over the row
+Column lineage is the lineage side's own rule (`kafka_lineage.model.tables.match_columns` over the row
 fields `kafka_lineage.schemas.row_fields` finds: Debezium's `after` unwrapped, names matched exactly, then
 case-insensitively), applied to each mapped table with the old version's fields and with the new one's. A
 change touches a table column when the field feeding the column is the changed field, lies inside it (a
@@ -27,10 +27,9 @@ from typing import Any, Literal, Protocol
 
 from kafka_lineage.drift.model import FieldChange, FieldDiff
 from kafka_lineage.drift.tree import FieldTree
-from kafka_lineage.lineage.events import ColumnMatch, match_columns
 from kafka_lineage.model.digest import fingerprint
 from kafka_lineage.model.downstream import DownstreamNode
-from kafka_lineage.model.tables import GlueTable
+from kafka_lineage.model.tables import ColumnMatch, GlueTable, match_columns
 from kafka_lineage.schemas import row_fields
 
 Severity = Literal["breaking", "warning", "info"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 
@@ -54,3 +55,26 @@ class TableReads:
     tables: dict[TableRef, GlueTable | None] = field(default_factory=dict)
     errors: dict[str, str] = field(default_factory=dict)  # database -> why it could not be read
     stopped: bool = False  # the caller's deadline came before every database was read
+
+
+# Column lineage: which table columns a topic's row fields feed. One rule, for the lineage runs and for the
+# impact of schema drift.
+
+
+@dataclass(frozen=True)
+class ColumnMatch:
+    column: str
+    field: str  # the topic field path feeding it
+
+
+def match_columns(row_fields: Mapping[str, str], table: GlueTable) -> tuple[ColumnMatch, ...]:
+    """Table columns fed by a row field of the same name (exact first, then case-insensitive), table order."""
+    lowered: dict[str, str] = {}
+    for name, row_path in row_fields.items():
+        lowered.setdefault(name.lower(), row_path)
+    matches = []
+    for column in table.columns:
+        path = row_fields.get(column.name) or lowered.get(column.name.lower())
+        if path is not None:
+            matches.append(ColumnMatch(column.name, path))
+    return tuple(matches)
