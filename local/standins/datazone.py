@@ -28,8 +28,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
-from local.standins import datazone_graph, smithy
+from local.standins import datazone_graph
 from local.standins.errors import ServiceError, conflict, not_found, validation
+from local.standins.smithy.model import SmithyError, SmithyModel
+from local.standins.smithy.parser import parse
+from local.standins.smithy.validator import FormValidator
 
 Params = dict[str, Any]
 Response = dict[str, Any]
@@ -206,7 +209,7 @@ def _prune(form_type: _FormType, paths: tuple[str, ...]) -> _FormType:
         if shape is None or member not in shape.members:
             raise ValueError(f"{form_type.name} has no member path {path}")
         text = _drop_member(text, shape.name, member)
-        model = smithy.parse(text)
+        model = parse(text)
     return replace(form_type, smithy_text=text, model=model)
 
 
@@ -226,7 +229,7 @@ class _FormType:
     name: str
     revision: str
     smithy_text: str
-    model: smithy.SmithyModel
+    model: SmithyModel
     structure: str  # the model's structure this type validates against
     namespace_label: str  # for messages such as "expected form ns#Type@2"
     owning_project_id: str | None
@@ -873,7 +876,7 @@ class DataZoneBackend:
             domain = _Domain(domain_id, set())
             for name, (file_name, revision) in MANAGED_FORM_TYPES.items():
                 text = (_MANAGED_DIR / file_name).read_text(encoding="utf-8")
-                model = smithy.parse(text)
+                model = parse(text)
                 managed = _FormType(
                     name=name,
                     revision=revision,
@@ -1069,8 +1072,8 @@ class DataZoneBackend:
         if not text:
             raise validation("model.smithy is required")
         try:
-            model = smithy.parse(text)
-        except smithy.SmithyError as error:
+            model = parse(text)
+        except SmithyError as error:
             raise validation(f"Invalid Smithy model: {error}") from None
         structure = model.local(name)
         if structure is None or structure.type != "structure":
@@ -1261,7 +1264,7 @@ class DataZoneBackend:
             parsed = json.loads(text)
         except ValueError:
             raise validation(f"Form {form_name} content is not valid JSON") from None
-        validator = smithy.FormValidator(
+        validator = FormValidator(
             form_type.model, bool(_reading(self.readings, "reject_unknown_form_members"))
         )
         errors = validator.validate(form_type.structure, parsed, form_name)
