@@ -11,7 +11,7 @@ from local.standins.smithy.parser import parse
 from local.standins.smithy.validator import FormValidator
 
 REPO = Path(__file__).resolve().parents[3]
-MANAGED = REPO / "local" / "standins" / "managed_forms"
+MANAGED = REPO / "local" / "standins" / "datazone" / "managed_forms"
 
 RICH_MODEL = """
 $version: "2"
