@@ -45,6 +45,7 @@ demo: venv
 lint: venv
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/lint-imports
 
 typecheck: venv
 	$(VENV)/bin/mypy lambdas stacks local bench tests app.py
@@ -70,4 +71,4 @@ bench: venv
 	$(PY) -m bench.run
 
 clean:
-	rm -rf $(VENV) node_modules cdk.out build .pytest_cache .mypy_cache .ruff_cache .coverage .coverage.*
+	rm -rf $(VENV) node_modules cdk.out build .pytest_cache .mypy_cache .ruff_cache .import_linter_cache .coverage .coverage.*

@@ -14,9 +14,7 @@ from aws_cdk import aws_sqs as sqs
 from aws_cdk import aws_ssm as ssm
 from constructs import Construct, IConstruct
 
-from kafka_lineage.aws.bus import DRIFT_SOURCE
-from kafka_lineage.drift import DETAIL_TYPE as DRIFT_DETAIL_TYPE
-from kafka_lineage.model.events import TopicAssetChanged
+from kafka_lineage.model.events import DRIFT_DETAIL_TYPE, DRIFT_SOURCE, TopicAssetChanged
 from stacks.bundling import dependencies_layer
 from stacks.config import StackConfig
 from stacks.datazone_types import DataZoneTypes

@@ -10,10 +10,10 @@ from collections.abc import Sequence
 from typing import Any
 
 # lineage-emission's drift announcement: the names the function itself puts, not restated here.
-from kafka_lineage.aws.bus import DRIFT_SOURCE
-from kafka_lineage.drift.impact import DETAIL_TYPE as DRIFT_DETAIL_TYPE
 from kafka_lineage.model.events import (
     CLOUDTRAIL_DETAIL_TYPE,
+    DRIFT_DETAIL_TYPE,
+    DRIFT_SOURCE,
     GLUE_EVENT_NAMES,
     GLUE_EVENT_SOURCE,
     GLUE_SOURCE,

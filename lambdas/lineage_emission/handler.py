@@ -15,10 +15,11 @@ from kafka_lineage.aws.clients import client
 from kafka_lineage.aws.continuation import continue_asynchronously
 from kafka_lineage.aws.lease import LEASE_MARGIN_SECONDS, StateLease
 from kafka_lineage.config import Settings
-from kafka_lineage.lineage.run import EmitResult, LineageWorld, emit_lineage
+from kafka_lineage.lineage.run import EmitResult, emit_lineage
 from kafka_lineage.model.failures import LeaseBusy
 from kafka_lineage.observability import logger, metrics, tracer
 from lineage_emission.request import parse_emit_event
+from lineage_emission.wiring import connect
 
 LEASE_HOLDER = "lineage-emission"
 # How long an invocation waits for an overlapping one to finish before handing its event to a follow-up.
@@ -79,7 +80,7 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
         outcome = emit_lineage(
             scope,
             settings,
-            LineageWorld.connect(
+            connect(
                 settings,
                 account=_account(context),
                 function_name=str(getattr(context, "function_name", "") or LEASE_HOLDER),

@@ -14,22 +14,15 @@ from typing import Any
 
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from kafka_lineage.aws.bus import TopicEvents
-from kafka_lineage.aws.catalog import Catalog
-from kafka_lineage.aws.clients import RateLimiter, client
+from kafka_lineage.aws.clients import client
 from kafka_lineage.aws.continuation import continue_asynchronously
-from kafka_lineage.aws.kafka import cluster_namespace
 from kafka_lineage.aws.lease import LEASE_MARGIN_SECONDS, StateLease
-from kafka_lineage.aws.registry import SourceRegistries
-from kafka_lineage.aws.sessions import SourceSessions
-from kafka_lineage.config import Settings, Source
-from kafka_lineage.mapping import AssetMapping
+from kafka_lineage.config import Settings
 from kafka_lineage.observability import logger, metrics, tracer
-from kafka_lineage.sync.drift import DriftSummaries
 from kafka_lineage.sync.requests import parse_sync_event, with_resume
-from kafka_lineage.sync.run import SchemaSync, SyncAdapters
+from kafka_lineage.sync.run import SchemaSync
+from schema_sync.wiring import HOLDER, build_adapters
 
-HOLDER = "schema-sync"
 # How long an invocation waits for another one's lease before handing its event on (a run that holds it
 # may take the whole Lambda timeout; waiting that long would only double the bill).
 LEASE_WAIT_SECONDS = 20.0
@@ -37,33 +30,6 @@ LEASE_WAIT_SECONDS = 20.0
 
 class SyncFailed(RuntimeError):
     """Raised after every item was tried, when any failed: Lambda retries, the DLQ and alarms see it."""
-
-
-def build_adapters(
-    settings: Settings, lease: StateLease | None = None, function_name: str = HOLDER
-) -> SyncAdapters:
-    tuning = settings.tuning
-    # Every call about a source runs in its account: under its role when it has one (aws.sessions).
-    sessions = SourceSessions(settings, function_name)
-    limiters: dict[str, RateLimiter] = {}
-
-    def namespace_of(source: Source) -> str:
-        return source.namespace or cluster_namespace(sessions.client(source, "kafka"), source.cluster_arn)
-
-    def limiter_of(account: str) -> RateLimiter:  # Glue's quotas are per account
-        return limiters.setdefault(account, RateLimiter(tuning.glue_rps))
-
-    return SyncAdapters(
-        registry=SourceRegistries(settings, lambda source: sessions.client(source, "glue"), limiter_of),
-        catalog=Catalog(
-            client("datazone"), settings.domain_id, settings.project_id, RateLimiter(tuning.datazone_rps)
-        ),
-        mapping=AssetMapping(client("ssm"), settings.mapping_path, RateLimiter(tuning.ssm_write_rps)),
-        events=TopicEvents(client("events")),
-        namespace_of=namespace_of,
-        lease=lease,
-        drift=DriftSummaries(client("ssm"), settings.mapping_path),
-    )
 
 
 def _hand_on(context: LambdaContext, event: dict[str, Any]) -> bool:

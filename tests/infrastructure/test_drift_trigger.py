@@ -9,8 +9,7 @@ from typing import Any
 
 import pytest
 
-from kafka_lineage.aws.bus import DRIFT_SOURCE
-from kafka_lineage.drift import DETAIL_TYPE
+from kafka_lineage.model.events import DRIFT_DETAIL_TYPE, DRIFT_SOURCE
 from stacks.lineage_stack import LINEAGE_HANDLER, SCHEMA_SYNC_HANDLER
 from stacks.triggers import asset_changed_pattern, drift_detected_pattern
 from tests.infrastructure.stack_synth import Synthesized, load_event, shipped_context
@@ -26,7 +25,7 @@ def synth(synth_factory: Callable[[dict[str, Any]], Synthesized]) -> Synthesized
 
 
 def test_the_pattern_names_what_the_lineage_function_puts() -> None:
-    assert drift_detected_pattern() == {"source": [DRIFT_SOURCE], "detail-type": [DETAIL_TYPE]}
+    assert drift_detected_pattern() == {"source": [DRIFT_SOURCE], "detail-type": [DRIFT_DETAIL_TYPE]}
 
 
 def test_drift_events_reach_schema_sync_and_nothing_else_does(bus: Bus) -> None:  # noqa: F811

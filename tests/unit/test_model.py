@@ -10,11 +10,11 @@ import pytest
 from pydantic import BaseModel, ValidationError
 
 from kafka_lineage.aws.bus import TopicEvents
-from kafka_lineage.lineage.resolve import MappingParameter, parse_mappings
+from kafka_lineage.lineage.resolve import parse_mappings
 from kafka_lineage.model.errors import describe
 from kafka_lineage.model.events import GLUE_EVENT_NAMES
 from kafka_lineage.model.names import GlueCatalogName, GlueName
-from kafka_lineage.model.table_mapping import TableMapping
+from kafka_lineage.model.table_mapping import MappingParameter, TableMapping
 from kafka_lineage.sync.requests import InvalidRequest, parse_sync_event
 from lineage_emission.request import parse_emit_event
 from stacks.config import table_mapping_parameter_name

@@ -14,8 +14,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kafka_lineage.aws.clients import RateLimiter
-from kafka_lineage.aws.packed_store import MAX_VALUE_BYTES, PackedFormatError, PackedStore
+from kafka_lineage.aws.packed_store import PackedFormatError, PackedStore
 from kafka_lineage.config import SSM_ARN_PREFIX_BUDGET, SSM_OWN_SUFFIX_BUDGET, validate_ssm_path
+from kafka_lineage.model.state_layout import MAX_VALUE_BYTES
 
 # The longest parameter ARN prefix we plan for (config.SSM_ARN_PREFIX_BUDGET spelt out).
 ARN_PREFIX = "arn:aws-iso-b:ssm:" + "x" * 25 + ":123456789012:parameter"

@@ -9,12 +9,10 @@ from typing import Any
 from pydantic import ValidationError
 
 from kafka_lineage.model.errors import describe
-from kafka_lineage.model.events import TopicAssetChanged
+from kafka_lineage.model.events import DRIFT_SOURCE, TopicAssetChanged
 from kafka_lineage.model.failures import EventRejected
 from kafka_lineage.observability import logger
 
-# The lineage function announces schema drift ("Schema Drift Detected", kafka_lineage.drift.DETAIL_TYPE).
-DRIFT_SOURCE = "kafka-lineage.lineage-emission"
 PUT_EVENTS_BATCH = 10  # PutEvents takes at most 10 entries
 
 

@@ -6,13 +6,13 @@ import re
 import threading
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
 from botocore.exceptions import ClientError
 
 from kafka_lineage.aws.clients import RateLimiter
 from kafka_lineage.aws.form_members import declared_paths
+from kafka_lineage.model.catalog import AssetContent, AssetType, CatalogAsset, FormSpec
 from kafka_lineage.model.failures import AssetConflict, AssetGone, ListingBusy
 from kafka_lineage.observability import logger
 
@@ -32,50 +32,6 @@ LISTING_MAX_PAUSE_SECONDS = 5.0
 # "Conflict with asset <id>": not a documented contract, so a message we can't parse falls back to Search,
 # and so does an id that does not lead to the asset with our external identifier.
 _CONFLICT_ASSET = re.compile(r"\bConflict with asset ([a-zA-Z0-9_-]{1,36})\b")
-
-
-@dataclass(frozen=True)
-class FormSpec:
-    type_name: str
-    type_revision: str
-    required: bool
-
-
-def _unknown_members(type_name: str, type_revision: str) -> frozenset[str] | None:
-    return None
-
-
-@dataclass(frozen=True)
-class AssetType:
-    name: str
-    revision: str
-    forms: dict[str, FormSpec]  # form name -> pinned form type
-    # (form type name, revision) -> the member paths its model declares; None when unknown. Read lazily:
-    # only runs that build asset content need it.
-    members_of: Callable[[str, str], frozenset[str] | None] = field(
-        default=_unknown_members, compare=False, repr=False
-    )
-
-
-@dataclass(frozen=True)
-class FormInput:
-    form_name: str
-    content: str  # JSON text
-
-
-@dataclass(frozen=True)
-class AssetContent:
-    name: str
-    description: str
-    forms: tuple[FormInput, ...]
-
-
-@dataclass(frozen=True)
-class CatalogAsset:
-    asset_id: str
-    external_identifier: str
-    revision: str
-    note: str = ""  # what the write could not do as asked (the run reports it as a warning)
 
 
 def error_code(error: ClientError) -> str:

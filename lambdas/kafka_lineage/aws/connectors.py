@@ -4,7 +4,7 @@ ListConnectors (paginated) answers each connector's `kafkaCluster.apacheKafkaClu
 connector belongs to a source's cluster when one of those brokers (host:port) is one of the cluster's, in
 any of GetBootstrapBrokers' strings (IAM, SCRAM, TLS, plaintext, public, VPC connectivity): a broker's
 address belongs to one cluster. Only the connectors some source reads (its `connectors` setting) are
-described, and of each configuration only the allow-listed keys are kept (`kafka_lineage.connectors.keys`):
+described, and of each configuration only the allow-listed keys are kept (`model.connector_keys`):
 passwords, JAAS configs and secrets are never held, logged or returned. botocore's DEBUG logging prints
 raw response bodies (the configuration included, though its model marks it sensitive), so a filter on
 botocore's response logger drops any record that carries a connector configuration.
@@ -24,8 +24,8 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from kafka_lineage.aws.clients import RateLimiter
 from kafka_lineage.config import Source
-from kafka_lineage.connectors.keys import kept_config
-from kafka_lineage.connectors.model import ConnectorConfig, ConnectorNote, ConnectorReads
+from kafka_lineage.model.connector_keys import kept_config
+from kafka_lineage.model.connectors import ConnectorConfig, ConnectorNote, ConnectorReads
 from kafka_lineage.model.failures import describe_failure
 from kafka_lineage.observability import logger
 

@@ -6,39 +6,17 @@ a retry of ours would post a second copy; here the caller passes a token derived
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterator
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from botocore.exceptions import ClientError
 
 from kafka_lineage.aws.clients import RateLimiter
+from kafka_lineage.model.lineage_events import EventSummary
 
 LIST_PAGE_SIZE = 50  # ListLineageEvents maxResults maximum (botocore datazone MaxResults)
 CLIENT_TOKEN_MAX = 128  # ClientToken: 1-128 characters of [\x21-\x7E]
-
-
-def client_token(body: bytes, nonce: str = "") -> str:
-    """The body's token: the same body is the same post. A nonce (force) gives the same body a fresh one."""
-    digest = hashlib.sha256(body)
-    if nonce:
-        digest.update(b"\0" + nonce.encode("utf-8"))
-    return digest.hexdigest()
-
-
-@dataclass(frozen=True)
-class EventSummary:
-    """One ListLineageEvents item, flattened to what the emitter reads back."""
-
-    event_id: str
-    run_id: str
-    event_type: str
-    event_time: datetime | None
-    job_namespace: str
-    job_name: str
-    processing_status: str
 
 
 class LineageApi:

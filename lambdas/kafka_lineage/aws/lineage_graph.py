@@ -43,7 +43,7 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from kafka_lineage.aws.clients import RateLimiter
-from kafka_lineage.drift import DownstreamNode
+from kafka_lineage.model.downstream import DownstreamNode
 from kafka_lineage.observability import logger
 
 DEFAULT_DEPTH = 3

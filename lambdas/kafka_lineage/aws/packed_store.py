@@ -58,7 +58,6 @@ interfered, or botocore retried a put whose response was lost, which is harmless
 from __future__ import annotations
 
 import graphlib
-import hashlib
 import json
 import re
 import threading
@@ -72,11 +71,10 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from kafka_lineage.aws.clients import RateLimiter
+from kafka_lineage.model.state_layout import MAX_VALUE_BYTES, hash_group
 from kafka_lineage.observability import logger
 
 FORMAT_VERSION = 1
-# SSM standard tier: a String value of at most 4 KB.
-MAX_VALUE_BYTES = 4096
 # GetParametersByPath returns at most 10 parameters per page.
 PAGE_SIZE = 10
 # AWS: "After deleting a parameter, wait for at least 30 seconds to create a parameter with the same name."
@@ -200,10 +198,8 @@ class PackedStore:
 
     @staticmethod
     def group_of(key: str, group_bits: int = 8) -> str:
-        """The hex group of ``key``: the first ``group_bits`` bits of sha256(key)."""
-        digest = hashlib.sha256(key.encode("utf-8", "surrogatepass")).digest()
-        value = int.from_bytes(digest[:4], "big") >> (32 - group_bits)
-        return f"{value:0{(group_bits + 3) // 4}x}"
+        """The hex group of ``key`` (the state layout's `hash_group`)."""
+        return hash_group(key, group_bits)
 
     def chunk_name(self, group: str, index: int) -> str:
         return f"{self.prefix}/{group}-{index}"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -13,46 +13,9 @@ from botocore.exceptions import ClientError
 from kafka_lineage.aws.clients import RateLimiter
 from kafka_lineage.config import Settings, Source
 from kafka_lineage.model.failures import RegistryNotFound, SchemaNotFound
+from kafka_lineage.model.registry import ListedSchema, SchemaDetails, SchemaVersion
 
 LIST_PAGE_SIZE = 100  # ListSchemas / ListSchemaVersions maximum page size
-
-
-@dataclass(frozen=True)
-class ListedSchema:
-    """One row of ListSchemas."""
-
-    registry_name: str
-    schema_name: str
-    schema_arn: str
-    status: str  # AVAILABLE | PENDING | DELETING
-    created_time: str
-    updated_time: str
-
-
-@dataclass(frozen=True)
-class SchemaVersion:
-    number: int
-    version_id: str
-    status: str
-    created_time: str
-
-
-@dataclass(frozen=True)
-class SchemaDetails:
-    """GetSchema's answer and the version history (the definition is read separately, only when needed)."""
-
-    schema_arn: str
-    registry_name: str
-    registry_arn: str
-    schema_name: str
-    data_format: str
-    compatibility: str
-    description: str
-    status: str
-    created_time: str
-    updated_time: str
-    versions: tuple[SchemaVersion, ...]
-    latest: SchemaVersion | None  # the latest AVAILABLE version
 
 
 def _text(value: Any) -> str:

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from kafka_lineage.lineage.resolve import MappingParameter
-from kafka_lineage.mapping import TABLE_MAPPINGS, subpath
+from kafka_lineage.model.state_layout import TABLE_MAPPINGS, state_path
+from kafka_lineage.model.table_mapping import MappingParameter
 
 PAGE_SIZE = 10  # GetParametersByPath MaxResults maximum
 
@@ -16,7 +16,7 @@ PAGE_SIZE = 10  # GetParametersByPath MaxResults maximum
 class TableMappings:
     def __init__(self, ssm: Any, mapping_path: str) -> None:
         self.ssm = ssm
-        self.path = subpath(mapping_path, TABLE_MAPPINGS)
+        self.path = state_path(mapping_path, TABLE_MAPPINGS)
 
     def load(self) -> list[MappingParameter]:
         """Every parameter below the path, recursively, every page (SecureStrings are left encrypted)."""

@@ -14,26 +14,20 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
 from kafka_lineage.aws.clients import RateLimiter
-from kafka_lineage.lineage.model import GlueTable, TableColumn, TableRef
 from kafka_lineage.model.failures import describe_failure
+from kafka_lineage.model.registry import VersionDefinition
+from kafka_lineage.model.tables import GlueTable, TableColumn, TableReads, TableRef
 
 PAGE_SIZE = 100  # GetTables MaxResults maximum (botocore glue CatalogGetterPageSize)
 EXPRESSION_MAX = 2048  # GetTables Expression: FilterString max length
 # Iceberg's Glue catalog keeps dropped columns, marked with this parameter set to "false".
 ICEBERG_CURRENT = "iceberg.field.current"
-
-
-@dataclass
-class TableReads:
-    tables: dict[TableRef, GlueTable | None] = field(default_factory=dict)
-    errors: dict[str, str] = field(default_factory=dict)  # database -> why it could not be read
-    stopped: bool = False  # the caller's deadline came before every database was read
 
 
 class _Stopped(Exception):
@@ -169,14 +163,6 @@ class GlueTables:
                 f"Glue returned table {table.get('Name')!r} without CatalogId; its ARN is unknown"
             )
         return account
-
-
-@dataclass(frozen=True)
-class VersionDefinition:
-    definition: str
-    data_format: str
-    created_time: str
-    version_id: str
 
 
 class SchemaVersions:

@@ -58,7 +58,7 @@ from itertools import combinations, pairwise
 
 from kafka_lineage.config import Source
 from kafka_lineage.connectors.javaregex import UnsupportedRegex, compile_java
-from kafka_lineage.connectors.model import (
+from kafka_lineage.model.connectors import (
     ConnectorConfig,
     ConnectorNote,
     ConnectorReads,
@@ -67,8 +67,9 @@ from kafka_lineage.connectors.model import (
     SinkEdge,
     SourceEdge,
 )
-from kafka_lineage.lineage.model import TableRef, TopicKey
 from kafka_lineage.model.names import GLUE_CATALOG_NAME
+from kafka_lineage.model.tables import TableRef
+from kafka_lineage.model.topics import TopicKey
 
 ICEBERG_SINKS = frozenset(
     {"io.tabular.iceberg.connect.IcebergSinkConnector", "org.apache.iceberg.connect.IcebergSinkConnector"}

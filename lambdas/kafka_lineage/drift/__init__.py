@@ -12,11 +12,9 @@ Pure code, no AWS calls:
 
 from kafka_lineage.drift.diff import diff_fields
 from kafka_lineage.drift.impact import (
-    DETAIL_TYPE,
     MAX_DETAIL_BYTES,
     AssessedChange,
     ColumnHit,
-    DownstreamNode,
     DownstreamWalker,
     DriftImpact,
     DriftSubject,
@@ -31,13 +29,11 @@ from kafka_lineage.drift.summary import MAX_SUMMARY_TABLES, DriftSummary, summar
 
 __all__ = [
     "CHANGE_KINDS",
-    "DETAIL_TYPE",
     "MAX_DETAIL_BYTES",
     "MAX_SUMMARY_TABLES",
     "AssessedChange",
     "ChangeKind",
     "ColumnHit",
-    "DownstreamNode",
     "DownstreamWalker",
     "DriftImpact",
     "DriftSubject",

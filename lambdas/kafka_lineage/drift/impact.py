@@ -1,6 +1,6 @@
 """What a field diff does to the tables a topic feeds, and the "Schema Drift Detected" event detail.
 
-Column lineage is the lineage side's own rule (`kafka_lineage.lineage.events.match_columns` over the row
+Column lineage is the lineage side's own rule (`kafka_lineage.model.tables.match_columns` over the row
 fields `kafka_lineage.schemas.row_fields` finds: Debezium's `after` unwrapped, names matched exactly, then
 case-insensitively), applied to each mapped table with the old version's fields and with the new one's. A
 change touches a table column when the field feeding the column is the changed field, lies inside it (a
@@ -27,39 +27,19 @@ from typing import Any, Literal, Protocol
 
 from kafka_lineage.drift.model import FieldChange, FieldDiff
 from kafka_lineage.drift.tree import FieldTree
-from kafka_lineage.lineage.events import ColumnMatch, match_columns
-from kafka_lineage.lineage.model import GlueTable
 from kafka_lineage.model.digest import fingerprint
+from kafka_lineage.model.downstream import DownstreamNode
+from kafka_lineage.model.tables import ColumnMatch, GlueTable, match_columns
 from kafka_lineage.schemas import row_fields
 
 Severity = Literal["breaking", "warning", "info"]
 SEVERITIES: tuple[Severity, ...] = ("breaking", "warning", "info")  # worst first
-DETAIL_TYPE = "Schema Drift Detected"
 # PutEvents: an entry (Source, DetailType, Detail, Resources, 14 bytes for Time) must stay under 256 KB.
 # The detail keeps 1 KB for the rest: a source name, the detail-type and a schema ARN (at most ~600 bytes).
 MAX_DETAIL_BYTES = 262_144 - 1_024
 
 _BREAKING = frozenset({"removed", "type_changed", "renamed"})
 _WARNING = frozenset({"nullability_changed", "default_changed"})
-
-
-@dataclass(frozen=True)
-class DownstreamNode:
-    """A lineage node downstream of an impacted table (DataZone LineageNodeItem members), `hops` away."""
-
-    id: str
-    type_name: str
-    hops: int
-    name: str | None = None
-    source_identifier: str | None = None
-
-    def as_dict(self) -> dict[str, Any]:
-        found: dict[str, Any] = {"id": self.id, "typeName": self.type_name, "hops": self.hops}
-        if self.name is not None:
-            found["name"] = self.name
-        if self.source_identifier is not None:
-            found["sourceIdentifier"] = self.source_identifier
-        return found
 
 
 class DownstreamWalker(Protocol):

@@ -23,16 +23,14 @@ leave a duplicate or a ghost.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
-from typing import Literal, Protocol
+from typing import Literal
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from kafka_lineage.aws.lineage_api import EventSummary, client_token
-from kafka_lineage.aws.tables import VersionDefinition
 from kafka_lineage.lineage.events import (
     COMPLETE_AFTER,
     BuiltRun,
@@ -44,8 +42,10 @@ from kafka_lineage.lineage.events import (
 )
 from kafka_lineage.lineage.model import EVENT_TYPES, EdgeKey, LineageState, PendingDelete, StaleRun
 from kafka_lineage.lineage.plan import Action, Emit, Retract
+from kafka_lineage.lineage.ports import EventStore, VersionReader
 from kafka_lineage.lineage.resolve import Target
 from kafka_lineage.model.failures import describe_failure
+from kafka_lineage.model.lineage_events import EventSummary, client_token
 from kafka_lineage.observability import logger
 
 # Windows searched for the events of a run whose response was lost (see module doc).
@@ -58,17 +58,6 @@ ATTEMPT_WINDOW_AFTER = timedelta(minutes=15)
 RESEND_AFTER_CHECKS = 3
 # A replacing run starts this long after the replaced run's START (whose COMPLETE is COMPLETE_AFTER later).
 SUPERSEDE_BY = 2 * COMPLETE_AFTER
-
-
-class EventStore(Protocol):
-    def post(self, body: bytes, token: str) -> str: ...
-    def delete(self, event_id: str) -> bool: ...
-    def status(self, event_id: str) -> str | None: ...
-    def list_events(self, after: datetime, before: datetime) -> Iterable[EventSummary]: ...
-
-
-class VersionReader(Protocol):
-    def read(self, schema_arn: str, version_number: int) -> VersionDefinition: ...
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import Any
 
 from kafka_lineage.drift import (
     DownstreamWalker,
@@ -38,21 +38,15 @@ from kafka_lineage.drift import (
     summarize,
 )
 from kafka_lineage.lineage.events import format_time
-from kafka_lineage.lineage.model import GlueTable, TableRef, TopicKey
-from kafka_lineage.mapping import AssetRecord
+from kafka_lineage.lineage.ports import Announcer, VersionReader
+from kafka_lineage.model.asset_records import AssetRecord
+from kafka_lineage.model.tables import GlueTable, TableRef
+from kafka_lineage.model.topics import TopicKey
 from kafka_lineage.observability import logger
 
 # The run facet lists at most this many changes (worst first); `truncated` counts the rest. The facet rides
 # in every event of the run, which DataZone caps at 300,000 bytes.
 MAX_FACET_CHANGES = 100
-
-
-class DefinitionReader(Protocol):
-    def read(self, schema_arn: str, version_number: int) -> Any: ...  # .definition, .data_format
-
-
-class Announcer(Protocol):
-    def announce(self, detail: Mapping[str, Any]) -> None: ...  # raises when the event was not accepted
 
 
 @dataclass(frozen=True)
@@ -130,7 +124,7 @@ def pending(
 class DriftCheck:
     def __init__(
         self,
-        versions: DefinitionReader,
+        versions: VersionReader,
         announcer: Announcer | None,
         walker: DownstreamWalker | None,
         summaries: Mapping[str, DriftSummary],

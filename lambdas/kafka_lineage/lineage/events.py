@@ -64,8 +64,10 @@ from openlineage.client.generated.documentation_job import DocumentationJobFacet
 from openlineage.client.generated.schema_dataset import SchemaDatasetFacet, SchemaDatasetFacetFields
 from openlineage.client.serde import Serde
 
-from kafka_lineage.lineage.model import EVENT_TYPES, GlueTable, TableRef, TopicKey
+from kafka_lineage.lineage.model import EVENT_TYPES
 from kafka_lineage.model.digest import fingerprint
+from kafka_lineage.model.tables import ColumnMatch, GlueTable, TableRef, match_columns
+from kafka_lineage.model.topics import TopicKey
 
 # PostLineageEvent's `event` blob: at most 300,000 bytes (botocore datazone LineageEvent).
 MAX_EVENT_BYTES = 300_000
@@ -380,28 +382,6 @@ def format_time(moment: datetime) -> str:
 
 def _utc(moment: datetime) -> datetime:
     return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
-
-
-# -- column lineage -------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ColumnMatch:
-    column: str
-    field: str  # the topic field path feeding it
-
-
-def match_columns(row_fields: Mapping[str, str], table: GlueTable) -> tuple[ColumnMatch, ...]:
-    """Table columns fed by a row field of the same name (exact first, then case-insensitive), table order."""
-    lowered: dict[str, str] = {}
-    for name, row_path in row_fields.items():
-        lowered.setdefault(name.lower(), row_path)
-    matches = []
-    for column in table.columns:
-        path = row_fields.get(column.name) or lowered.get(column.name.lower())
-        if path is not None:
-            matches.append(ColumnMatch(column.name, path))
-    return tuple(matches)
 
 
 # -- building -------------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Data shared by the lineage modules and their adapters: topics, tables, edges and their emission state.
+"""The lineage emission state: edges (a topic and a table or source dataset) and what was emitted for each.
 
 An edge is one run in DataZone: a topic feeding one Glue table (a sink edge), or a source database table
 feeding the topic (a first hop). Each edge has its own state entry, keyed by `EdgeKey.key`. Entries written
@@ -13,6 +13,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+from kafka_lineage.model.tables import TableRef
+from kafka_lineage.model.topics import TopicKey
+
 # One emission is one OpenLineage run of two events: START, then COMPLETE.
 EVENT_TYPES = ("START", "COMPLETE")
 # A topic's state is one packed entry, continued in further entries `{key}{PART_SEPARATOR}{n}` when its stale
@@ -25,42 +28,6 @@ ENTRY_BUDGET = 3_600
 # registry or schema name, nor in a Glue database or table name, so the first one found is the separator.
 TO_TABLE = ">"  # "<registry>/<topic>><database>/<table>": the topic feeds that Glue table
 FROM_DATASET = "<"  # "<registry>/<topic><<namespace>/<name>": that source table feeds the topic
-
-
-@dataclass(frozen=True, order=True, slots=True)
-class TopicKey:
-    """A mirrored topic: the schema `topic` in registry `registry_name`. `key` names its lineage state."""
-
-    registry_name: str
-    topic: str
-
-    @property
-    def key(self) -> str:
-        return f"{self.registry_name}/{self.topic}"
-
-    def as_dict(self) -> dict[str, str]:
-        return {"registryName": self.registry_name, "topic": self.topic}
-
-    @classmethod
-    def from_key(cls, key: str) -> TopicKey:
-        # Registry names cannot contain '/', so the first '/' separates registry from topic.
-        registry, _, topic = key.partition("/")
-        return cls(registry, topic)
-
-
-@dataclass(frozen=True, order=True, slots=True)
-class TableRef:
-    """A Glue Data Catalog table (names as Glue stores them: lower case)."""
-
-    database: str
-    table: str
-    # The source key (`Source.key`) whose account's catalog holds the table; "" for the functions' own.
-    catalog: str = ""
-
-    @property
-    def name(self) -> str:
-        """The OpenLineage dataset name DataZone matches to the Glue table: `{database}/{table}`."""
-        return f"{self.database}/{self.table}"
 
 
 EdgeKind = Literal["sink", "source", "legacy"]
@@ -112,33 +79,6 @@ class EdgeKey:
         elif self.kind == "source":
             described["sourceDataset"] = self.other
         return described
-
-
-@dataclass(frozen=True, slots=True)
-class TableColumn:
-    name: str
-    type: str
-    comment: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class GlueTable:
-    """A table as the Glue Data Catalog returned it, with where it lives (for its ARN)."""
-
-    ref: TableRef
-    columns: tuple[TableColumn, ...]
-    catalog_id: str  # the account that owns the catalog (GetTables' CatalogId)
-    region: str
-    partition: str = "aws"
-
-    @property
-    def namespace(self) -> str:
-        """OpenLineage namespace that, joined with `ref.name`, is the table ARN DataZone matches."""
-        return f"arn:{self.partition}:glue:{self.region}:{self.catalog_id}:table"
-
-    @property
-    def arn(self) -> str:
-        return f"{self.namespace}/{self.ref.name}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,9 +25,11 @@ from typing import Literal
 
 from kafka_lineage import failsafe
 from kafka_lineage.lineage.events import HopContent, RunContent
-from kafka_lineage.lineage.model import EdgeKey, GlueTable, LineageState, TableRef, TopicKey
+from kafka_lineage.lineage.model import EdgeKey, LineageState
 from kafka_lineage.lineage.resolve import BELOW_CONNECTORS, Edge, FirstHop, Resolution, Target
-from kafka_lineage.mapping import AssetRecord
+from kafka_lineage.model.asset_records import AssetRecord
+from kafka_lineage.model.tables import GlueTable, TableRef
+from kafka_lineage.model.topics import TopicKey
 
 
 @dataclass(frozen=True)

@@ -39,27 +39,19 @@ from datetime import datetime
 from pydantic import ValidationError
 
 from kafka_lineage.config import Settings, Source
-from kafka_lineage.connectors.model import ConnectorNote, Derivation, SinkEdge, SourceEdge
-from kafka_lineage.lineage.model import EdgeKey, TableRef, TopicKey
-from kafka_lineage.mapping import AssetRecord
+from kafka_lineage.lineage.model import EdgeKey
+from kafka_lineage.model.asset_records import AssetRecord
+from kafka_lineage.model.connectors import ConnectorNote, Derivation, SinkEdge, SourceEdge
 from kafka_lineage.model.errors import describe
-from kafka_lineage.model.table_mapping import TableMapping
+from kafka_lineage.model.table_mapping import MappingParameter, TableMapping
+from kafka_lineage.model.tables import TableRef
+from kafka_lineage.model.topics import TopicKey
 
 # "operator" | "cdk" | "connector:<name>" | "rule" (before edges, "cdk" was reported as "stack").
 Origin = str
 STACK_FOLDER = "cdk"
 # The origins that rank below connector edges: kept connector edges are never replaced by them.
 BELOW_CONNECTORS = ("cdk", "rule")
-
-
-@dataclass(frozen=True)
-class MappingParameter:
-    """One SSM parameter below `table-mappings/`, as GetParametersByPath returned it."""
-
-    name: str
-    value: str
-    type: str = "String"
-    last_modified: datetime | None = None
 
 
 @dataclass(frozen=True)

@@ -25,37 +25,19 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from typing import Any
 
 from aws_lambda_powertools.metrics import MetricUnit
 
-from kafka_lineage.aws.bus import DriftEvents
-from kafka_lineage.aws.clients import RateLimiter, client
-from kafka_lineage.aws.connectors import MskConnect, SourceConnectors
-from kafka_lineage.aws.lineage_api import LineageApi
-from kafka_lineage.aws.lineage_graph import DataZoneDownstreamWalker
-from kafka_lineage.aws.packed_store import PackedStore
-from kafka_lineage.aws.sessions import SourceSessions
-from kafka_lineage.aws.table_mappings import TableMappings
-from kafka_lineage.aws.tables import GlueTables, SourceSchemaVersions, SourceTables, TableReads
-from kafka_lineage.config import Settings, Source
+from kafka_lineage.config import Settings
 from kafka_lineage.connectors.derive import derive
-from kafka_lineage.connectors.model import ConnectorReads, Derivation
-from kafka_lineage.drift import DETAIL_TYPE as DRIFT_DETAIL_TYPE
 from kafka_lineage.drift import DownstreamWalker, DriftSummary
-from kafka_lineage.lineage.apply import Applier, EventStore, ParsedFields, TopicOutcome, VersionReader
-from kafka_lineage.lineage.drift_check import (
-    Announcer,
-    DriftCheck,
-    DriftRound,
-    load_summaries,
-    pending,
-    tables_fed,
-)
+from kafka_lineage.lineage.apply import Applier, ParsedFields, TopicOutcome
+from kafka_lineage.lineage.drift_check import DriftCheck, DriftRound, load_summaries, pending, tables_fed
 from kafka_lineage.lineage.events import RunContent, TopicField
-from kafka_lineage.lineage.model import GlueTable, LoadedStates, TableRef, TopicKey, load_states
+from kafka_lineage.lineage.model import LoadedStates, load_states
 from kafka_lineage.lineage.plan import (
     Action,
     Emit,
@@ -65,9 +47,25 @@ from kafka_lineage.lineage.plan import (
     select,
     tables_needed,
 )
-from kafka_lineage.lineage.resolve import MappingParameter, Resolution, parse_mappings, resolve
-from kafka_lineage.mapping import DRIFT, LINEAGE, TABLE_MAPPINGS, AssetMapping, AssetRecord, subpath
+from kafka_lineage.lineage.ports import (
+    Announcer,
+    AssetRecordReader,
+    ConnectorReader,
+    EventStore,
+    StateLease,
+    StateStore,
+    TableMappingReader,
+    TableReader,
+    VersionReader,
+)
+from kafka_lineage.lineage.resolve import Resolution, parse_mappings, resolve
+from kafka_lineage.model.asset_records import AssetRecord
+from kafka_lineage.model.connectors import Derivation
 from kafka_lineage.model.failures import LeaseLost
+from kafka_lineage.model.state_layout import TABLE_MAPPINGS, hash_group, state_path
+from kafka_lineage.model.table_mapping import MappingParameter
+from kafka_lineage.model.tables import GlueTable, TableReads, TableRef
+from kafka_lineage.model.topics import TopicKey
 from kafka_lineage.observability import logger, metrics, tracer
 from kafka_lineage.schemas import parse_definition, row_fields
 
@@ -82,13 +80,6 @@ def parse_topic_fields(data_format: str, definition: str) -> ParsedFields:
     )
 
 
-class ConnectorReader(Protocol):
-    """The port to MSK Connect (`kafka_lineage.aws.connectors.MskConnect`): never raises; what it could not
-    read is in the answer (`read_ok`, `unread`, `errors`)."""
-
-    def read(self, sources: Sequence[Source], stop: Callable[[], bool] | None = None) -> ConnectorReads: ...
-
-
 def connectors_wanted(settings: Settings) -> bool:
     """Whether any source reads its connectors (the default); not when every one says "off"."""
     return any(source.connectors != "off" for source in settings.sources)
@@ -96,68 +87,20 @@ def connectors_wanted(settings: Settings) -> bool:
 
 @dataclass
 class LineageWorld:
-    """The adapters one run uses (tests build it on the stand-ins; `connect` builds it in the Lambda)."""
+    """The ports one run uses (`lineage_emission.wiring` builds them in the Lambda; tests on the stand-ins,
+    or fakes)."""
 
-    assets: AssetMapping
-    table_mappings: TableMappings
-    tables: GlueTables
+    asset_records: AssetRecordReader
+    table_mappings: TableMappingReader
+    tables: TableReader
     versions: VersionReader
     events: EventStore
-    state: PackedStore
+    state: StateStore
     connectors: ConnectorReader | None = None
     # Schema drift: the summaries of pairs checked, where drift is announced, what lies downstream of a table.
-    drift_store: PackedStore | None = None
+    drift_store: StateStore | None = None
     announcer: Announcer | None = None
     walker: DownstreamWalker | None = None
-
-    @classmethod
-    def connect(
-        cls, settings: Settings, account: str = "", function_name: str = "lineage-emission"
-    ) -> LineageWorld:
-        ssm = client("ssm")
-        tuning, mapping_path = settings.tuning, settings.mapping_path
-        # Glue is read in each source's account (a source with a role) under that account's own pacing.
-        sessions = SourceSessions(settings, function_name)
-        limiters: dict[str, RateLimiter] = {}
-
-        def glue_of(key: str) -> Any:
-            return sessions.client_for_key(key, "glue") if key else client("glue")
-
-        def account_of(key: str) -> str:
-            source = settings.source(key) if key else None
-            return (source.role_account or "") if source is not None and source.role_arn else account
-
-        def limiter_of(key: str) -> RateLimiter:
-            return limiters.setdefault(account_of(key), RateLimiter(tuning.glue_rps))
-
-        def key_of(schema_account: str, registry_name: str) -> str:
-            found = settings.source(settings.source_key(schema_account, registry_name))
-            return found.key if found is not None and found.role_arn else ""
-
-        datazone = client("datazone")
-        datazone_limiter = RateLimiter(tuning.datazone_rps)  # posts, deletes and the drift walks share it
-        ssm_write_limiter = RateLimiter(tuning.ssm_write_rps)  # SSM's write quota is shared by both stores
-        return cls(
-            assets=AssetMapping(ssm, mapping_path),
-            table_mappings=TableMappings(ssm, mapping_path),
-            tables=SourceTables(glue_of, limiter_of, account_of),
-            versions=SourceSchemaVersions(key_of, glue_of, limiter_of),
-            events=LineageApi(datazone, settings.domain_id, datazone_limiter),
-            state=PackedStore(ssm, subpath(mapping_path, LINEAGE), write_limiter=ssm_write_limiter),
-            # A few calls per run (brokers per cluster, the listing, one DescribeConnector per connector),
-            # at the adapter's own pace; each source's connectors in its own account.
-            connectors=SourceConnectors(
-                lambda key: MskConnect(
-                    sessions.client_for_key(key, "kafkaconnect") if key else client("kafkaconnect"),
-                    sessions.client_for_key(key, "kafka") if key else client("kafka"),
-                )
-            ),
-            drift_store=PackedStore(ssm, subpath(mapping_path, DRIFT), write_limiter=ssm_write_limiter),
-            walker=DataZoneDownstreamWalker(
-                datazone, settings.domain_id, depth=settings.drift_downstream_depth, limiter=datazone_limiter
-            ),
-            announcer=DriftEvents(client("events"), DRIFT_DETAIL_TYPE),
-        )
 
 
 # Each per-item list of the result holds at most this many items; `counts` has every list's full length, and
@@ -176,10 +119,6 @@ class Sample:
         self.count += 1
         if len(self.items) < SAMPLE_SIZE:
             self.items.append(item)
-
-
-class Lease(Protocol):
-    def ensure_held(self) -> None: ...
 
 
 @dataclass
@@ -259,7 +198,7 @@ def emit_lineage(
     force_nonce: str = "",
     remaining_seconds: Callable[[], float] | None = None,
     parse: Callable[[str, str], ParsedFields] = parse_topic_fields,
-    lease: Lease | None = None,
+    lease: StateLease | None = None,
     acquire: Callable[[], None] | None = None,
 ) -> EmitResult:
     """Emit (or plan, in a dry run) the lineage `scope` asks for. Never raises for one topic's failure.
@@ -276,9 +215,9 @@ def emit_lineage(
     if ending():  # not even the reads start: they could not finish in time
         result.incomplete = True
         return result
-    records: dict[str, AssetRecord] = world.assets.load()
+    records: dict[str, AssetRecord] = world.asset_records.load()
     parameters: list[MappingParameter] = world.table_mappings.load()
-    mappings, invalid = parse_mappings(parameters, subpath(settings.mapping_path, TABLE_MAPPINGS))
+    mappings, invalid = parse_mappings(parameters, state_path(settings.mapping_path, TABLE_MAPPINGS))
     derivation, read_errors = _derive(settings, world, records.values(), ending)
     resolution = resolve(records.values(), settings, mappings, invalid, derivation)
     reads = TableReads()
@@ -347,7 +286,7 @@ def emit_lineage(
         result.invalid_mappings.add(item.as_dict())
     for failure in plan.failed:
         result.fail(failure.as_dict())
-    for arn in world.assets.unreadable:
+    for arn in world.asset_records.unreadable:
         result.fail({"schemaArn": arn, "error": "its asset mapping entry is unreadable"})
     _report_resolution(plan, resolution)
     drift = _check_drift(
@@ -372,7 +311,7 @@ def emit_lineage(
     group_bits = world.state.group_bits
     actions = sorted(
         (_with_drift(action, facets) for action in plan.actions),
-        key=lambda a: (PackedStore.group_of(a.key.key, group_bits), a.key),
+        key=lambda a: (hash_group(a.key.key, group_bits), a.key),
     )
     checkpoints = _Checkpoints(world.state, loaded, actions, lease, settings.tuning.ssm_write_rps, result)
     applier = Applier(
@@ -469,7 +408,7 @@ def _collect_drift(drift: DriftRound, result: EmitResult) -> None:
         result.fail({**key.as_dict(), "error": error})
 
 
-def _save_drift(drift: DriftRound, world: LineageWorld, lease: Lease | None, result: EmitResult) -> None:
+def _save_drift(drift: DriftRound, world: LineageWorld, lease: StateLease | None, result: EmitResult) -> None:
     """Record the pairs checked (after their events went out): each drift is announced once."""
     changes = drift.summaries()
     if not changes or world.drift_store is None:
@@ -500,10 +439,10 @@ class _Checkpoints:
 
     def __init__(
         self,
-        store: PackedStore,
+        store: StateStore,
         loaded: LoadedStates,
         actions: list[Action],
-        lease: Lease | None,
+        lease: StateLease | None,
         write_rps: float,
         result: EmitResult,
     ) -> None:
@@ -516,7 +455,7 @@ class _Checkpoints:
         )
         self.lock = threading.Lock()
         self._wake = threading.Condition(self.lock)
-        self._group_of = {a.key.key: PackedStore.group_of(a.key.key, store.group_bits) for a in actions}
+        self._group_of = {a.key.key: hash_group(a.key.key, store.group_bits) for a in actions}
         self._open = Counter(self._group_of.values())  # actions not finished, per group
         self._changes: dict[str, dict[str, dict[str, Any] | None]] = {}
         self._finished: dict[str, bool] = {}  # group -> some action in it did work

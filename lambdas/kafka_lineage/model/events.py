@@ -21,6 +21,10 @@ GLUE_EVENT_NAMES = (
     "DeleteSchemaVersions",
     "DeleteRegistry",
 )
+# lineage-emission announces schema drift on the default bus ("Schema Drift Detected"); schema-sync reacts
+# to it, and the stack's rule and alarm match it (README: Schema drift).
+DRIFT_SOURCE = "kafka-lineage.lineage-emission"
+DRIFT_DETAIL_TYPE = "Schema Drift Detected"
 
 
 class TopicAssetChanged(BaseModel):

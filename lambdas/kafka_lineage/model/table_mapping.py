@@ -7,6 +7,8 @@ their own, and lineage-emission reads both with this same model.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
+from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -28,3 +30,13 @@ class TableMapping(BaseModel):
         if self.registry_name is not None:
             body["registryName"] = self.registry_name
         return json.dumps(body, separators=(",", ":"), sort_keys=True)
+
+
+@dataclass(frozen=True)
+class MappingParameter:
+    """One SSM parameter below `table-mappings/`, as GetParametersByPath returned it."""
+
+    name: str
+    value: str
+    type: str = "String"
+    last_modified: datetime | None = None

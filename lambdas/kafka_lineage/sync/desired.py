@@ -11,10 +11,10 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from kafka_lineage.aws.catalog import AssetContent, AssetType, FormInput
-from kafka_lineage.aws.registry import SchemaDetails
 from kafka_lineage.config import Source
 from kafka_lineage.drift.summary import DriftSummary
+from kafka_lineage.model.catalog import AssetContent, AssetType, FormInput
+from kafka_lineage.model.registry import SchemaDetails
 from kafka_lineage.schemas import ParsedSchema
 from kafka_lineage.sync.drift import DRIFT_FORM_TYPE, current_summary, drift_form, marker
 

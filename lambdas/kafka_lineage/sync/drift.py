@@ -23,9 +23,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from kafka_lineage.aws.packed_store import PackedStore
 from kafka_lineage.drift.summary import DriftSummary
-from kafka_lineage.mapping import DRIFT, subpath
+from kafka_lineage.sync.ports import PackedEntries
 
 DRIFT_FORM_TYPE = "KafkaSchemaDriftFormType"
 NO_DRIFT = "none"
@@ -83,11 +82,12 @@ def drift_form(summary: DriftSummary | None, latest_version: int) -> dict[str, A
 
 
 class DriftSummaries:
-    """Reads the summaries lineage-emission keeps (GetParametersByPath pages of 10 parameters, each
-    holding several summaries). schema-sync never writes here: the drift part of the tree is lineage's."""
+    """Reads the summaries lineage-emission keeps, from the packed store under `{MAPPING_PATH}/drift`
+    (GetParametersByPath pages of 10 parameters, each holding several summaries). schema-sync never writes
+    there: the drift part of the tree is lineage's."""
 
-    def __init__(self, ssm: Any, mapping_path: str) -> None:
-        self.store = PackedStore(ssm, subpath(mapping_path, DRIFT))
+    def __init__(self, store: PackedEntries) -> None:
+        self.store = store
         self.unreadable: list[str] = []
 
     def load(self) -> dict[str, DriftSummary]:

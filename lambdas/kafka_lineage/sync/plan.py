@@ -19,10 +19,10 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import ClassVar
 
-from kafka_lineage.aws.registry import ListedSchema, SchemaDetails
 from kafka_lineage.config import Source
 from kafka_lineage.failsafe import Held
-from kafka_lineage.mapping import AssetRecord
+from kafka_lineage.model.asset_records import AssetRecord
+from kafka_lineage.model.registry import ListedSchema, SchemaDetails
 from kafka_lineage.sync.desired import Desired
 from kafka_lineage.sync.requests import SchemaRef
 

@@ -17,10 +17,14 @@ from typing import Any, Literal
 from aws_lambda_powertools.utilities.parser.models import EventBridgeModel
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from kafka_lineage.aws.bus import DRIFT_SOURCE
-from kafka_lineage.drift.impact import DETAIL_TYPE as DRIFT_DETAIL_TYPE
 from kafka_lineage.model.errors import describe
-from kafka_lineage.model.events import CLOUDTRAIL_DETAIL_TYPE, GLUE_EVENT_NAMES, GLUE_SOURCE
+from kafka_lineage.model.events import (
+    CLOUDTRAIL_DETAIL_TYPE,
+    DRIFT_DETAIL_TYPE,
+    DRIFT_SOURCE,
+    GLUE_EVENT_NAMES,
+    GLUE_SOURCE,
+)
 from kafka_lineage.model.names import GLUE_REGISTRY_NAME, GlueName, SourceKey
 
 _NAME = GLUE_REGISTRY_NAME.pattern

@@ -34,18 +34,15 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from typing import Any
 
 from aws_lambda_powertools.metrics import MetricUnit
 
 from kafka_lineage import failsafe
-from kafka_lineage.aws.bus import TopicEvents
-from kafka_lineage.aws.catalog import AssetType, Catalog, CatalogAsset
-from kafka_lineage.aws.packed_store import MAX_VALUE_BYTES
-from kafka_lineage.aws.registry import ListedSchema, RegistryReader
 from kafka_lineage.config import Settings, Source, Tuning
 from kafka_lineage.drift.summary import DriftSummary
-from kafka_lineage.mapping import AssetMapping, AssetRecord
+from kafka_lineage.model.asset_records import AssetRecord
+from kafka_lineage.model.catalog import AssetType, CatalogAsset
 from kafka_lineage.model.failures import (
     AssetConflict,
     AssetGone,
@@ -54,11 +51,14 @@ from kafka_lineage.model.failures import (
     RegistryNotFound,
     SchemaNotFound,
 )
+from kafka_lineage.model.registry import ListedSchema
+from kafka_lineage.model.state_layout import MAX_VALUE_BYTES
 from kafka_lineage.observability import logger, metrics, tracer
 from kafka_lineage.schemas import parse_definition
 from kafka_lineage.sync import plan
 from kafka_lineage.sync.desired import desired_asset, has_drift_form, shown_drift, source_fingerprint
 from kafka_lineage.sync.drift import DriftSummaries, drift_key, marker, summary_of
+from kafka_lineage.sync.ports import AssetCatalog, AssetRecords, SchemaRegistry, StateLease, TopicAnnouncer
 from kafka_lineage.sync.requests import SchemaRef, SyncRequest
 
 CHUNK_ITEMS = 24  # items per chunk (whole hash groups, so a bigger group makes a bigger chunk)
@@ -79,25 +79,14 @@ def client_token(*parts: Any) -> str:
     return hashlib.sha256(json.dumps(parts, separators=(",", ":")).encode()).hexdigest()
 
 
-class StateLease(Protocol):
-    """The single-writer lease on the mapping (kafka_lineage.aws.lease.StateLease).
-
-    Taken before the run's first write (a run that finds nothing to write writes nothing, not even a lease),
-    then the mapping is read again, so every save builds on what the previous holder left; checked before
-    every save.
-    """
-
-    def acquire(self, wait_seconds: float) -> None: ...
-
-    def ensure_held(self) -> None: ...
-
-
 @dataclass
 class SyncAdapters:
-    registry: RegistryReader
-    catalog: Catalog
-    mapping: AssetMapping
-    events: TopicEvents
+    """The ports one run uses (the handler's package builds them: `schema_sync.wiring`)."""
+
+    registry: SchemaRegistry
+    catalog: AssetCatalog
+    asset_records: AssetRecords
+    events: TopicAnnouncer
     namespace_of: Callable[[Source], str]  # the topic namespace of a source (its `namespace` or the brokers)
     lease: StateLease | None = None
     lease_wait_seconds: float = 20.0  # then the run stops and says `deferred: busy` (the handler hands on)
@@ -321,9 +310,9 @@ class SchemaSync:
         started = time.monotonic()
         asset_type = self.adapters.catalog.asset_type(self.settings.asset_type_name)
         typed = time.monotonic()
-        records = self.adapters.mapping.load()
+        records = self.adapters.asset_records.load()
         loaded = time.monotonic()
-        for arn in self.adapters.mapping.unreadable:
+        for arn in self.adapters.asset_records.unreadable:
             result.warnings.append({"schemaArn": arn, "warning": "mapping entry unreadable; re-created"})
         listed_calls = self.adapters.registry.calls
         triage, listings = self._triage(request, records, result)
@@ -332,7 +321,7 @@ class SchemaSync:
         # a mapping load one a GetParametersByPath page of 10.
         phases = [
             typed - started,
-            (loaded - typed) / (1 + self.adapters.mapping.store.parameter_count() // 10),
+            (loaded - typed) / (1 + self.adapters.asset_records.parameter_count() // 10),
         ]
         if listing_calls:
             phases.append((time.monotonic() - loaded) / listing_calls)
@@ -357,7 +346,7 @@ class SchemaSync:
         result.skipped.extend(dict(item) for item in triage.skipped)
         result.unchanged += len(triage.unchanged)
         after = plan.Position(*request.resume_after) if request.resume_after else None
-        work = plan.order_work(triage.candidates, verdict.kept, self.adapters.mapping.group_of, after)
+        work = plan.order_work(triage.candidates, verdict.kept, self.adapters.asset_records.group_of, after)
         if has_drift_form(asset_type) and any(isinstance(item, plan.Candidate) for _, item in work):
             # Only a run with schemas to inspect reads the summaries: a no-change run stays at its cost.
             self._load_drift(result, request.expected_drift)
@@ -951,7 +940,7 @@ class _Pipeline:
             self.stopped.set()
             return False
         self.leased = True
-        adapters.mapping.load()  # the saver has saved nothing yet: no chunk before this one had a change
+        adapters.asset_records.load()  # the saver has saved nothing yet: no earlier chunk had a change
         return True
 
     # -- stage 3: the mapping save, then the chunk's events
@@ -975,7 +964,7 @@ class _Pipeline:
         changes: dict[str, AssetRecord | None] = {
             action.schema_arn: record for action, record, _, _ in applied.done
         }
-        mapping = self.sync.adapters.mapping
+        records = self.sync.adapters.asset_records
         lease = self.sync.adapters.lease
         writes = 0
         try:
@@ -983,7 +972,7 @@ class _Pipeline:
                 raise _Stop("the lease was lost earlier in this run")
             if changes and lease is not None:
                 lease.ensure_held()
-            writes = mapping.save(changes) if changes else 0
+            writes = records.save(changes) if changes else 0
         except Exception as error:
             lost = isinstance(error, _Stop | LeaseLost)
             if lost:
@@ -992,7 +981,7 @@ class _Pipeline:
             for action, _, _, _ in applied.done:
                 _fail(result, self.lock, f"mapping not saved: {error}", schemaArn=action.schema_arn)
             if not lost:
-                self._reload_mapping()
+                self._reload_asset_records()
             with self.lock:
                 self.resume_frozen = True  # unrecorded: the follow-up must look at these again
             return
@@ -1031,12 +1020,12 @@ class _Pipeline:
             elif not self.resume_frozen:
                 self.result.resume_after = applied.read.last
 
-    def _reload_mapping(self) -> None:
+    def _reload_asset_records(self) -> None:
         """After a failed save SSM may hold part of it: re-read, so later chunks save on what is there."""
         try:
-            self.sync.adapters.mapping.load()
+            self.sync.adapters.asset_records.load()
         except Exception as error:
-            logger.error("mapping reload failed", extra={"error": str(error)})
+            logger.error("asset records reload failed", extra={"error": str(error)})
 
 
 def _registry_of_arn(arn: str, settings: Settings) -> str | None:

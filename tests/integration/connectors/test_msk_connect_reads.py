@@ -16,7 +16,7 @@ from kafka_lineage.aws.clients import RETRY_CONFIG, RateLimiter
 from kafka_lineage.aws.connectors import PAGE_SIZE, MskConnect, broker_set
 from kafka_lineage.config import Source
 from kafka_lineage.connectors import derive
-from kafka_lineage.lineage.model import TopicKey
+from kafka_lineage.model.topics import TopicKey
 from local import world
 from local.demo_connectors import create_request
 from local.standins import LocalAws

@@ -11,7 +11,8 @@ import boto3
 import pytest
 from botocore.exceptions import ClientError
 
-from kafka_lineage.mapping import AssetMapping, AssetRecord
+from kafka_lineage.aws.asset_records import AssetRecordStore
+from kafka_lineage.model.asset_records import AssetRecord
 from local import world
 from local.standins import LocalAws
 from tests import fixtures
@@ -127,7 +128,7 @@ class Lakehouse:
         self._save_mapping({arn: None})
 
     def _save_mapping(self, changes: dict[str, AssetRecord | None]) -> None:
-        mapping = AssetMapping(self.ssm, MAPPING_PATH)
+        mapping = AssetRecordStore(self.ssm, MAPPING_PATH)
         mapping.load()
         mapping.save(changes)
 

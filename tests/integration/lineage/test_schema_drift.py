@@ -14,7 +14,7 @@ import pytest
 
 from kafka_lineage.aws.packed_store import PackedStore
 from kafka_lineage.drift import DriftSummary
-from kafka_lineage.mapping import DRIFT, subpath
+from kafka_lineage.model.state_layout import DRIFT, state_path
 from local import debezium
 from tests.fixtures import CLUSTER_ARN, DOMAIN_ID, load_event
 from tests.integration.lineage.conftest import MAPPING_PATH, REGION, TABLE_NAMESPACE, Failed, Lakehouse
@@ -29,7 +29,7 @@ def _customers_v1(lakehouse: Lakehouse, data_format: str = "AVRO") -> None:
 
 
 def _summaries() -> dict[str, DriftSummary]:
-    store = PackedStore(boto3.client("ssm", region_name=REGION), subpath(MAPPING_PATH, DRIFT))
+    store = PackedStore(boto3.client("ssm", region_name=REGION), state_path(MAPPING_PATH, DRIFT))
     return {key: DriftSummary.from_entry(entry) for key, entry in store.load().items()}
 
 

@@ -16,7 +16,7 @@ import pytest
 
 from kafka_lineage.aws.packed_store import PackedStore
 from kafka_lineage.drift.summary import DriftSummary
-from kafka_lineage.mapping import DRIFT, subpath
+from kafka_lineage.model.state_layout import DRIFT, state_path
 from kafka_lineage.sync.drift import DriftSummaries, drift_key
 from local import world
 from tests.fixtures import load_event
@@ -47,7 +47,7 @@ def summary(to_version: int = 2, fingerprint: str = "f1", severity: str = "break
 
 def record_drift(entries: dict[str, DriftSummary | dict[str, Any]]) -> None:
     """Save summaries as lineage-emission does: packed entries under {MAPPING_PATH}/drift."""
-    store = PackedStore(boto3.client("ssm", region_name=world.REGION), subpath(world.MAPPING_PATH, DRIFT))
+    store = PackedStore(boto3.client("ssm", region_name=world.REGION), state_path(world.MAPPING_PATH, DRIFT))
     store.load()
     store.save(
         {
@@ -224,7 +224,7 @@ def test_summaries_are_read_once_per_run_with_work_and_never_by_a_no_change_run(
     baseline = cdc.calls()["ssm:GetParametersByPath"]
     # Given many summaries (several packed parameters, more than one GetParametersByPath page)
     record_drift({drift_key("other", f"t{i:03}-" + "x" * 150): summary() for i in range(400)})
-    store = PackedStore(boto3.client("ssm", region_name=world.REGION), subpath(world.MAPPING_PATH, DRIFT))
+    store = PackedStore(boto3.client("ssm", region_name=world.REGION), state_path(world.MAPPING_PATH, DRIFT))
     store.load()
     assert store.parameter_count() > 10
     # When nothing changed: no load, and the same SSM calls as before the summaries existed

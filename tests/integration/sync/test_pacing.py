@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import boto3
 
-from kafka_lineage.mapping import AssetMapping
+from kafka_lineage.aws.asset_records import AssetRecordStore
 from local import world
 from tests.integration.sync.conftest import AVRO_VALUE, CdcWorld
 
@@ -12,7 +12,7 @@ LEASE_WRITES = 2  # the lease's create and its release
 
 
 def mapping_parameters() -> int:
-    mapping = AssetMapping(boto3.client("ssm", region_name=world.REGION), world.MAPPING_PATH)
+    mapping = AssetRecordStore(boto3.client("ssm", region_name=world.REGION), world.MAPPING_PATH)
     mapping.load()
     return mapping.store.parameter_count()
 

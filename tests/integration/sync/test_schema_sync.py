@@ -197,7 +197,7 @@ def test_the_plan_of_a_run_is_one_frozen_value_that_matches_what_a_dry_run_repor
     from kafka_lineage.sync import plan
     from kafka_lineage.sync.requests import parse_sync_event
     from kafka_lineage.sync.run import SchemaSync
-    from schema_sync.handler import build_adapters
+    from schema_sync.wiring import build_adapters
 
     # Given the inventory mirrored, then one schema with a new version and one deleted
     cdc.inventory()

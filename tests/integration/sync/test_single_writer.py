@@ -9,8 +9,8 @@ from typing import Any
 import boto3
 import pytest
 
+from kafka_lineage.aws.asset_records import AssetRecordStore
 from kafka_lineage.aws.packed_store import PackedStore
-from kafka_lineage.mapping import AssetMapping
 from local import world
 from tests.fixtures import CountdownContext
 from tests.integration.sync.conftest import CdcWorld
@@ -33,7 +33,7 @@ def colliding_pairs(count: int) -> list[tuple[str, str]]:
 
 
 def mapped() -> set[str]:
-    return set(AssetMapping(boto3.client("ssm", region_name=world.REGION), world.MAPPING_PATH).load())
+    return set(AssetRecordStore(boto3.client("ssm", region_name=world.REGION), world.MAPPING_PATH).load())
 
 
 def context(request_id: str, seconds: float = 900) -> CountdownContext:

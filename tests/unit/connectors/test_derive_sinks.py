@@ -7,8 +7,10 @@ from typing import Any
 import pytest
 
 from kafka_lineage.config import Source
-from kafka_lineage.connectors import ConnectorConfig, ConnectorReads, derive
-from kafka_lineage.lineage.model import TableRef, TopicKey
+from kafka_lineage.connectors import derive
+from kafka_lineage.model.connectors import ConnectorConfig, ConnectorReads
+from kafka_lineage.model.tables import TableRef
+from kafka_lineage.model.topics import TopicKey
 
 CLUSTER_ARN = "arn:aws:kafka:eu-west-1:123456789012:cluster/orders-cluster/11111111-2222"
 OTHER_CLUSTER_ARN = "arn:aws:kafka:eu-west-1:123456789012:cluster/other/33333333-4444"

@@ -7,9 +7,10 @@ from typing import Any
 import pytest
 
 from kafka_lineage.config import Source
-from kafka_lineage.connectors import ConnectorConfig, derive
+from kafka_lineage.connectors import derive
 from kafka_lineage.connectors.derive import split_regex_list
-from kafka_lineage.lineage.model import TopicKey
+from kafka_lineage.model.connectors import ConnectorConfig
+from kafka_lineage.model.topics import TopicKey
 
 CLUSTER_ARN = "arn:aws:kafka:eu-west-1:123456789012:cluster/orders-cluster/11111111-2222"
 MYSQL = "io.debezium.connector.mysql.MySqlConnector"

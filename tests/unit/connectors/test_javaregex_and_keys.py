@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from kafka_lineage.connectors.javaregex import UnsupportedRegex, compile_java
-from kafka_lineage.connectors.keys import kept_config, strip_userinfo, wanted
+from kafka_lineage.model.connector_keys import kept_config, strip_userinfo, wanted
 
 
 @pytest.mark.parametrize(

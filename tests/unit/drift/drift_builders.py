@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from kafka_lineage.drift import FieldDiff
-from kafka_lineage.lineage.model import GlueTable, TableColumn, TableRef
+from kafka_lineage.model.tables import GlueTable, TableColumn, TableRef
 
 ACCOUNT = "123456789012"
 REGION = "eu-west-1"

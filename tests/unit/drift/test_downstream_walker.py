@@ -10,7 +10,8 @@ from botocore.exceptions import ClientError
 
 from kafka_lineage.aws.clients import RateLimiter
 from kafka_lineage.aws.lineage_graph import MAX_REFERENCES, DataZoneDownstreamWalker
-from kafka_lineage.drift import DownstreamNode, assess_impact, diff_fields
+from kafka_lineage.drift import assess_impact, diff_fields
+from kafka_lineage.model.downstream import DownstreamNode
 from local import debezium
 from tests.unit.drift.drift_builders import table
 

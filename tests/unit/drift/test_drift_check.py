@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -14,8 +14,10 @@ import pytest
 
 from kafka_lineage.drift import DriftSummary
 from kafka_lineage.lineage.drift_check import MAX_FACET_CHANGES, DriftCheck, drift_facet, pending
-from kafka_lineage.lineage.model import GlueTable, TopicKey
-from kafka_lineage.mapping import AssetRecord
+from kafka_lineage.model.asset_records import AssetRecord
+from kafka_lineage.model.registry import VersionDefinition
+from kafka_lineage.model.tables import GlueTable
+from kafka_lineage.model.topics import TopicKey
 from kafka_lineage.sync.plan import previous_version
 from tests.unit.drift.drift_builders import avro, table
 from tests.unit.lineage import lineage_builders
@@ -39,18 +41,14 @@ def record(previous: int, latest: int) -> AssetRecord:
     return lineage_builders.record(KEY.topic, KEY.registry_name, latest, previous_version=previous)
 
 
-@dataclass(frozen=True)
-class Version:
-    definition: str
-    data_format: str = "AVRO"
-
-
 class Versions:
     def __init__(self, *definitions: str) -> None:
-        self.by_number = {number: Version(d) for number, d in enumerate(definitions, start=1)}
+        self.by_number = {
+            number: VersionDefinition(d, "AVRO", "", f"v{number}") for number, d in enumerate(definitions, 1)
+        }
         self.reads: list[int] = []
 
-    def read(self, schema_arn: str, version_number: int) -> Version:
+    def read(self, schema_arn: str, version_number: int) -> VersionDefinition:
         assert schema_arn == ARN
         self.reads.append(version_number)
         return self.by_number[version_number]

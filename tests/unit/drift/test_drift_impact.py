@@ -11,13 +11,13 @@ import pytest
 from kafka_lineage.drift import (
     MAX_DETAIL_BYTES,
     ColumnHit,
-    DownstreamNode,
     DriftSubject,
     assess_impact,
     diff_fields,
     drift_detail,
     drift_fingerprint,
 )
+from kafka_lineage.model.downstream import DownstreamNode
 from local import debezium
 from tests.unit.drift.drift_builders import avro, json_schema, proto, table
 

@@ -6,9 +6,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 from kafka_lineage.config import Settings
-from kafka_lineage.connectors.model import ConnectorNote, Derivation, SinkEdge, SourceEdge
-from kafka_lineage.lineage.model import GlueTable, TableColumn, TableRef, TopicKey
-from kafka_lineage.mapping import AssetRecord
+from kafka_lineage.model.asset_records import AssetRecord
+from kafka_lineage.model.connectors import ConnectorNote, Derivation, SinkEdge, SourceEdge
+from kafka_lineage.model.tables import GlueTable, TableColumn, TableRef
+from kafka_lineage.model.topics import TopicKey
 
 CLUSTER_ARN = "arn:aws:kafka:eu-west-1:123456789012:cluster/cdc/0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0-2"
 NAMESPACE = "kafka://b-1.cdc.abc123.c2.kafka.eu-west-1.amazonaws.com:9098"

@@ -16,14 +16,15 @@ from collections import defaultdict
 from datetime import UTC, datetime
 
 from bench import seed
-from kafka_lineage.aws.tables import VersionDefinition
 from kafka_lineage.lineage.apply import Applier
 from kafka_lineage.lineage.events import derive_run_id
-from kafka_lineage.lineage.model import GlueTable, TableColumn, TableRef, TopicKey
 from kafka_lineage.lineage.plan import Emit, content_for
 from kafka_lineage.lineage.resolve import Target
 from kafka_lineage.lineage.run import parse_topic_fields
-from kafka_lineage.mapping import AssetRecord
+from kafka_lineage.model.asset_records import AssetRecord
+from kafka_lineage.model.registry import VersionDefinition
+from kafka_lineage.model.tables import GlueTable, TableColumn, TableRef
+from kafka_lineage.model.topics import TopicKey
 from tests.unit.lineage.lineage_builders import NAMESPACE, settings
 from tests.unit.lineage.memory_world import Events
 

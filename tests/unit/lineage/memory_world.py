@@ -8,10 +8,10 @@ from typing import Any
 
 from bench import seed
 from kafka_lineage.aws.packed_store import PackedStore
-from kafka_lineage.aws.tables import TableReads, VersionDefinition
-from kafka_lineage.lineage.model import GlueTable, TableColumn
 from kafka_lineage.lineage.run import LineageWorld
-from kafka_lineage.mapping import AssetRecord
+from kafka_lineage.model.asset_records import AssetRecord
+from kafka_lineage.model.registry import VersionDefinition
+from kafka_lineage.model.tables import GlueTable, TableColumn, TableReads
 from tests.unit.lineage.lineage_builders import NAMESPACE
 
 
@@ -119,9 +119,9 @@ def memory_world(n: int) -> tuple[LineageWorld, MemorySsm, Events]:
     records = {r.schema_arn: r for r in (asset_record(i, t) for i, t in enumerate(all_topics))}
     ssm, events = MemorySsm(), Events()
     world = LineageWorld(
-        assets=Records(records),  # type: ignore[arg-type]
-        table_mappings=NoMappings(),  # type: ignore[arg-type]
-        tables=Tables({t.glue_table: t for t in all_topics if t.glue_table}),  # type: ignore[arg-type]
+        asset_records=Records(records),
+        table_mappings=NoMappings(),
+        tables=Tables({t.glue_table: t for t in all_topics if t.glue_table}),
         versions=Versions({t.name: t for t in all_topics}),
         events=events,
         state=PackedStore(ssm, "/kafka-lineage/lineage"),

@@ -10,14 +10,16 @@ from datetime import datetime
 import pytest
 from botocore.exceptions import ClientError, ReadTimeoutError
 
-from kafka_lineage.aws.lineage_api import EventSummary
-from kafka_lineage.aws.tables import VersionDefinition
 from kafka_lineage.lineage.apply import Applier
 from kafka_lineage.lineage.events import parse_time
-from kafka_lineage.lineage.model import EdgeKey, LineageState, TableRef, TopicKey
+from kafka_lineage.lineage.model import EdgeKey, LineageState
 from kafka_lineage.lineage.plan import EmitScope, make_plan, select, tables_needed
 from kafka_lineage.lineage.resolve import resolve
 from kafka_lineage.lineage.run import parse_topic_fields
+from kafka_lineage.model.lineage_events import EventSummary
+from kafka_lineage.model.registry import VersionDefinition
+from kafka_lineage.model.tables import TableRef
+from kafka_lineage.model.topics import TopicKey
 from local import debezium
 from tests.unit.lineage.lineage_builders import record, records, settings, table
 from tests.unit.lineage.openlineage_rules import assert_valid

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import json
 
-from kafka_lineage.connectors.model import ConnectorNote
-from kafka_lineage.lineage.model import EdgeKey, LineageState, TableRef, TopicKey, load_states, state_entries
+from kafka_lineage.lineage.model import EdgeKey, LineageState, load_states, state_entries
 from kafka_lineage.lineage.plan import Emit, Retract
-from kafka_lineage.lineage.resolve import MappingParameter, parse_mappings
+from kafka_lineage.lineage.resolve import parse_mappings
+from kafka_lineage.model.connectors import ConnectorNote
+from kafka_lineage.model.table_mapping import MappingParameter
+from kafka_lineage.model.tables import TableRef
+from kafka_lineage.model.topics import TopicKey
 from tests.unit.lineage.lineage_builders import (
     MYSQL,
     derivation,

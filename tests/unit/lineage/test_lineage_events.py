@@ -20,11 +20,11 @@ from kafka_lineage.lineage.events import (
     derive_event_time,
     derive_run_id,
     format_time,
-    match_columns,
     parse_time,
 )
-from kafka_lineage.lineage.model import GlueTable, TableColumn, TopicKey
 from kafka_lineage.lineage.run import parse_topic_fields
+from kafka_lineage.model.tables import GlueTable, TableColumn, match_columns
+from kafka_lineage.model.topics import TopicKey
 from local import debezium
 from tests.unit.lineage.lineage_builders import NAMESPACE, REGISTERED, table
 from tests.unit.lineage.openlineage_rules import assert_valid
@@ -235,7 +235,7 @@ def test_a_2000_field_schema_fits_the_limit_with_reported_degradation(topic):
     shape = events._Shape(False, "none", False, False, run.lineage.emitted + 1)
     bigger = events._serialize(
         events._event(described, parsed.fields, set(parsed.row_fields.values()),
-                      events.match_columns(parsed.row_fields, described.table), shape, run.run_id,
+                      match_columns(parsed.row_fields, described.table), shape, run.run_id,
                       REGISTERED + events.COMPLETE_AFTER, "COMPLETE")
     )  # fmt: skip
     assert len(bigger) > MAX_EVENT_BYTES
@@ -257,7 +257,7 @@ def test_the_size_model_is_exact_at_every_rung(budget):
     assert all(len(body) <= budget for _, body in run.bodies)
     model = events._SizeModel(
         described, parsed.fields, set(parsed.row_fields.values()),
-        events.match_columns(parsed.row_fields, described.table), run.run_id, REGISTERED,
+        match_columns(parsed.row_fields, described.table), run.run_id, REGISTERED,
     )  # fmt: skip
     for shape in (
         events._Shape(),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kafka_lineage.lineage.model import EdgeKey, LineageState, StaleRun, TableRef, TopicKey
+from kafka_lineage.lineage.model import EdgeKey, LineageState, StaleRun
 from kafka_lineage.lineage.plan import (
     Emit,
     EmitScope,
@@ -16,6 +16,8 @@ from kafka_lineage.lineage.plan import (
     tables_needed,
 )
 from kafka_lineage.lineage.resolve import Target, resolve
+from kafka_lineage.model.tables import TableRef
+from kafka_lineage.model.topics import TopicKey
 from tests.unit.lineage.lineage_builders import record, records, settings, source, table
 
 CUSTOMERS = "dbserver1.inventory.customers"

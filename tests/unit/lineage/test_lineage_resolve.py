@@ -5,16 +5,11 @@ from __future__ import annotations
 
 import json
 
-from kafka_lineage.connectors.model import ConnectorNote, Derivation
-from kafka_lineage.lineage.model import TableRef, TopicKey
-from kafka_lineage.lineage.resolve import (
-    FirstHop,
-    MappingParameter,
-    Resolution,
-    Target,
-    parse_mappings,
-    resolve,
-)
+from kafka_lineage.lineage.resolve import FirstHop, Resolution, Target, parse_mappings, resolve
+from kafka_lineage.model.connectors import ConnectorNote, Derivation
+from kafka_lineage.model.table_mapping import MappingParameter
+from kafka_lineage.model.tables import TableRef
+from kafka_lineage.model.topics import TopicKey
 from tests.unit.lineage.lineage_builders import derivation, record, settings, sink_edge, source, source_edge
 
 PATH = "/kafka-lineage/table-mappings"

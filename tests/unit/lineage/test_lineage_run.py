@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 
 from bench import seed
-from kafka_lineage.connectors.model import ConnectorConfig, ConnectorReads
 from kafka_lineage.lineage.model import EdgeKey, load_states, state_entries
 from kafka_lineage.lineage.plan import EmitScope
 from kafka_lineage.lineage.run import emit_lineage
+from kafka_lineage.model.connectors import ConnectorConfig, ConnectorReads
 from kafka_lineage.model.failures import LeaseLost
 from tests.unit.lineage.lineage_builders import settings, source
 from tests.unit.lineage.memory_world import memory_world
@@ -96,7 +96,7 @@ def sink_config(name: str, **config: str) -> ConnectorConfig:
 def test_the_result_reports_each_edges_origin_and_what_the_connectors_leave_open():
     # Given 20 topics, a sink that routes one of them by regex and one that cannot pair topics with tables
     world, _ssm, _events = memory_world(20)
-    topics = sorted(r.schema_name for r in world.assets.load().values())
+    topics = sorted(r.schema_name for r in world.asset_records.load().values())
     routed = next(t for t in topics if seed_table(world, t))
     world.connectors = Connectors(
         ConnectorReads(

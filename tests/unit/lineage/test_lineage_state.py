@@ -7,17 +7,18 @@ import json
 
 import pytest
 
-from kafka_lineage.aws.packed_store import _EMPTY_SIZE, MAX_VALUE_BYTES, _Chunk
+from kafka_lineage.aws.packed_store import _EMPTY_SIZE, _Chunk
 from kafka_lineage.lineage.model import (
     EdgeKey,
     LineageState,
     PendingDelete,
     StaleRun,
-    TableRef,
-    TopicKey,
     load_states,
     state_entries,
 )
+from kafka_lineage.model.state_layout import MAX_VALUE_BYTES
+from kafka_lineage.model.tables import TableRef
+from kafka_lineage.model.topics import TopicKey
 
 
 def worst_case(stale_runs: int = 11, pending: int = 0) -> tuple[str, LineageState]:

@@ -6,7 +6,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from kafka_lineage.aws.tables import GlueTables
-from kafka_lineage.lineage.model import TableRef
+from kafka_lineage.model.tables import TableRef
 
 
 class Glue:

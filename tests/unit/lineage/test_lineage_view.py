@@ -7,10 +7,10 @@ import re
 from html.parser import HTMLParser
 
 from kafka_lineage.lineage.events import build_run, derive_run_id
-from kafka_lineage.lineage.model import TopicKey
 from kafka_lineage.lineage.plan import hop_content
 from kafka_lineage.lineage.resolve import FirstHop
 from kafka_lineage.lineage.run import parse_topic_fields
+from kafka_lineage.model.topics import TopicKey
 from local import debezium
 from local.lineage_view import edges_from_events, render_chains, render_html, render_text
 from tests.unit.lineage.lineage_builders import REGISTERED, record, settings, source_edge, table

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from kafka_lineage.aws.catalog import AssetType, FormSpec
-from kafka_lineage.aws.registry import SchemaDetails, SchemaVersion
 from kafka_lineage.config import Source
+from kafka_lineage.model.catalog import AssetType, FormSpec
+from kafka_lineage.model.registry import SchemaDetails, SchemaVersion
 from kafka_lineage.schemas.model import Column, ParsedSchema
 from kafka_lineage.sync.desired import desired_asset
 

@@ -10,11 +10,11 @@ import json
 from dataclasses import replace
 from typing import Any
 
-from kafka_lineage.aws.catalog import AssetType, FormSpec
-from kafka_lineage.aws.registry import SchemaDetails, SchemaVersion
 from kafka_lineage.config import Source
 from kafka_lineage.drift.summary import DriftSummary
-from kafka_lineage.mapping import AssetRecord
+from kafka_lineage.model.asset_records import AssetRecord
+from kafka_lineage.model.catalog import AssetType, FormSpec
+from kafka_lineage.model.registry import SchemaDetails, SchemaVersion
 from kafka_lineage.schemas.model import Column, ParsedSchema
 from kafka_lineage.sync import plan
 from kafka_lineage.sync.desired import Desired, desired_asset, source_fingerprint

@@ -7,8 +7,7 @@ from typing import Any
 
 import pytest
 
-from kafka_lineage.aws.bus import DRIFT_SOURCE
-from kafka_lineage.drift import DETAIL_TYPE
+from kafka_lineage.model.events import DRIFT_DETAIL_TYPE, DRIFT_SOURCE
 from kafka_lineage.sync.requests import InvalidRequest, SchemaRef, parse_sync_event
 from tests.fixtures import load_event
 
@@ -21,7 +20,7 @@ def drift_event(**detail: Any) -> dict[str, Any]:
 
 def test_the_fixture_is_the_lineage_functions_event() -> None:
     event = load_event("schema_drift_detected")
-    assert (event["source"], event["detail-type"]) == (DRIFT_SOURCE, DETAIL_TYPE)
+    assert (event["source"], event["detail-type"]) == (DRIFT_SOURCE, DRIFT_DETAIL_TYPE)
 
 
 def test_given_a_drift_event_when_parsed_then_that_topic_only() -> None:

@@ -8,10 +8,10 @@ from dataclasses import replace
 import pytest
 
 from kafka_lineage import failsafe
-from kafka_lineage.aws.catalog import AssetContent
-from kafka_lineage.aws.registry import ListedSchema, SchemaDetails, SchemaVersion
 from kafka_lineage.config import Source
-from kafka_lineage.mapping import AssetRecord
+from kafka_lineage.model.asset_records import AssetRecord
+from kafka_lineage.model.catalog import AssetContent
+from kafka_lineage.model.registry import ListedSchema, SchemaDetails, SchemaVersion
 from kafka_lineage.sync import plan
 from kafka_lineage.sync.desired import Desired
 from kafka_lineage.sync.requests import SchemaRef

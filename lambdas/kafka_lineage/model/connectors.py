@@ -1,8 +1,9 @@
-"""What MSK Connect connectors say about lineage, as plain values: the `kafka_lineage.connectors` interface.
+"""What MSK Connect connectors say about lineage, as plain values (read by the adapter, derived from by
+`kafka_lineage.connectors`).
 
 The adapter (`kafka_lineage.aws.connectors`) reads each connector into a `ConnectorConfig`: only the
-configuration keys lineage needs, never a credential. `derive` (pure, in `.derive`) turns those configs
-plus the registry's topics into edges:
+configuration keys lineage needs, never a credential. `derive` (pure, `kafka_lineage.connectors.derive`)
+turns those configs plus the registry's topics into edges:
 
 - `SinkEdge`: topic -> Glue table, decided by an Iceberg sink connector's configuration;
 - `SourceEdge`: source database table -> topic (the first hop), decided by a Debezium source connector;
@@ -42,7 +43,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Literal
 
-from kafka_lineage.lineage.model import TableRef, TopicKey
+from kafka_lineage.model.tables import TableRef
+from kafka_lineage.model.topics import TopicKey
 
 NoteKind = Literal["ambiguous", "undetermined", "unreadable"]
 
@@ -51,7 +53,7 @@ NoteKind = Literal["ambiguous", "undetermined", "unreadable"]
 class ConnectorConfig:
     """What the adapter read from DescribeConnector: only the needed keys, never credentials.
 
-    `config` holds whitelisted connector-configuration keys only (see `kafka_lineage.connectors.keys`).
+    `config` holds whitelisted connector-configuration keys only (see `kafka_lineage.model.connector_keys`).
     `cluster_arn` is the configured source cluster whose bootstrap brokers the connector's match.
     """
 

@@ -1,8 +1,9 @@
-"""The schema -> DataZone asset mapping, in SSM under `{MAPPING_PATH}/assets/` (packed: see packed_store).
+"""Schema -> DataZone asset records: what schema-sync wrote for each mirrored schema (README: SSM layout).
 
-One `AssetRecord` per mirrored schema, keyed by schema ARN. A record holds what a no-change run needs to
-decide "nothing to do" from the registry listing alone: the listing's `UpdatedTime`, the latest version
-number and a hash of the content last written to DataZone.
+One `AssetRecord` per mirrored schema, keyed by schema ARN, kept under `{MAPPING_PATH}/assets/` (the store
+is `kafka_lineage.aws.asset_records`). A record holds what a no-change run needs to decide "nothing to do"
+from the registry listing alone: the listing's `UpdatedTime`, the latest version number and a hash of the
+content last written to DataZone.
 """
 
 from __future__ import annotations
@@ -10,21 +11,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
-
-from kafka_lineage.aws.clients import RateLimiter
-from kafka_lineage.aws.packed_store import PackedStore
-
-ASSETS = "assets"
-LINEAGE = "lineage"
-TABLE_MAPPINGS = "table-mappings"
-DRIFT = "drift"  # the last schema drift found per topic (written by lineage, shown on the asset by sync)
-
-
-def subpath(mapping_path: str, part: str) -> str:
-    """The one place that knows the SSM layout under MAPPING_PATH (README: SSM layout)."""
-    if part not in (ASSETS, LINEAGE, TABLE_MAPPINGS, DRIFT, "config"):
-        raise ValueError(f"unknown mapping sub-path {part!r}")
-    return f"{mapping_path.rstrip('/')}/{part}"
 
 
 @dataclass(frozen=True)
@@ -87,32 +73,3 @@ class AssetRecord:
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
-
-
-class AssetMapping:
-    """Load and save `AssetRecord`s; a record whose entry can't be read is skipped and reported."""
-
-    def __init__(self, ssm: Any, mapping_path: str, write_limiter: RateLimiter | None = None) -> None:
-        self.store = PackedStore(ssm, subpath(mapping_path, ASSETS), write_limiter=write_limiter)
-        self.unreadable: list[str] = []
-
-    def load(self) -> dict[str, AssetRecord]:
-        records: dict[str, AssetRecord] = {}
-        self.unreadable = []
-        for schema_arn, entry in self.store.load().items():
-            try:
-                records[schema_arn] = AssetRecord.from_entry(schema_arn, entry)
-            except (KeyError, TypeError, ValueError):
-                self.unreadable.append(schema_arn)
-        return records
-
-    def group_of(self, schema_arn: str) -> str:
-        """The packed store's hash group of a schema's entry: a run that saves each group's changes at once
-        writes each parameter once (see sync.plan.order_work)."""
-        return PackedStore.group_of(schema_arn, self.store.group_bits)
-
-    def save(self, changes: Mapping[str, AssetRecord | None]) -> int:
-        """Upsert or (None) remove records; returns the number of SSM writes made."""
-        return self.store.save(
-            {arn: (record.to_entry() if record is not None else None) for arn, record in changes.items()}
-        )

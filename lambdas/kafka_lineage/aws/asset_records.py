@@ -1,0 +1,44 @@
+"""The asset records' store: `AssetRecord`s in SSM under `{MAPPING_PATH}/assets/`, packed (packed_store)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from kafka_lineage.aws.clients import RateLimiter
+from kafka_lineage.aws.packed_store import PackedStore
+from kafka_lineage.model.asset_records import AssetRecord
+from kafka_lineage.model.state_layout import ASSETS, hash_group, state_path
+
+
+class AssetRecordStore:
+    """Load and save `AssetRecord`s; a record whose entry can't be read is skipped and reported."""
+
+    def __init__(self, ssm: Any, mapping_path: str, write_limiter: RateLimiter | None = None) -> None:
+        self.store = PackedStore(ssm, state_path(mapping_path, ASSETS), write_limiter=write_limiter)
+        self.unreadable: list[str] = []
+
+    def load(self) -> dict[str, AssetRecord]:
+        records: dict[str, AssetRecord] = {}
+        self.unreadable = []
+        for schema_arn, entry in self.store.load().items():
+            try:
+                records[schema_arn] = AssetRecord.from_entry(schema_arn, entry)
+            except (KeyError, TypeError, ValueError):
+                self.unreadable.append(schema_arn)
+        return records
+
+    def group_of(self, schema_arn: str) -> str:
+        """The packed store's hash group of a schema's entry: a run that saves each group's changes at once
+        writes each parameter once (see sync.plan.order_work)."""
+        return hash_group(schema_arn, self.store.group_bits)
+
+    def parameter_count(self) -> int:
+        """The SSM parameters the records occupy, as last loaded or saved."""
+        return self.store.parameter_count()
+
+    def save(self, changes: Mapping[str, AssetRecord | None]) -> int:
+        """Upsert or (None) remove records; returns the number of SSM writes made."""
+        return self.store.save(
+            {arn: (record.to_entry() if record is not None else None) for arn, record in changes.items()}
+        )

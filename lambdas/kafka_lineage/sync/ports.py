@@ -1,0 +1,115 @@
+"""What schema-sync needs of the world, as ports: the adapters in `kafka_lineage.aws` implement them, the
+handler's package builds them (`schema_sync.wiring`), and tests put fakes or stand-ins behind them.
+
+Each port names the calls the logic makes and the values they answer (from `kafka_lineage.model`); an
+adapter raises the failures of `kafka_lineage.model.failures` (a registry or schema not found, an asset met
+again or gone, a listing change still busy, a lease lost), which the logic catches by name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Protocol
+
+from kafka_lineage.model.asset_records import AssetRecord
+from kafka_lineage.model.catalog import AssetContent, AssetType, CatalogAsset
+from kafka_lineage.model.registry import ListedSchema, SchemaDetails
+
+
+class SchemaRegistry(Protocol):
+    """The Glue Schema Registries of the sources (`aws.registry.SourceRegistries`), each in its account."""
+
+    @property
+    def calls(self) -> int:
+        """Calls made so far (a listing is one a page): what the run's pacing divides its timings by."""
+        ...
+
+    def list_schemas(self, registry_name: str) -> list[ListedSchema]:
+        """Every schema of the registry; raises RegistryNotFound."""
+        ...
+
+    def snapshot(self, registry_name: str, schema_name: str) -> SchemaDetails:
+        """GetSchema and the version history; raises SchemaNotFound."""
+        ...
+
+    def definition(self, schema_arn: str, version_number: int) -> str: ...
+
+
+class AssetCatalog(Protocol):
+    """The DataZone catalog (`aws.catalog.Catalog`): the asset type, the assets and their listings."""
+
+    def asset_type(self, name: str, revision: str | None = None) -> AssetType: ...
+
+    def create_asset(
+        self, external_identifier: str, content: AssetContent, asset_type: AssetType, token: str
+    ) -> CatalogAsset:
+        """Raises AssetConflict when an asset with that external identifier exists."""
+        ...
+
+    def revise_asset(
+        self, asset_id: str, content: AssetContent, asset_type: AssetType, token: str
+    ) -> CatalogAsset:
+        """Raises AssetGone when the asset no longer exists."""
+        ...
+
+    def get_asset(self, asset_id: str) -> CatalogAsset | None: ...
+
+    def publish(self, asset_id: str, revision: str, token: str) -> None:
+        """Raises ListingBusy when the listing change did not take effect within the wait."""
+        ...
+
+    def unpublish(self, asset_id: str, token: str) -> None: ...
+
+    def delete_asset(self, asset_id: str) -> None: ...
+
+    def assets_of_type(self, type_name: str) -> Iterable[CatalogAsset]: ...
+
+    def find_by_external_id(self, external_identifier: str, type_name: str) -> CatalogAsset | None: ...
+
+
+class AssetRecords(Protocol):
+    """The schema -> asset records (`aws.asset_records.AssetRecordStore`), saved group by group."""
+
+    @property
+    def unreadable(self) -> list[str]:
+        """The schema ARNs whose records the last load could not read."""
+        ...
+
+    def load(self) -> dict[str, AssetRecord]: ...
+
+    def group_of(self, schema_arn: str) -> str:
+        """The record's hash group: a run saving each group's changes at once writes each parameter once."""
+        ...
+
+    def parameter_count(self) -> int: ...
+
+    def save(self, changes: Mapping[str, AssetRecord | None]) -> int:
+        """Upsert or (None) remove records; the number of SSM writes made."""
+        ...
+
+
+class TopicAnnouncer(Protocol):
+    """The "Topic Asset Changed" events (`aws.bus.TopicEvents`)."""
+
+    def put(self, details: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Put one event per detail; the details that were not put."""
+        ...
+
+
+class PackedEntries(Protocol):
+    """Entries of a packed store (`aws.packed_store.PackedStore`), read only: the drift summaries."""
+
+    def load(self) -> dict[str, dict[str, Any]]: ...
+
+
+class StateLease(Protocol):
+    """The single-writer lease on the asset records (`aws.lease.StateLease`).
+
+    Taken before the run's first write (a run that finds nothing to write writes nothing, not even a lease),
+    then the records are read again, so every save builds on what the previous holder left; checked before
+    every save (raises LeaseLost, or LeaseBusy when another holder keeps it past the wait).
+    """
+
+    def acquire(self, wait_seconds: float) -> None: ...
+
+    def ensure_held(self) -> None: ...

@@ -1,0 +1,48 @@
+"""schema-sync's composition: the concrete adapters behind the ports of `kafka_lineage.sync` (one place)."""
+
+from __future__ import annotations
+
+from kafka_lineage.aws.asset_records import AssetRecordStore
+from kafka_lineage.aws.bus import TopicEvents
+from kafka_lineage.aws.catalog import Catalog
+from kafka_lineage.aws.clients import RateLimiter, client
+from kafka_lineage.aws.kafka import cluster_namespace
+from kafka_lineage.aws.lease import StateLease
+from kafka_lineage.aws.packed_store import PackedStore
+from kafka_lineage.aws.registry import SourceRegistries
+from kafka_lineage.aws.sessions import SourceSessions
+from kafka_lineage.config import Settings, Source
+from kafka_lineage.model.state_layout import DRIFT, state_path
+from kafka_lineage.sync.drift import DriftSummaries
+from kafka_lineage.sync.run import SyncAdapters
+
+HOLDER = "schema-sync"
+
+
+def build_adapters(
+    settings: Settings, lease: StateLease | None = None, function_name: str = HOLDER
+) -> SyncAdapters:
+    tuning = settings.tuning
+    # Every call about a source runs in its account: under its role when it has one (aws.sessions).
+    sessions = SourceSessions(settings, function_name)
+    limiters: dict[str, RateLimiter] = {}
+
+    def namespace_of(source: Source) -> str:
+        return source.namespace or cluster_namespace(sessions.client(source, "kafka"), source.cluster_arn)
+
+    def limiter_of(account: str) -> RateLimiter:  # Glue's quotas are per account
+        return limiters.setdefault(account, RateLimiter(tuning.glue_rps))
+
+    return SyncAdapters(
+        registry=SourceRegistries(settings, lambda source: sessions.client(source, "glue"), limiter_of),
+        catalog=Catalog(
+            client("datazone"), settings.domain_id, settings.project_id, RateLimiter(tuning.datazone_rps)
+        ),
+        asset_records=AssetRecordStore(
+            client("ssm"), settings.mapping_path, RateLimiter(tuning.ssm_write_rps)
+        ),
+        events=TopicEvents(client("events")),
+        namespace_of=namespace_of,
+        lease=lease,
+        drift=DriftSummaries(PackedStore(client("ssm"), state_path(settings.mapping_path, DRIFT))),
+    )
