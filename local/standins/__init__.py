@@ -144,7 +144,7 @@ class LocalAws:
 
     @property
     def datazone(self) -> Any:
-        """The DataZoneBackend (local/standins/datazone.py), or None while that module is missing."""
+        """The DataZoneBackend (local/standins/datazone/), or None while that package is missing."""
         return self.standins.datazone
 
     @property

@@ -36,7 +36,7 @@ class Readings:
     (`/app/awsome/x`) or only to the first? The docs speak of the name's prefix; True is the stricter
     reading."""
 
-    # DataZone (read by local/standins/datazone.py; its READING_DEFAULTS mirror these defaults).
+    # DataZone (read by local/standins/datazone/; state.READING_DEFAULTS mirror these defaults).
     reject_unknown_form_members: bool = True
     """DataZone: does CreateAsset/CreateAssetRevision reject form content members that the form type's model
     does not declare? Undocumented; True is the stricter reading."""

@@ -40,7 +40,7 @@ StartResponse = Callable[..., Any]
 
 
 def new_datazone(readings: Readings) -> Any | None:
-    """The DataZone stand-in (local/standins/datazone.py), or None while that module does not exist."""
+    """The DataZone stand-in (local/standins/datazone/), or None while that package does not exist."""
     try:
         from local.standins.datazone import DataZoneBackend  # type: ignore[import-not-found,unused-ignore]
     except ModuleNotFoundError as error:
@@ -243,7 +243,7 @@ class FrontDoor:
             datazone = s.datazone
             if datazone is None:
                 raise ServiceError(
-                    "InternalFailure", "The DataZone stand-in (local/standins/datazone.py) is missing", 500
+                    "InternalFailure", "The DataZone stand-in (local/standins/datazone/) is missing", 500
                 )
             return lambda params: datazone.handle(name, params)
         if route.service == "glue" and name in GlueSchemaRegistry.OPERATIONS:

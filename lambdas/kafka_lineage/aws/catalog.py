@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import re
 import threading
-import time
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from kafka_lineage.aws.calls import instrument
 from kafka_lineage.aws.clients import RateLimiter
 from kafka_lineage.aws.form_members import declared_paths
+from kafka_lineage.model import clock as default_clock
 from kafka_lineage.model.catalog import AssetContent, AssetType, CatalogAsset, FormSpec
 from kafka_lineage.model.failures import (
     AccessDenied,
@@ -82,8 +82,8 @@ class Catalog:
         self.listing_wait_seconds = (
             LISTING_WAIT_SECONDS if listing_wait_seconds is None else listing_wait_seconds
         )
-        self._sleep = sleep or time.sleep
-        self._clock = clock or time.monotonic
+        self._sleep = sleep or default_clock.sleep
+        self._clock = clock or default_clock.monotonic
         self._type_filter_refused = False
         self._members: dict[tuple[str, str], frozenset[str] | None] = {}
         self._members_lock = threading.Lock()

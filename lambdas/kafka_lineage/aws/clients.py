@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import threading
-import time
 from functools import cache
 from typing import Any
 
@@ -12,6 +11,7 @@ import boto3
 from botocore.config import Config
 
 from kafka_lineage.aws.calls import instrument
+from kafka_lineage.model import clock
 
 # Adaptive retry: botocore backs off on throttling and 5xx and paces the client's own send rate.
 RETRY_CONFIG = Config(
@@ -46,17 +46,17 @@ class RateLimiter:
         self.per_second = per_second
         self.capacity = float(burst if burst is not None else max(1, round(per_second)))
         self._tokens = self.capacity
-        self._updated = time.monotonic()
+        self._updated = clock.monotonic()
         self._lock = threading.Lock()
 
     def acquire(self) -> None:
         while True:
             with self._lock:
-                now = time.monotonic()
+                now = clock.monotonic()
                 self._tokens = min(self.capacity, self._tokens + (now - self._updated) * self.per_second)
                 self._updated = now
                 if self._tokens >= 1:
                     self._tokens -= 1
                     return
                 wait = (1 - self._tokens) / self.per_second
-            time.sleep(wait)
+            clock.sleep(wait)

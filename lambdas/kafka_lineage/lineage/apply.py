@@ -44,6 +44,7 @@ from kafka_lineage.lineage.ports import EventStore, VersionReader
 from kafka_lineage.lineage.resolve import Target
 from kafka_lineage.model.failures import AwsError, describe_failure
 from kafka_lineage.model.lineage_events import EventSummary, client_token
+from kafka_lineage.model.registry import VersionDefinition
 from kafka_lineage.observability import logger
 
 # Windows searched for the events of a run whose response was lost (see module doc).
@@ -90,6 +91,58 @@ def _as_stale(state: LineageState) -> list[StaleRun]:
             0, StaleRun(state.run_id, state.event_time, state.event_time, state.event_ids, complete=True)
         )
     return runs
+
+
+def _with_taken_over(own: LineageState, replaces: Sequence[tuple[EdgeKey, LineageState]]) -> LineageState:
+    """The edge's state with the runs of the edges it takes over as stale runs, their deletions pending."""
+    return replace(
+        own,
+        stale=(*own.stale, *(run for _, state in replaces for run in _as_stale(state))),
+        deleting=(*own.deleting, *(d for _, state in replaces for d in state.deleting)),
+    )
+
+
+def _run_identity(
+    action: Emit, previous: LineageState, version: VersionDefinition, forced: bool
+) -> tuple[str, datetime]:
+    """The runId and eventTime of the run to post. A forced run is the same run again (same runId and
+    eventTime, so the same bodies under fresh tokens); an earlier attempt of this very run fixed its
+    eventTime, kept so the bodies are the same; otherwise the time is derived (`_event_time`)."""
+    if forced:
+        run_id = previous.run_id
+        moment = parse_time(previous.event_time)
+    else:
+        basis = previous.run_id or next((state.run_id for _, state in action.replaces if state.run_id), "")
+        run_id = derive_run_id(action.fingerprint, basis)
+        earlier = next((r for r in previous.stale if r.run_id == run_id), None)
+        moment = parse_time(earlier.event_time) if earlier is not None else None
+    return run_id, moment or _event_time(action, previous, version, run_id)
+
+
+def _event_time(action: Emit, previous: LineageState, version: VersionDefinition, run_id: str) -> datetime:
+    """When the edge became true (the schema version's registration, the mapping's change), and strictly
+    later than every run it replaces, whatever their events' deletion does."""
+    record = action.target.record
+    mapping = action.target.mapping if isinstance(action.target, Target) else None
+    registered = (
+        parse_time(version.created_time) or parse_time(record.updated_time) or parse_time(record.created_time)
+    )
+    moment = derive_event_time(registered, mapping.last_modified if mapping else None)
+    times = [previous.event_time, *(r.event_time for r in previous.stale if r.run_id != run_id)]
+    floor = max((t for t in map(parse_time, times) if t is not None), default=None)
+    if floor is not None and moment < floor + SUPERSEDE_BY:
+        return floor + SUPERSEDE_BY
+    return moment
+
+
+@dataclass
+class _Attempt:
+    """Before posting: the stale runs that are not this run, the event ids adopted from earlier attempts of
+    it (by event type), and duplicates of its events found in DataZone (deleted once the run is posted)."""
+
+    stale: list[StaleRun]
+    adopted: dict[str, str] = field(default_factory=dict)
+    extra: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -187,98 +240,27 @@ class Applier:
     def _emit(self, action: Emit) -> TopicOutcome:
         own = action.previous or LineageState()
         # The edges taken over are replaced like an earlier run of this one: their runs join the stale ones.
-        taken = [run for _, state in action.replaces for run in _as_stale(state)]
-        previous = replace(
-            own,
-            stale=(*own.stale, *taken),
-            deleting=(*own.deleting, *(d for _, state in action.replaces for d in state.deleting)),
-        )
-        basis = own.run_id or next((state.run_id for _, state in action.replaces if state.run_id), "")
+        previous = _with_taken_over(own, action.replaces)
         record = action.target.record
         version = self.versions.read(record.schema_arn, record.latest_version)
         parsed = self.parse(version.data_format or record.data_format, version.definition)
         forced = action.reason == "forced"
-        if forced:
-            # The same run again: same runId and eventTime, so the same bodies (under fresh tokens).
-            run_id = previous.run_id
-            moment = parse_time(previous.event_time)
-        else:
-            run_id = derive_run_id(action.fingerprint, basis)
-            # An earlier attempt of this very run fixed its eventTime: keep it, so the bodies are the same.
-            earlier = next((r for r in previous.stale if r.run_id == run_id), None)
-            moment = parse_time(earlier.event_time) if earlier is not None else None
-        if moment is None:
-            mapping = action.target.mapping if isinstance(action.target, Target) else None
-            registered = (
-                parse_time(version.created_time)
-                or parse_time(record.updated_time)
-                or parse_time(record.created_time)
-            )
-            moment = derive_event_time(registered, mapping.last_modified if mapping else None)
-            times = [previous.event_time, *(r.event_time for r in previous.stale if r.run_id != run_id)]
-            floor = max((t for t in map(parse_time, times) if t is not None), default=None)
-            if floor is not None and moment < floor + SUPERSEDE_BY:
-                # Strictly later than every run it replaces, whatever their events' deletion does.
-                moment = floor + SUPERSEDE_BY
+        run_id, moment = _run_identity(action, previous, version, forced)
         built = action.content.build(parsed.fields, parsed.row_fields, run_id, moment)
         nonce = self.force_nonce if forced else ""
-
-        stale = list(previous.stale)
-        adopted: dict[str, str] = {}
-        extra: list[str] = []  # duplicates of this run's events found in DataZone: deleted below
-        if not nonce:
-            for run in [r for r in stale if r.run_id == run_id]:
-                stale.remove(run)
-                adopted.update(zip(EVENT_TYPES, run.event_ids, strict=False))
-                if not run.complete:
-                    for found in self._find(run):
-                        if found.event_type in adopted and adopted[found.event_type] != found.event_id:
-                            extra.append(found.event_id)
-                        else:
-                            adopted.setdefault(found.event_type, found.event_id)
+        # Under a nonce every event is posted afresh; otherwise an earlier attempt of this run is adopted.
+        attempt = _Attempt(list(previous.stale)) if nonce else self._adopt(previous.stale, run_id)
         attempted_at = format_time(self.clock())
-        ids: list[str] = []
-        for event_type, body in built.bodies:
-            if event_type in adopted:
-                ids.append(adopted[event_type])
-                continue
-            try:
-                ids.append(self.events.post(body, client_token(body, nonce)))
-            except AwsError as error:
-                # The edges taken over keep their own state: only this edge's attempt is recorded.
-                attempt = StaleRun(run_id, built.event_time, attempted_at, tuple(ids), complete=False)
-                keep = [r for r in own.stale if r.run_id != run_id]
-                earlier = next((r for r in own.stale if r.run_id == run_id), None)
-                if earlier is not None:
-                    attempt = replace(attempt, attempted_at=min(earlier.attempted_at, attempted_at))
-                state = replace(own, stale=(*keep, attempt))
-                logger.warning(
-                    "PostLineageEvent failed; the attempt is kept to be adopted or deleted next run",
-                    extra={"edge": action.key.key, "runId": run_id, "eventType": event_type},
-                )
-                return TopicOutcome(
-                    action.key,
-                    "failed",
-                    state,
-                    state != own,
-                    f"posting {event_type}: " + describe_failure(error),
-                )
+        ids = self._post_run(action, own, built, attempt.adopted, nonce, attempted_at)
+        if isinstance(ids, TopicOutcome):
+            return ids
         # What the new run replaces: the previous run's events and every stale run (their known ids, and
         # for incomplete ones whatever the lookup finds), never the events just posted or adopted.
-        replaced: list[StaleRun] = list(stale)
-        if previous.emitted:
-            replaced.insert(
-                0,
-                StaleRun(
-                    previous.run_id,
-                    previous.event_time,
-                    previous.event_time,
-                    previous.event_ids,
-                    complete=True,
-                ),
+        replaced = _as_stale(replace(previous, stale=tuple(attempt.stale)))
+        if attempt.extra:
+            replaced.append(
+                StaleRun(run_id, built.event_time, attempted_at, tuple(attempt.extra), complete=True)
             )
-        if extra:
-            replaced.append(StaleRun(run_id, built.event_time, attempted_at, tuple(extra), complete=True))
         result = self._delete_runs(replaced, keep=set(ids), pending=previous.deleting)
         state = replace(
             own,
@@ -310,6 +292,64 @@ class Applier:
             report,
             dropped=dropped,
         )
+
+    def _adopt(self, stale: Sequence[StaleRun], run_id: str) -> _Attempt:
+        """The events earlier attempts of this very run posted: adopted by type (an incomplete attempt's
+        lost responses are looked up), duplicates set aside to delete; the other stale runs stay."""
+        attempt = _Attempt([r for r in stale if r.run_id != run_id])
+        for run in [r for r in stale if r.run_id == run_id]:
+            attempt.adopted.update(zip(EVENT_TYPES, run.event_ids, strict=False))
+            if run.complete:
+                continue
+            for found in self._find(run):
+                if (
+                    found.event_type in attempt.adopted
+                    and attempt.adopted[found.event_type] != found.event_id
+                ):
+                    attempt.extra.append(found.event_id)
+                else:
+                    attempt.adopted.setdefault(found.event_type, found.event_id)
+        return attempt
+
+    def _post_run(
+        self,
+        action: Emit,
+        own: LineageState,
+        built: BuiltRun,
+        adopted: Mapping[str, str],
+        nonce: str,
+        attempted_at: str,
+    ) -> list[str] | TopicOutcome:
+        """Post the run's events in order (an adopted one is not posted again): their ids, or, when a post
+        fails, the failed outcome that keeps the attempt as a stale run to adopt or delete next time."""
+        run_id = built.run_id
+        ids: list[str] = []
+        for event_type, body in built.bodies:
+            if event_type in adopted:
+                ids.append(adopted[event_type])
+                continue
+            try:
+                ids.append(self.events.post(body, client_token(body, nonce)))
+            except AwsError as error:
+                # The edges taken over keep their own state: only this edge's attempt is recorded.
+                attempt = StaleRun(run_id, built.event_time, attempted_at, tuple(ids), complete=False)
+                keep = [r for r in own.stale if r.run_id != run_id]
+                earlier = next((r for r in own.stale if r.run_id == run_id), None)
+                if earlier is not None:
+                    attempt = replace(attempt, attempted_at=min(earlier.attempted_at, attempted_at))
+                state = replace(own, stale=(*keep, attempt))
+                logger.warning(
+                    "PostLineageEvent failed; the attempt is kept to be adopted or deleted next run",
+                    extra={"edge": action.key.key, "runId": run_id, "eventType": event_type},
+                )
+                return TopicOutcome(
+                    action.key,
+                    "failed",
+                    state,
+                    state != own,
+                    f"posting {event_type}: " + describe_failure(error),
+                )
+        return ids
 
     def _report(
         self, action: Emit, built: BuiltRun, ids: Sequence[str], deletions: _Deletions, warning: str | None

@@ -233,93 +233,156 @@ def make_plan(
     """The plan. `table_errors` (database -> error) fail the edges into that database; an unreadable state
     entry (`unreadable_states`) fails its whole topic: nothing is posted or deleted for a topic whose last
     emission is unknown. `migrated` are edge keys read from the per-topic layout: they are rewritten."""
-    actions: list[Action] = []
-    unchanged: list[EdgeKey] = []
-    unmapped: list[TopicKey] = []
-    failed: list[Failure] = list(selection.failed)
-    inferred: list[Retract] = []
-    kept: list[EdgeKey] = []
-    problems = {problem.key: problem.error for problem in resolution.failed}
-    unmapped_keys = set(resolution.unmapped)
-    unconfigured = set(resolution.unconfigured)
-    table_errors = table_errors or {}
+    planner = _Planner(scope, resolution, tables, states, table_errors or {}, set(migrated))
+    planner.failed.extend(selection.failed)
     unreadable = {EdgeKey.parse(key).topic for key in unreadable_states}
-    rewrite = set(migrated)
-    stated_of: dict[TopicKey, list[EdgeKey]] = {}
-    for state_key in states:
-        edge_key = EdgeKey.parse(state_key)
-        stated_of.setdefault(edge_key.topic, []).append(edge_key)
-    known = {edge.topic for edge in resolution.edges} | unmapped_keys | set(problems)
     for key in selection.keys:
-        stated = sorted(stated_of.get(key, ()))
         if key in unreadable:
-            failed.append(Failure(key, "its lineage state entry in SSM is unreadable; left untouched"))
-            continue
-        if key in problems:
-            failed.append(Failure(key, problems[key]))
-            continue
-        if key in unconfigured:
-            continue
-        wanted = resolution.edges_of(key)
+            planner.failed.append(
+                Failure(key, "its lineage state entry in SSM is unreadable; left untouched")
+            )
+        else:
+            planner.plan_topic(key)
+    held_back = planner.screen_inferred(mass_delete_share)
+    return LineagePlan(
+        actions=tuple(planner.actions),
+        unchanged=tuple(planner.unchanged),
+        unmapped=tuple(planner.unmapped),
+        failed=tuple(planner.failed),
+        held_back=held_back,
+        kept=tuple(planner.kept),
+    )
+
+
+class _Planner:
+    """The plan as it grows, topic by topic (make_plan's steps)."""
+
+    def __init__(
+        self,
+        scope: EmitScope,
+        resolution: Resolution,
+        tables: Mapping[TableRef, GlueTable | None],
+        states: Mapping[str, LineageState],
+        table_errors: Mapping[str, str],
+        rewrite: set[str],
+    ) -> None:
+        self.scope = scope
+        self.resolution = resolution
+        self.tables = tables
+        self.states = states
+        self.table_errors = table_errors
+        self.rewrite = rewrite
+        self.actions: list[Action] = []
+        self.unchanged: list[EdgeKey] = []
+        self.unmapped: list[TopicKey] = []
+        self.failed: list[Failure] = []
+        self.inferred: list[Retract] = []  # retractions for a missing record: the fail-safe screens them
+        self.kept: list[EdgeKey] = []
+        self.problems = {problem.key: problem.error for problem in resolution.failed}
+        self.unmapped_keys = set(resolution.unmapped)
+        self.unconfigured = set(resolution.unconfigured)
+        self.stated_of: dict[TopicKey, list[EdgeKey]] = {}
+        for state_key in states:
+            edge_key = EdgeKey.parse(state_key)
+            self.stated_of.setdefault(edge_key.topic, []).append(edge_key)
+        self.known = {edge.topic for edge in resolution.edges} | self.unmapped_keys | set(self.problems)
+
+    def plan_topic(self, key: TopicKey) -> None:
+        """The topic's emissions, and what happens to its edges it no longer has."""
+        if key in self.problems:
+            self.failed.append(Failure(key, self.problems[key]))
+            return
+        if key in self.unconfigured:
+            return
+        stated = sorted(self.stated_of.get(key, ()))
+        wanted, keep = self._wanted(key, stated)
+        self.kept += keep
+        emits, blocked = self._emits(wanted)
+        wanted_keys = {edge.edge for edge in wanted}
+        gone = [e for e in stated if e not in wanted_keys and e not in keep and self._may_exist(e)]
+        if key not in self.known:
+            self._retract_for_deleted_schema(gone)
+            return
+        if key in self.unmapped_keys and not any(e.kind == "sink" for e in keep):
+            self.unmapped.append(key)
+        for kind in ("sink", "source"):
+            old = [e for e in gone if _same_kind(e) == kind]
+            if old and kind not in blocked:
+                self._hand_over_or_retract(key, kind, old, emits)
+        self.actions.extend(emits)
+
+    def _wanted(self, key: TopicKey, stated: list[EdgeKey]) -> tuple[list[Edge], list[EdgeKey]]:
+        """The topic's edges this run, and the stated edges kept as they are (their connector unread)."""
+        wanted = self.resolution.edges_of(key)
         # Connector edges whose connector is unknown this run stay as they are, and a lower tier does not
         # replace them (it would, wrongly, if the connector still routes the topic).
-        keep = [e for e in stated if resolution.keeps(states[e.key].origin)]
+        keep = [e for e in stated if self.resolution.keeps(self.states[e.key].origin)]
         if any(e.kind == "sink" for e in keep):
             wanted = [w for w in wanted if isinstance(w, FirstHop) or w.origin not in BELOW_CONNECTORS]
-        kept += keep
+        return wanted, keep
+
+    def _emits(self, wanted: list[Edge]) -> tuple[list[Emit], set[str]]:
+        """The wanted edges' Emits, and the kinds with a wanted edge that failed (their old edges wait)."""
         emits: list[Emit] = []
-        blocked: set[str] = set()  # kinds with a wanted edge that failed: their old edges wait
+        blocked: set[str] = set()
         for edge in wanted:
-            emit = _emit_or_not(edge, scope, states, tables, table_errors, rewrite, unchanged, failed)
+            emit = _emit_or_not(
+                edge,
+                self.scope,
+                self.states,
+                self.tables,
+                self.table_errors,
+                self.rewrite,
+                self.unchanged,
+                self.failed,
+            )
             if isinstance(emit, Emit):
                 emits.append(emit)
             elif emit == "failed":
                 blocked.add("source" if isinstance(edge, FirstHop) else "sink")
-        wanted_keys = {edge.edge for edge in wanted}
-        gone = [
-            e
-            for e in stated
-            if e not in wanted_keys and e not in keep and (states[e.key].emitted or not states[e.key].settled)
-        ]
-        if key not in known:
-            for edge_key in gone:
-                previous = states[edge_key.key]
-                retract = Retract(edge_key, previous, "schema deleted")
-                # Only confirming deletions already requested is never held back: it removes nothing more.
-                confirming = not previous.emitted and not previous.stale
-                (inferred if scope.mode == "all" and not confirming else actions).append(retract)
-            continue
-        if key in unmapped_keys and not any(e.kind == "sink" for e in keep):
-            unmapped.append(key)
-        for kind in ("sink", "source"):
-            old = [e for e in gone if _same_kind(e) == kind]
-            if not old or kind in blocked:
-                continue
-            taker = next(
-                (i for i, e in enumerate(emits) if _same_kind(e.key) == kind and e.reason == "new"), None
-            )
-            if taker is not None:
-                emits[taker] = replace(emits[taker], replaces=tuple((e, states[e.key]) for e in old))
-                continue
-            reason: Literal["unmapped", "edge removed"] = (
-                "unmapped" if key in unmapped_keys else "edge removed"
-            )
-            actions.extend(Retract(e, states[e.key], reason) for e in old)
-        actions.extend(emits)
-    held_back: list[Retract] = []
-    if inferred:
+        return emits, blocked
+
+    def _may_exist(self, edge_key: EdgeKey) -> bool:
+        """Whether the edge may still have events in DataZone (emitted, or deletions not yet confirmed)."""
+        state = self.states[edge_key.key]
+        return state.emitted or not state.settled
+
+    def _retract_for_deleted_schema(self, gone: list[EdgeKey]) -> None:
+        for edge_key in gone:
+            previous = self.states[edge_key.key]
+            retract = Retract(edge_key, previous, "schema deleted")
+            # Only confirming deletions already requested is never held back: it removes nothing more.
+            confirming = not previous.emitted and not previous.stale
+            (self.inferred if self.scope.mode == "all" and not confirming else self.actions).append(retract)
+
+    def _hand_over_or_retract(self, key: TopicKey, kind: str, old: list[EdgeKey], emits: list[Emit]) -> None:
+        """Old edges of one kind: taken over by the topic's new edge of that kind, else retracted."""
+        taker = next(
+            (i for i, e in enumerate(emits) if _same_kind(e.key) == kind and e.reason == "new"), None
+        )
+        if taker is not None:
+            emits[taker] = replace(emits[taker], replaces=tuple((e, self.states[e.key]) for e in old))
+            return
+        reason: Literal["unmapped", "edge removed"] = (
+            "unmapped" if key in self.unmapped_keys else "edge removed"
+        )
+        self.actions.extend(Retract(e, self.states[e.key], reason) for e in old)
+
+    def screen_inferred(self, mass_delete_share: float) -> tuple[Retract, ...]:
+        """Pass the inferred retractions through the mass-removal fail-safe; the ones held back fail."""
+        if not self.inferred:
+            return ()
         verdict = failsafe.screen(
-            inferred,
-            totals=_edges_per_registry(states),
+            self.inferred,
+            totals=_edges_per_registry(self.states),
             limit=mass_delete_share,
-            allow=scope.allow_mass_delete,
+            allow=self.scope.allow_mass_delete,
             group=lambda retract: retract.key.topic.registry_name,
             confirmed=lambda retract: False,  # confirmed retractions never reach `inferred`
         )
-        actions.extend(verdict.kept)
-        held_back = list(verdict.held_items)
-        for retract in held_back:
-            failed.append(
+        self.actions.extend(verdict.kept)
+        for retract in verdict.held_items:
+            self.failed.append(
                 Failure(
                     retract.key,
                     "not retracted: its schema is missing from the asset mapping, and retracting every such "
@@ -328,14 +391,7 @@ def make_plan(
                     "intended",
                 )
             )
-    return LineagePlan(
-        actions=tuple(actions),
-        unchanged=tuple(unchanged),
-        unmapped=tuple(unmapped),
-        failed=tuple(failed),
-        held_back=tuple(held_back),
-        kept=tuple(kept),
-    )
+        return tuple(verdict.held_items)
 
 
 def _emit_or_not(

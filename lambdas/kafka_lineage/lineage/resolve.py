@@ -224,12 +224,7 @@ def resolve(
     by_topic: dict[str, list[ExplicitMapping]] = {}
     for mapping in mappings:
         by_topic.setdefault(mapping.topic, []).append(mapping)
-    sinks: dict[TopicKey, dict[TableRef, SinkEdge]] = {}
-    for sink in sorted(derivation.sinks, key=lambda s: (s.connector, s.connector_arn)):
-        sinks.setdefault(sink.key, {}).setdefault(sink.table, sink)  # two sinks, one table: one edge
-    hops: dict[TopicKey, dict[tuple[str, str], SourceEdge]] = {}
-    for hop in sorted(derivation.sources, key=lambda s: (s.connector, s.connector_arn)):
-        hops.setdefault(hop.key, {}).setdefault((hop.dataset_namespace, hop.dataset_name), hop)
+    sinks, hops = _sinks_by_topic(derivation), _hops_by_topic(derivation)
     edges: dict[EdgeKey, Edge] = {}
     unmapped: list[TopicKey] = []
     failed: list[TopicProblem] = []
@@ -245,46 +240,11 @@ def resolve(
             first = FirstHop(key, record, source, hop)
             edges[first.edge] = first
         candidates = [m for m in by_topic.get(key.topic, ()) if m.applies_to(key)]
-        chosen, clash = _choose([m for m in candidates if m.operator])
-        if not clash and chosen is None and key not in sinks:
-            chosen, clash = _choose([m for m in candidates if not m.operator])
+        chosen, clash = _explicit_mapping(candidates, connectors_decide=key in sinks)
         if clash:
-            described = ", ".join(f"{m.parameter} -> {m.table.name}" for m in clash)
-            failed.append(TopicProblem(key, f"conflicting explicit table mappings: {described}"))
-            for mapping in clash:
-                others = ", ".join(m.parameter for m in clash if m is not mapping)
-                conflicts.setdefault(
-                    mapping.parameter,
-                    InvalidMapping(mapping.parameter, f"conflicts with {others} for topic {key.key}"),
-                )
+            failed.append(_clash_problem(key, clash, conflicts))
             continue
-        # A source read through a role has its tables in its own account's catalog.
-        catalog = source.key if source.role_arn else ""
-        found: list[Target] = []
-        if chosen is not None and chosen.operator:
-            found = [
-                Target(key, record, source, replace(chosen.table, catalog=catalog), chosen.origin, chosen)
-            ]
-        elif key in sinks:
-            found = [
-                Target(
-                    key,
-                    record,
-                    source,
-                    replace(table, catalog=catalog),
-                    f"connector:{sink.connector}",
-                    connector=sink,
-                )
-                for table, sink in sorted(sinks[key].items())
-            ]
-        elif chosen is not None:
-            found = [
-                Target(key, record, source, replace(chosen.table, catalog=catalog), chosen.origin, chosen)
-            ]
-        else:
-            by_rule = source.table_rule.table_for(key.topic) if source.table_rule else None
-            if by_rule is not None:
-                found = [Target(key, record, source, TableRef(*by_rule, catalog), "rule")]
+        found = _sink_targets(key, record, source, chosen, sinks.get(key, {}))
         if not found:
             unmapped.append(key)
         for target in found:
@@ -293,12 +253,6 @@ def resolve(
     for parameter, item in conflicts.items():
         all_invalid.setdefault(parameter, item)
     issues = _issues(derivation.notes)
-    unknown = {note.connector for note in derivation.notes if note.kind == "unreadable"} | set(
-        derivation.unread
-    )
-    errors = tuple(
-        f"connector {note.connector}: {note.reason}" for note in derivation.notes if note.kind == "unreadable"
-    )
     return Resolution(
         edges=edges,
         unmapped=tuple(unmapped),
@@ -307,9 +261,96 @@ def resolve(
         unconfigured=tuple(unconfigured),
         ambiguous=issues["ambiguous"],
         undetermined=issues["undetermined"],
-        connectors_unknown=None if not derivation.read_ok else frozenset(unknown),
-        connector_errors=errors,
+        connectors_unknown=_connectors_unknown(derivation),
+        connector_errors=tuple(
+            f"connector {note.connector}: {note.reason}"
+            for note in derivation.notes
+            if note.kind == "unreadable"
+        ),
     )
+
+
+def _sinks_by_topic(derivation: Derivation) -> dict[TopicKey, dict[TableRef, SinkEdge]]:
+    """Each topic's sink connectors by the table they write (two sinks, one table: one edge, the first
+    connector's by name)."""
+    sinks: dict[TopicKey, dict[TableRef, SinkEdge]] = {}
+    for sink in sorted(derivation.sinks, key=lambda s: (s.connector, s.connector_arn)):
+        sinks.setdefault(sink.key, {}).setdefault(sink.table, sink)
+    return sinks
+
+
+def _hops_by_topic(derivation: Derivation) -> dict[TopicKey, dict[tuple[str, str], SourceEdge]]:
+    """Each topic's source connectors by the dataset they read (one first hop per dataset)."""
+    hops: dict[TopicKey, dict[tuple[str, str], SourceEdge]] = {}
+    for hop in sorted(derivation.sources, key=lambda s: (s.connector, s.connector_arn)):
+        hops.setdefault(hop.key, {}).setdefault((hop.dataset_namespace, hop.dataset_name), hop)
+    return hops
+
+
+def _explicit_mapping(
+    candidates: Sequence[ExplicitMapping], *, connectors_decide: bool
+) -> tuple[ExplicitMapping | None, list[ExplicitMapping]]:
+    """The explicit mapping that decides the topic, or the clashing set: an operator's (tier 1) always, the
+    stack's (tier 3) only when no connector decides the topic's tables."""
+    chosen, clash = _choose([m for m in candidates if m.operator])
+    if not clash and chosen is None and not connectors_decide:
+        chosen, clash = _choose([m for m in candidates if not m.operator])
+    return chosen, clash
+
+
+def _clash_problem(
+    key: TopicKey, clash: Sequence[ExplicitMapping], conflicts: dict[str, InvalidMapping]
+) -> TopicProblem:
+    """The topic's failure for mappings that disagree; each of them is also recorded invalid in
+    `conflicts` (the first topic to find a parameter in conflict names it)."""
+    for mapping in clash:
+        others = ", ".join(m.parameter for m in clash if m is not mapping)
+        conflicts.setdefault(
+            mapping.parameter,
+            InvalidMapping(mapping.parameter, f"conflicts with {others} for topic {key.key}"),
+        )
+    described = ", ".join(f"{m.parameter} -> {m.table.name}" for m in clash)
+    return TopicProblem(key, f"conflicting explicit table mappings: {described}")
+
+
+def _sink_targets(
+    key: TopicKey,
+    record: AssetRecord,
+    source: Source,
+    chosen: ExplicitMapping | None,
+    sinks: Mapping[TableRef, SinkEdge],
+) -> list[Target]:
+    """The tables the topic feeds, from the first tier that names any (none: the topic is unmapped)."""
+    # A source read through a role has its tables in its own account's catalog.
+    catalog = source.key if source.role_arn else ""
+    if chosen is not None and chosen.operator:
+        return [Target(key, record, source, replace(chosen.table, catalog=catalog), chosen.origin, chosen)]
+    if sinks:
+        return [
+            Target(
+                key,
+                record,
+                source,
+                replace(table, catalog=catalog),
+                f"connector:{sink.connector}",
+                connector=sink,
+            )
+            for table, sink in sorted(sinks.items())
+        ]
+    if chosen is not None:
+        return [Target(key, record, source, replace(chosen.table, catalog=catalog), chosen.origin, chosen)]
+    by_rule = source.table_rule.table_for(key.topic) if source.table_rule else None
+    if by_rule is None:
+        return []
+    return [Target(key, record, source, TableRef(*by_rule, catalog), "rule")]
+
+
+def _connectors_unknown(derivation: Derivation) -> frozenset[str] | None:
+    """The connectors whose edges are not known this run; None when the listing itself failed (all)."""
+    if not derivation.read_ok:
+        return None
+    unreadable = {note.connector for note in derivation.notes if note.kind == "unreadable"}
+    return frozenset(unreadable | set(derivation.unread))
 
 
 def _issues(notes: Iterable[ConnectorNote]) -> dict[str, tuple[ConnectorIssue, ...]]:

@@ -215,59 +215,136 @@ def emit_lineage(
     if ending():  # not even the reads start: they could not finish in time
         result.incomplete = True
         return result
+    inputs = _read_inputs(settings, world, ending)
+    loaded, planned = _prepare(scope, settings, world, inputs, ending, result)
+    has_work = planned is not None and (
+        planned.actions or _drift_keys(planned, inputs.by_key, inputs.summaries)
+    )
+    if has_work and acquire is not None and not scope.dry_run:
+        acquire()
+        # Under the lease: the state as the last writer left it.
+        loaded, planned = _prepare(scope, settings, world, inputs, ending, result)
+    if planned is None:
+        return result
+    plan = planned
+    _report_plan(plan, loaded, inputs, world, result)
+    drift = _check_drift(
+        plan,
+        inputs.by_key,
+        inputs.summaries,
+        inputs.resolution,
+        inputs.reads.tables,
+        world,
+        settings,
+        scope.dry_run,
+        ending,
+    )
+    _collect_drift(drift, result)
+    if scope.dry_run:
+        result.planned = plan.describe() + [{"action": "drift", **f.report()} for f in drift.findings]
+        result.emitted = sum(1 for a in result.planned if a["action"] == "emit")
+        # Planned counts must not feed the alarms: a dry run only counts itself.
+        metrics.add_metric(name="LineageDryRuns", unit=MetricUnit.Count, value=1)
+        return result
+    unreadable_connectors = len(inputs.read_errors) + len(inputs.resolution.connector_errors)
+    if unreadable_connectors:
+        metrics.add_metric(
+            name="LineageConnectorsUnreadable", unit=MetricUnit.Count, value=unreadable_connectors
+        )
+    _save_drift(drift, world, lease, result)
+    applier = Applier(
+        world.events,
+        world.versions,
+        parse,
+        concurrency=settings.tuning.max_concurrency,
+        force_nonce=force_nonce,
+        remaining_seconds=remaining_seconds,
+        margin_seconds=margin,
+    )
+    _apply_checkpointed(plan, drift, loaded, world, settings, applier, lease, remaining_seconds, result)
+    _publish_metrics(result)
+    return result
+
+
+@dataclass
+class _Inputs:
+    """What a run reads before it plans: the asset records, the topics' edges, what the connectors could not
+    say, and the Glue tables and drift summaries read so far (a second plan reads only what is missing)."""
+
+    records: dict[str, AssetRecord]
+    resolution: Resolution
+    read_errors: tuple[str, ...]
+    by_key: dict[TopicKey, AssetRecord] = field(init=False)
+    reads: TableReads = field(default_factory=TableReads)
+    summaries: dict[str, DriftSummary] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.by_key = {TopicKey(r.registry_name, r.schema_name): r for r in self.records.values()}
+
+
+def _read_inputs(settings: Settings, world: LineageWorld, ending: Callable[[], bool]) -> _Inputs:
+    """The asset records, the explicit table mappings and the connectors, resolved into edges."""
     records: dict[str, AssetRecord] = world.asset_records.load()
     parameters: list[MappingParameter] = world.table_mappings.load()
     mappings, invalid = parse_mappings(parameters, state_path(settings.mapping_path, TABLE_MAPPINGS))
     derivation, read_errors = _derive(settings, world, records.values(), ending)
     resolution = resolve(records.values(), settings, mappings, invalid, derivation)
-    reads = TableReads()
+    return _Inputs(records, resolution, read_errors)
+
+
+def _prepare(
+    scope: EmitScope,
+    settings: Settings,
+    world: LineageWorld,
+    inputs: _Inputs,
+    ending: Callable[[], bool],
+    result: EmitResult,
+) -> tuple[LoadedStates, LineagePlan | None]:
+    """Read the emission state (and the drift summaries when a version changed), the Glue tables the
+    selected topics need, and plan; no plan (None) when the deadline came during the table reads."""
+    loaded = load_states(world.state.load())
+    records = inputs.records
+    # Only a mirrored version change gives drift to check: until then, no read of the drift store.
+    if world.drift_store is not None and any(r.previous_version for r in records.values()):
+        inputs.summaries.clear()
+        inputs.summaries.update(load_summaries(world.drift_store.load())[0])
     registries = [source.key for source in settings.sources]  # by source key (`<account>:` for a role)
-    by_key = {TopicKey(r.registry_name, r.schema_name): r for r in records.values()}
-    summaries: dict[str, DriftSummary] = {}
+    selection = select(scope, records, loaded.states, registries)
+    reads = inputs.reads
+    needed = tables_needed(selection, inputs.resolution) - set(reads.tables)
+    needed = {ref for ref in needed if ref.database not in reads.errors}
+    if needed:
+        more = world.tables.read(needed, stop=ending)
+        reads.tables.update(more.tables)
+        reads.errors.update(more.errors)
+        if more.stopped:
+            # The deadline came during the reads: nothing was done, so nothing is handed on; the next run
+            # starts over (reads too slow for the deadline need a longer timeout).
+            logger.warning("lineage emission stopped before its deadline, while reading Glue tables")
+            result.incomplete, result.remaining = True, len(selection.keys)
+            return loaded, None
+    plan = make_plan(
+        scope,
+        selection,
+        inputs.resolution,
+        reads.tables,
+        loaded.states,
+        settings.tuning.mass_delete_share,
+        table_errors=reads.errors,
+        unreadable_states=loaded.unreadable,
+        migrated=loaded.migrated,
+    )
+    return loaded, plan
 
-    def prepare() -> tuple[LoadedStates, LineagePlan | None]:
-        loaded = load_states(world.state.load())
-        # Only a mirrored version change gives drift to check: until then, no read of the drift store.
-        if world.drift_store is not None and any(r.previous_version for r in records.values()):
-            summaries.clear()
-            summaries.update(load_summaries(world.drift_store.load())[0])
-        selection = select(scope, records, loaded.states, registries)
-        needed = tables_needed(selection, resolution) - set(reads.tables)
-        needed = {ref for ref in needed if ref.database not in reads.errors}
-        if needed:
-            more = world.tables.read(needed, stop=ending)
-            reads.tables.update(more.tables)
-            reads.errors.update(more.errors)
-            if more.stopped:
-                # The deadline came during the reads: nothing was done, so nothing is handed on; the next
-                # run starts over (reads too slow for the deadline need a longer timeout).
-                logger.warning("lineage emission stopped before its deadline, while reading Glue tables")
-                result.incomplete, result.remaining = True, len(selection.keys)
-                return loaded, None
-        plan = make_plan(
-            scope,
-            selection,
-            resolution,
-            reads.tables,
-            loaded.states,
-            settings.tuning.mass_delete_share,
-            table_errors=reads.errors,
-            unreadable_states=loaded.unreadable,
-            migrated=loaded.migrated,
-        )
-        return loaded, plan
 
-    loaded, planned = prepare()
-    has_work = planned is not None and (planned.actions or _drift_keys(planned, by_key, summaries))
-    if has_work and acquire is not None and not scope.dry_run:
-        acquire()
-        loaded, planned = prepare()  # under the lease: the state as the last writer left it
-    if planned is None:
-        return result
-    plan = planned
+def _report_plan(
+    plan: LineagePlan, loaded: LoadedStates, inputs: _Inputs, world: LineageWorld, result: EmitResult
+) -> None:
+    """Put what the plan and the reads found (counts, unmapped topics, connector issues, invalid mappings,
+    failures) in the result and the logs."""
+    resolution = inputs.resolution
     for key in loaded.unreadable:
         logger.error("unreadable lineage state entry left untouched", extra={"key": key})
-
     result.unchanged = len(plan.unchanged)
     result.kept = len(plan.kept)
     for topic in plan.unmapped:
@@ -276,7 +353,7 @@ def emit_lineage(
         result.ambiguous.add(issue.as_dict())
     for issue in resolution.undetermined:
         result.undetermined.add(issue.as_dict())
-    for error in (*read_errors, *resolution.connector_errors):
+    for error in (*inputs.read_errors, *resolution.connector_errors):
         logger.error(
             "MSK Connect connectors not read: their edges are kept as they are", extra={"error": error}
         )
@@ -289,24 +366,22 @@ def emit_lineage(
     for arn in world.asset_records.unreadable:
         result.fail({"schemaArn": arn, "error": "its asset mapping entry is unreadable"})
     _report_resolution(plan, resolution)
-    drift = _check_drift(
-        plan, by_key, summaries, resolution, reads.tables, world, settings, scope.dry_run, ending
-    )
-    _collect_drift(drift, result)
-    if scope.dry_run:
-        result.planned = plan.describe() + [{"action": "drift", **f.report()} for f in drift.findings]
-        result.emitted = sum(1 for a in result.planned if a["action"] == "emit")
-        # Planned counts must not feed the alarms: a dry run only counts itself.
-        metrics.add_metric(name="LineageDryRuns", unit=MetricUnit.Count, value=1)
-        return result
-    if read_errors or resolution.connector_errors:
-        metrics.add_metric(
-            name="LineageConnectorsUnreadable",
-            unit=MetricUnit.Count,
-            value=len(read_errors) + len(resolution.connector_errors),
-        )
 
-    _save_drift(drift, world, lease, result)
+
+def _apply_checkpointed(
+    plan: LineagePlan,
+    drift: DriftRound,
+    loaded: LoadedStates,
+    world: LineageWorld,
+    settings: Settings,
+    applier: Applier,
+    lease: StateLease | None,
+    remaining_seconds: Callable[[], float] | None,
+    result: EmitResult,
+) -> None:
+    """Apply the actions in hash-group order while the checkpoints save each group that finished; near the
+    deadline (the margin plus the unsaved groups' write time) the actions not started are left undone."""
+    margin = settings.tuning.deadline_margin_seconds
     facets = drift.facets()
     group_bits = world.state.group_bits
     actions = sorted(
@@ -314,15 +389,6 @@ def emit_lineage(
         key=lambda a: (hash_group(a.key.key, group_bits), a.key),
     )
     checkpoints = _Checkpoints(world.state, loaded, actions, lease, settings.tuning.ssm_write_rps, result)
-    applier = Applier(
-        world.events,
-        world.versions,
-        parse,
-        concurrency=settings.tuning.max_concurrency,
-        force_nonce=force_nonce,
-        remaining_seconds=remaining_seconds,
-        margin_seconds=margin,
-    )
 
     def stop() -> bool:
         if checkpoints.halted:
@@ -344,8 +410,6 @@ def emit_lineage(
         logger.warning(
             "lineage emission checkpointed before its deadline", extra={"remaining": result.remaining}
         )
-    _publish_metrics(result)
-    return result
 
 
 def _drift_keys(

@@ -10,7 +10,9 @@
 - `asset_records`: schema -> asset records (what schema-sync wrote for each schema);
 - `registry`, `catalog`, `tables`, `topics`, `connectors` (+ `connector_keys`), `lineage_events`,
   `downstream`: what the adapters read or write, as values the logic decides on (one module per concept);
-- `digest`: one fingerprint of a description.
+- `digest`: one fingerprint of a description;
+- `clock`: the clock schema-sync's deadlines, the pacing and the catalog's waits read (the real one; tests
+  drive their own).
 
 Everything here imports only the standard library, pydantic and its siblings: the logic (`sync`, `lineage`,
 `drift`, `connectors`, `schemas`) and the adapters (`aws`) both build on it, and never on each other.

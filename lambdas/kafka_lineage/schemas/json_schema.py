@@ -126,21 +126,9 @@ class _SchemaWalker:
             return _Node("never" if schema is False else type(schema).__name__)
         description = _description(schema)
         nullable = schema.get("nullable") is True  # OpenAPI 3.0 style
-        for combinator in ("oneOf", "anyOf"):
-            branches = schema.get(combinator)
-            if isinstance(branches, list) and branches and not _has_own_type(schema):
-                real = [branch for branch in branches if not self._is_null(branch, refs)]
-                nullable = nullable or len(real) < len(branches)
-                if len(real) == 1:
-                    inner = self._analyze(real[0], refs, depth + 1)
-                    return _Node(
-                        inner.data_type,
-                        nullable or inner.nullable,
-                        description or inner.description,
-                        inner.members,
-                    )
-                names = ",".join(self._analyze(branch, refs, depth + 1).data_type for branch in real)
-                return _Node(f"union<{names}>", nullable, description)
+        combined = self._combinator(schema, refs, depth, nullable, description)
+        if combined is not None:
+            return combined
         types = _types(schema)
         if "null" in types:
             nullable = True
@@ -152,14 +140,35 @@ class _SchemaWalker:
             return self._object(schema, refs, depth, nullable, description)
         if kind == "array":
             return self._array(schema, refs, depth, nullable, description)
-        base = "enum" if "enum" in schema and kind in ("string", "any") else kind
-        connect_type = schema.get("connect.type")
-        if isinstance(connect_type, str) and connect_type in CONNECT_TYPES:
-            base = CONNECT_TYPES[connect_type]
-        connect_name = schema.get("connect.name")
-        if base == "string" and isinstance(schema.get("format"), str) and not isinstance(connect_name, str):
-            base = f"string ({schema['format']})"
-        return _Node(annotate(base, connect_name, schema.get("connect.parameters")), nullable, description)
+        return _Node(_scalar_type(schema, kind), nullable, description)
+
+    def _combinator(
+        self,
+        schema: dict[str, Any],
+        refs: frozenset[str],
+        depth: int,
+        nullable: bool,
+        description: str | None,
+    ) -> _Node | None:
+        """A schema that is only a `oneOf` / `anyOf` (no type of its own): its one non-null branch, or a
+        union of the branches; None for any other schema."""
+        for combinator in ("oneOf", "anyOf"):
+            branches = schema.get(combinator)
+            if not isinstance(branches, list) or not branches or _has_own_type(schema):
+                continue
+            real = [branch for branch in branches if not self._is_null(branch, refs)]
+            nullable = nullable or len(real) < len(branches)
+            if len(real) == 1:
+                inner = self._analyze(real[0], refs, depth + 1)
+                return _Node(
+                    inner.data_type,
+                    nullable or inner.nullable,
+                    description or inner.description,
+                    inner.members,
+                )
+            names = ",".join(self._analyze(branch, refs, depth + 1).data_type for branch in real)
+            return _Node(f"union<{names}>", nullable, description)
+        return None
 
     def _object(
         self,
@@ -336,6 +345,20 @@ def _types(schema: dict[str, Any]) -> list[str]:
         kinds = sorted({_json_type(value) for value in schema["enum"]} - {"null"})
         return kinds if len(kinds) == 1 and kinds[0] != "string" else []
     return []
+
+
+def _scalar_type(schema: dict[str, Any], kind: str) -> str:
+    """The readable type of a schema that is neither an object nor an array: an enum, a Kafka Connect type
+    (`connect.type`, refined by `connect.name` and `connect.parameters`), or the JSON type with its string
+    `format`."""
+    base = "enum" if "enum" in schema and kind in ("string", "any") else kind
+    connect_type = schema.get("connect.type")
+    if isinstance(connect_type, str) and connect_type in CONNECT_TYPES:
+        base = CONNECT_TYPES[connect_type]
+    connect_name = schema.get("connect.name")
+    if base == "string" and isinstance(schema.get("format"), str) and not isinstance(connect_name, str):
+        base = f"string ({schema['format']})"
+    return annotate(base, connect_name, schema.get("connect.parameters"))
 
 
 def _has_own_type(schema: dict[str, Any]) -> bool:

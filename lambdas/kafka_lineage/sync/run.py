@@ -30,7 +30,6 @@ import json
 import math
 import queue
 import threading
-import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
@@ -41,6 +40,7 @@ from aws_lambda_powertools.metrics import MetricUnit
 from kafka_lineage import failsafe
 from kafka_lineage.config import Settings, Source, Tuning
 from kafka_lineage.drift.summary import DriftSummary
+from kafka_lineage.model import clock
 from kafka_lineage.model.asset_records import AssetRecord
 from kafka_lineage.model.catalog import AssetType, CatalogAsset
 from kafka_lineage.model.failures import (
@@ -307,11 +307,11 @@ class SchemaSync:
         """Run the request; `on_plan` receives each chunk's plan value (a dry run's whole plan is theirs)."""
         result = SyncResult(dry_run=request.dry_run, trigger=request.trigger)
         self.drift_summaries, self.drift_error = {}, None
-        started = time.monotonic()
+        started = clock.monotonic()
         asset_type = self.adapters.catalog.asset_type(self.settings.asset_type_name)
-        typed = time.monotonic()
+        typed = clock.monotonic()
         records = self.adapters.asset_records.load()
-        loaded = time.monotonic()
+        loaded = clock.monotonic()
         for arn in self.adapters.asset_records.unreadable:
             result.warnings.append({"schemaArn": arn, "warning": "mapping entry unreadable; re-created"})
         listed_calls = self.adapters.registry.calls
@@ -324,7 +324,7 @@ class SchemaSync:
             (loaded - typed) / (1 + self.adapters.asset_records.parameter_count() // 10),
         ]
         if listing_calls:
-            phases.append((time.monotonic() - loaded) / listing_calls)
+            phases.append((clock.monotonic() - loaded) / listing_calls)
         # One call's round trip, the quickest of the setup's (the first call of a client costs more): the
         # pacing's guess until chunks have run.
         latency = min(phases)
@@ -383,10 +383,10 @@ class SchemaSync:
                 if (
                     not missing
                     or waited + pause > DRIFT_WAIT_SECONDS
-                    or time.monotonic() + pause > self.deadline()
+                    or clock.monotonic() + pause > self.deadline()
                 ):
                     break
-                time.sleep(pause)
+                clock.sleep(pause)
                 waited, pause = waited + pause, pause * 2
         except Exception as error:
             self.drift_error = f"drift summaries unreadable: {type(error).__name__}: {error}"
@@ -640,7 +640,7 @@ class SchemaSync:
         """The monotonic time by which this invocation must have stopped (the margin already taken off)."""
         if self.remaining_seconds is None:
             return float("inf")
-        return time.monotonic() + self.remaining_seconds() - self.margin
+        return clock.monotonic() + self.remaining_seconds() - self.margin
 
     def count(self, result: SyncResult, action: plan.Action, adopted: bool) -> None:
         with self._lock:
@@ -776,7 +776,7 @@ class _Pipeline:
             apply = save = 0.0
         elif not self.leased:
             apply += self.pace.lease_seconds()
-        applied = max(time.monotonic() + read, self.apply_free_at) + apply
+        applied = max(clock.monotonic() + read, self.apply_free_at) + apply
         return applied, max(applied, self.save_free_at) + save
 
     def _finish_allowance(self) -> float:
@@ -794,7 +794,7 @@ class _Pipeline:
         read_until: float,
         apply_until: float,
     ) -> _ReadChunk:
-        started = time.monotonic()
+        started = clock.monotonic()
         candidates = [item for _, item in chunk if isinstance(item, plan.Candidate)]
         deletions = [item for _, item in chunk if isinstance(item, plan.Delete)]
         decided: list[plan.Action] = []
@@ -805,7 +805,7 @@ class _Pipeline:
 
         def inspect(candidate: plan.Candidate) -> None:
             nonlocal unchanged, complete
-            if self.stopped.is_set() or time.monotonic() > read_until:
+            if self.stopped.is_set() or clock.monotonic() > read_until:
                 with self.lock:
                     complete = False
                 return
@@ -836,7 +836,7 @@ class _Pipeline:
                     decided.append(action)
 
         sync.parallel(self.read_pool, inspect, candidates)
-        self.pace.observe("read", len(candidates), time.monotonic() - started)
+        self.pace.observe("read", len(candidates), clock.monotonic() - started)
         verdict, self.ledger = self.ledger.screen(
             gone, group=lambda d: d.registry_name, confirmed=lambda d: d.confirmed
         )
@@ -869,7 +869,7 @@ class _Pipeline:
         outbox.put(None)
 
     def _apply(self, read: _ReadChunk) -> _AppliedChunk:
-        started = time.monotonic()
+        started = clock.monotonic()
         chunk_plan = read.chunk_plan
         with self.lock:
             self.result.unchanged += chunk_plan.unchanged
@@ -892,7 +892,7 @@ class _Pipeline:
 
         def apply(action: plan.Action) -> None:
             nonlocal complete
-            if self.stopped.is_set() or time.monotonic() > read.apply_until:
+            if self.stopped.is_set() or clock.monotonic() > read.apply_until:
                 with self.lock:
                     complete = False
                 return
@@ -912,7 +912,7 @@ class _Pipeline:
 
         self.sync.parallel(self.write_pool, apply, chunk_plan.writes())
         writes = sum(1 for action in chunk_plan.writes() if not isinstance(action, plan.Touch))
-        self.pace.observe("apply", writes, time.monotonic() - started)
+        self.pace.observe("apply", writes, clock.monotonic() - started)
         return _AppliedChunk(read, done, complete)
 
     def _take_lease(self) -> bool:
@@ -960,7 +960,7 @@ class _Pipeline:
             with self.lock:
                 result.chunks += 1
             return
-        started = time.monotonic()
+        started = clock.monotonic()
         changes: dict[str, AssetRecord | None] = {
             action.schema_arn: record for action, record, _, _ in applied.done
         }
@@ -986,7 +986,7 @@ class _Pipeline:
                 self.resume_frozen = True  # unrecorded: the follow-up must look at these again
             return
         self._advance(applied)
-        self.pace.observe("save", writes, time.monotonic() - started)
+        self.pace.observe("save", writes, clock.monotonic() - started)
         events = []
         for action, record, change, adopted in applied.done:
             self.sync.count(result, action, adopted)

@@ -1,4 +1,4 @@
-"""The real DataZone stand-in (local/standins/datazone.py) behind the front door, through boto3."""
+"""The real DataZone stand-in (local/standins/datazone/) behind the front door, through boto3."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ def run_event(event_type: str) -> bytes:
 @pytest.fixture
 def client(local_aws: LocalAws) -> Any:
     if local_aws.datazone is None:
-        pytest.skip("local/standins/datazone.py is missing")
+        pytest.skip("local/standins/datazone/ is missing")
     local_aws.datazone.add_domain(DOMAIN, ["prj1"])
     return boto3.client("datazone")
 

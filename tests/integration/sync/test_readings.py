@@ -11,6 +11,7 @@ import pytest
 from kafka_lineage.aws import catalog
 from local import world
 from local.standins.errors import ServiceError
+from tests.fixtures import VirtualClock
 from tests.integration.sync.conftest import CdcWorld
 from tests.integration.sync.test_schema_sync import by_external_id, v2
 
@@ -145,7 +146,9 @@ def test_create_revise_and_delete_cope_with_listing_changes_in_progress(
 def test_a_listing_change_that_outlasts_the_wait_fails_the_schema_and_the_next_run_finishes(
     cdc: CdcWorld, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # Given listing changes far slower than the catalog waits
+    # Given listing changes far slower than the catalog waits (on a clock that only the waits move: however
+    # slow a call, the wait looks at the listing as often as its pauses allow)
+    VirtualClock.install(monkeypatch)
     monkeypatch.setattr(catalog, "LISTING_WAIT_SECONDS", 0.05)
     monkeypatch.setattr(catalog, "LISTING_FIRST_PAUSE_SECONDS", 0.01)
     monkeypatch.setattr(catalog, "LISTING_MAX_PAUSE_SECONDS", 0.01)

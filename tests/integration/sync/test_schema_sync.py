@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from local import world
-from tests.fixtures import CountdownContext, FakeContext, load_event
+from tests.fixtures import CountdownContext, FakeContext, VirtualClock, load_event
 from tests.integration.sync.conftest import AVRO_VALUE, CdcWorld
 from tests.integration.sync.test_pacing import mapping_parameters
 
@@ -412,10 +412,11 @@ def run_to_completion(
     seconds: float,
     limit: int = 20,
     context: Callable[[], FakeContext] | None = None,
+    clock: Callable[[], float] = time.monotonic,
 ) -> list[tuple[dict[str, Any], float]]:
-    """Invoke with `seconds` left each time (or with the `context` made for each invocation), then as the
-    follow-up would (with the event it was handed), until a run finishes; returns each result with its wall
-    time."""
+    """Invoke with `seconds` left each time by `clock` (or with the `context` made for each invocation), then
+    as the follow-up would (with the event it was handed), until a run finishes; returns each result with the
+    time it took by `clock`."""
     import schema_sync.handler
 
     handed: list[dict[str, Any]] = []
@@ -426,9 +427,9 @@ def run_to_completion(
     )
     runs: list[tuple[dict[str, Any], float]] = []
     while len(runs) < limit:
-        started = time.monotonic()
-        result = cdc.sync(event, context=context() if context else CountdownContext(seconds))
-        runs.append((result, time.monotonic() - started))
+        started = clock()
+        result = cdc.sync(event, context=context() if context else CountdownContext(seconds, clock=clock))
+        runs.append((result, clock() - started))
         if not result.get("incomplete"):
             return runs
         assert result.get("continued") is True, result
@@ -440,13 +441,15 @@ def test_near_the_deadline_every_invocation_stops_in_time_and_the_follow_ups_red
     cdc: CdcWorld, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Given 60 new schemas, Glue paced at 6 calls/s (3 reads a schema: 30 s of reads), and 12 s left in
-    # every invocation with a 2 s margin
+    # every invocation with a 2 s margin, on a clock that only the pacing and the waits move (so the
+    # machine's load changes nothing)
+    clock = VirtualClock.install(monkeypatch)
     for i in range(60):
         cdc.register(f"t{i}")
     cdc.configure(world.source_config(), tuning={"glue_rps": 6, "deadline_margin_seconds": 2})
 
     # When the sync runs, and its follow-ups run with the event each one hands on
-    runs = run_to_completion(cdc, monkeypatch, {}, seconds=12)
+    runs = run_to_completion(cdc, monkeypatch, {}, seconds=12, clock=clock.monotonic)
 
     # Then every invocation ended at least the margin before its deadline, and each made progress
     walls = [round(wall, 2) for _, wall in runs]
@@ -527,15 +530,16 @@ def test_a_verify_run_that_needs_several_invocations_reads_each_schema_once(
     cdc: CdcWorld, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Given 40 mirrored schemas, and a verify run that cannot read them all in one invocation (80 reads at
-    # 10 calls/s: 8 s, against 6 s an invocation; room left for a loaded machine's listing and setup)
+    # 10 calls/s: 8 s, against 6 s an invocation), on a clock that only the pacing and the waits move
     for i in range(40):
         cdc.register(f"t{i}")
     cdc.sync()
+    clock = VirtualClock.install(monkeypatch)
     cdc.configure(world.source_config(), tuning={"glue_rps": 10, "deadline_margin_seconds": 2})
     cdc.reset_calls()
 
     # When verify runs to completion through its follow-ups
-    runs = run_to_completion(cdc, monkeypatch, {"verify": True}, seconds=8)
+    runs = run_to_completion(cdc, monkeypatch, {"verify": True}, seconds=8, clock=clock.monotonic)
 
     # Then it took several invocations, and each schema was read once (a follow-up resumes after the last
     # schema verified), and nothing was written

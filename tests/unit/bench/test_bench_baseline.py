@@ -14,7 +14,7 @@ import pytest
 from bench import baseline, seed
 from local import world
 from local.standins import LocalAws
-from local.standins.datazone import parse_run_event
+from local.standins.datazone.events import parse_run_event
 from local.standins.readings import Readings
 from local.standins.ssm_names import check_name
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from kafka_lineage.connectors.javaregex import UnsupportedRegex, compile_java
@@ -27,6 +29,9 @@ from kafka_lineage.model.connector_keys import kept_config, strip_userinfo, want
         (r"[^]a]", ["b"], ["]"]),
         (r"[\w-.]+", ["a-b.c"], ["a/b"]),  # Java: \w, '-' and '.', not a range
         (r"[\p{Digit}-x]+", ["1-x"], ["y"]),
+        (r"\p{IsDigit}+", ["12"], ["a"]),  # Java's `Is` prefix of a POSIX class
+        (r"[\v]", ["\n", "\u2028"], [" "]),
+        (r"a\Vb", ["a b"], ["a\nb"]),
     ],
 )
 def test_java_semantics(pattern, matches, misses):
@@ -55,6 +60,26 @@ def test_java_semantics(pattern, matches, misses):
 )
 def test_refused_patterns(pattern):
     with pytest.raises(UnsupportedRegex):
+        compile_java(pattern)
+
+
+@pytest.mark.parametrize(
+    ("pattern", "reason"),
+    [
+        (r"\k<name", "unterminated \\k<name>"),
+        (r"\kx", "bad escape \\k"),  # \k without a name: copied, and Python refuses it too
+        (r"\pL", "bad escape \\p"),  # a one-letter property (no braces): likewise
+        (r"[\P{Digit}]", "a negated property inside a class"),
+        (r"[\H]", "\\H inside a class"),
+        (r"[\Z]", "bad escape \\Z"),  # Java's \Z means nothing inside a class: copied, refused by Python
+        (r"(?q)a", "unknown inline flag"),
+        (r"(?-i)a", "turning flags off"),
+        (r"a\X", "grapheme cluster"),
+    ],
+)
+def test_each_refusal_says_why(pattern, reason):
+    # Given a Java construct with no faithful Python form, When it is compiled, Then the error names it
+    with pytest.raises(UnsupportedRegex, match=re.escape(reason)):
         compile_java(pattern)
 
 

@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from local.standins.datazone import DataZoneBackend, _node_id
+from local.standins.datazone import DataZoneBackend
+from local.standins.datazone.graph import node_id
 from local.standins.errors import ServiceError
 from local.standins.iam_requests import Where, requests_for
 from local.standins.readings import Readings
@@ -98,7 +99,7 @@ def test_a_node_only_posted_events_drew_resolves_by_source_identifier_only_under
             stand.node(TABLE_ARN)
         assert caught.value.code == "ResourceNotFoundException"
     # And the node id always resolves (the stand-in derives ids from sourceIdentifiers)
-    assert stand.node(_node_id(TABLE_ARN))["sourceIdentifier"] == TABLE_ARN
+    assert stand.node(node_id(TABLE_ARN))["sourceIdentifier"] == TABLE_ARN
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 import pytest
@@ -410,3 +410,27 @@ def test_a_replacing_run_is_strictly_later_than_the_run_it_replaces():
     assert world.states[EDGE.key].event_time > later
     event_times = sorted(s.event["eventTime"] for s in world.lineage.events.values())
     assert event_times[0] > later
+
+
+def test_an_attempt_whose_events_are_all_known_is_adopted_without_a_lookup(monkeypatch):
+    # Given an attempt of the run whose COMPLETE response was lost, later known in full (both ids, complete)
+    world = World()
+    world.lineage.lose_response_of = {"COMPLETE"}
+    world.run(records(record(CUSTOMERS)))
+    (attempt,) = world.states[EDGE.key].stale
+    ids = tuple(world.lineage.events)
+    world.states[EDGE.key] = replace(
+        world.states[EDGE.key], stale=(replace(attempt, event_ids=ids, complete=True),)
+    )
+    # And DataZone forgot the tokens, and any lookup of the run's events would be an error
+    world.lineage.tokens.clear()
+    monkeypatch.setattr(world.lineage, "list_events", lambda after, before: pytest.fail("looked up"))
+    posts = len(world.lineage.posts)
+    # When the run is made again
+    _, outcomes = world.run(records(record(CUSTOMERS)))
+    # Then both events are adopted as they are: nothing posted, looked up or deleted
+    assert outcomes[CUSTOMERS].kind == "emitted"
+    assert len(world.lineage.posts) == posts
+    assert world.states[EDGE.key].event_ids == ids
+    assert world.states[EDGE.key].stale == ()
+    assert world.lineage.deletes == []

@@ -15,7 +15,7 @@ from kafka_lineage.lineage.plan import (
     select,
     tables_needed,
 )
-from kafka_lineage.lineage.resolve import Target, resolve
+from kafka_lineage.lineage.resolve import ExplicitMapping, Target, resolve
 from kafka_lineage.model.tables import TableRef
 from kafka_lineage.model.topics import TopicKey
 from tests.unit.lineage.lineage_builders import record, records, settings, source, table
@@ -224,3 +224,38 @@ def test_an_unreadable_database_or_state_fails_only_its_topics():
     plan = make_plan(scope, selection, resolution, tables, {}, 0.5, unreadable_states=[EDGE.key])
     assert [a.key for a in plan.actions] == [ORDERS_EDGE]
     assert [f.key for f in plan.failed] == [KEY]
+
+
+def test_a_topic_with_conflicting_mappings_fails_and_keeps_its_edge():
+    # Given an emitted topic, and two operator mappings that send it to different tables
+    recs = records(record(CUSTOMERS))
+    states = {EDGE.key: emitted_state(recs)}
+    mappings = [
+        ExplicitMapping(
+            f"/kafka-lineage/table-mappings/{name}", CUSTOMERS, TableRef("lakehouse", name), None, True
+        )
+        for name in ("a", "b")
+    ]
+    config = settings()
+    resolution = resolve(recs.values(), config, mappings, [])
+    selection = select(EmitScope(), recs, states, ["cdc"])
+    # When the plan is made
+    plan = make_plan(EmitScope(), selection, resolution, {}, states, 0.5)
+    # Then the topic fails with the conflict, and its edge is neither emitted nor retracted
+    assert plan.actions == ()
+    assert [f.key for f in plan.failed] == [KEY]
+    assert "conflicting explicit table mappings" in plan.failed[0].error
+
+
+def test_a_topic_whose_registry_is_no_longer_configured_is_left_untouched():
+    # Given an emitted topic of registry "old", which the settings no longer name, asked for by name
+    recs = records(record(CUSTOMERS, registry="old"))
+    key = TopicKey("old", CUSTOMERS)
+    edge = EdgeKey.sink(key, TableRef("lakehouse", "customers"))
+    states = {edge.key: LineageState(run_id="r1", event_time="2025-03-14T09:15:02.123Z", table="customers")}
+    scope = EmitScope(mode="topics", topics=(TopicSelector(CUSTOMERS, "old"),))
+    # When the plan is made
+    plan, resolution = plan_for(recs, states=states, scope=scope)
+    # Then nothing is emitted, retracted or failed for it: its state stays as it is
+    assert resolution.unconfigured == (key,)
+    assert (plan.actions, plan.failed, plan.unchanged, plan.unmapped) == ((), (), (), ())

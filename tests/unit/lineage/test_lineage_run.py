@@ -172,3 +172,36 @@ def test_state_in_the_per_topic_layout_is_carried_over_to_edges_with_no_post_and
     puts = ssm.puts
     again = emit_lineage(EmitScope(), CONFIG, world)
     assert (again.emitted, again.unchanged, ssm.puts) == (0, first.emitted, puts)
+
+
+def test_a_deadline_during_the_table_reads_hands_nothing_on_and_writes_nothing():
+    # Given 20 topics, and the Glue reads stopped by the deadline before every database was read
+    world, ssm, events = memory_world(20)
+    read = world.tables.read
+
+    def stopped(wanted, stop=None):
+        return replace(read(wanted, stop), stopped=True)
+
+    world.tables.read = stopped  # type: ignore[method-assign]
+    # When the run starts
+    result = emit_lineage(EmitScope(), CONFIG, world)
+    # Then it says incomplete with every selected topic remaining, and nothing was posted or saved
+    assert (result.incomplete, result.remaining, result.emitted) == (True, 20, 0)
+    assert (events.count, ssm.puts) == (0, 0)
+
+
+def test_unreadable_records_and_state_entries_are_reported_as_failures():
+    # Given an asset mapping entry and a lineage state entry that cannot be read
+    world, _ssm, _events = memory_world(5)
+    world.asset_records.unreadable.append("arn:aws:glue:eu-west-1:123456789012:schema/cdc/broken")
+    emit_lineage(EmitScope(), CONFIG, world)
+    (edge_key, entry), *_ = world.state.load().items()
+    loaded = world.state.load()
+    world.state.load = lambda: {**loaded, edge_key: {**entry, "s": 5}}  # type: ignore[method-assign]
+    # When the run reads them
+    result = emit_lineage(EmitScope(), CONFIG, world).to_dict()
+    # Then both are failures in the result, and the topic of the unreadable state is left untouched
+    errors = [item["error"] for item in result["failed"]]
+    assert "its asset mapping entry is unreadable" in errors
+    assert "its lineage state entry in SSM is unreadable; left untouched" in errors
+    assert result["emitted"] == 0

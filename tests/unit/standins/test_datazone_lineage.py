@@ -12,7 +12,8 @@ import pytest
 from openlineage.client.event_v2 import InputDataset, Job, OutputDataset, Run, RunEvent, RunState
 from openlineage.client.serde import Serde
 
-from local.standins.datazone import DatasetEdge, DataZoneBackend
+from local.standins.datazone import DataZoneBackend
+from local.standins.datazone.lineage import DatasetEdge
 from local.standins.errors import ServiceError
 from local.standins.readings import Readings
 from tests.unit.standins.test_datazone_support import (

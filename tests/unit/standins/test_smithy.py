@@ -6,10 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from local.standins import smithy
+from local.standins.smithy.model import DOCUMENTATION, LENGTH, SEARCHABLE, SmithyError, SmithyModel
+from local.standins.smithy.parser import parse
+from local.standins.smithy.validator import FormValidator
 
 REPO = Path(__file__).resolve().parents[3]
-MANAGED = REPO / "local" / "standins" / "managed_forms"
+MANAGED = REPO / "local" / "standins" / "datazone" / "managed_forms"
 
 RICH_MODEL = """
 $version: "2"
@@ -74,12 +76,12 @@ map Props {
 """
 
 
-def parsed() -> smithy.SmithyModel:
-    return smithy.parse(RICH_MODEL)
+def parsed() -> SmithyModel:
+    return parse(RICH_MODEL)
 
 
 def validate(content: object, reject_unknown: bool = True) -> list[str]:
-    return smithy.FormValidator(parsed(), reject_unknown).validate("TableForm", content, "Table")
+    return FormValidator(parsed(), reject_unknown).validate("TableForm", content, "Table")
 
 
 class TestParser:
@@ -107,36 +109,32 @@ class TestParser:
         name, columns = form.members["name"], form.members["columns"]
         assert name.required
         assert name.searchable  # `use` resolved @searchable to amazon.datazone#
-        assert columns.traits[smithy.SEARCHABLE] == {"modes": ["LEXICAL"]}
-        assert columns.traits[smithy.LENGTH] == {"min": 1, "max": 5}
+        assert columns.traits[SEARCHABLE] == {"modes": ["LEXICAL"]}
+        assert columns.traits[LENGTH] == {"min": 1, "max": 5}
         assert form.members["term"].traits["amazon.datazone#glossaryterm"] == "${GLOSSARY_ID}"
         assert form.members["score"].default == 0
 
     def test_given_doc_comments_and_an_explicit_documentation_trait_then_the_trait_wins(self):
         form = parsed().local("TableForm")
         assert form is not None
-        assert form.traits[smithy.DOCUMENTATION] == "explicit wins"
+        assert form.traits[DOCUMENTATION] == "explicit wins"
 
     def test_given_doc_comments_only_then_they_become_the_documentation(self):
-        model = smithy.parse(
-            "/// Line one.\n/// Line two.\nstructure F {\n    /// The name.\n    name: String\n}\n"
-        )
+        model = parse("/// Line one.\n/// Line two.\nstructure F {\n    /// The name.\n    name: String\n}\n")
         shape = model.local("F")
         assert shape is not None
-        assert shape.traits[smithy.DOCUMENTATION] == "Line one.\nLine two."
-        assert shape.members["name"].traits[smithy.DOCUMENTATION] == "The name."
+        assert shape.traits[DOCUMENTATION] == "Line one.\nLine two."
+        assert shape.members["name"].traits[DOCUMENTATION] == "The name."
 
     def test_given_a_text_block_then_indentation_is_removed(self):
-        model = smithy.parse(
-            '@documentation("""\n    First\n      indented\n    """)\nstructure F { a: String }'
-        )
+        model = parse('@documentation("""\n    First\n      indented\n    """)\nstructure F { a: String }')
         shape = model.local("F")
         assert shape is not None
-        assert shape.traits[smithy.DOCUMENTATION] == "First\n  indented\n"
+        assert shape.traits[DOCUMENTATION] == "First\n  indented\n"
 
     def test_given_no_namespace_then_shapes_live_in_the_empty_namespace(self):
         # DataZone's own examples omit the namespace statement.
-        model = smithy.parse(
+        model = parse(
             "structure SageMakerModelFormType { @required @amazon.datazone#searchable modelName: String }"
         )
         assert model.namespace == ""
@@ -144,10 +142,10 @@ class TestParser:
 
     def test_given_the_same_model_with_other_whitespace_and_comments_then_the_models_are_equal(self):
         noisy = RICH_MODEL.replace("\n\n", "\n// a comment\n\n").replace("    ", "\t")
-        assert smithy.parse(noisy) == parsed()
+        assert parse(noisy) == parsed()
 
     def test_given_a_changed_member_then_the_models_differ(self):
-        assert smithy.parse(RICH_MODEL.replace("dataType: String", "dataType: Integer")) != parsed()
+        assert parse(RICH_MODEL.replace("dataType: String", "dataType: Integer")) != parsed()
 
     @pytest.mark.parametrize(
         ("text", "message"),
@@ -170,14 +168,14 @@ class TestParser:
         ],
     )
     def test_given_invalid_or_unsupported_text_when_parsed_then_smithy_error_says_why(self, text, message):
-        with pytest.raises(smithy.SmithyError, match=message.replace("[", r"\[").replace("$", r"\$")):
-            smithy.parse(text)
+        with pytest.raises(SmithyError, match=message.replace("[", r"\[").replace("$", r"\$")):
+            parse(text)
 
     @pytest.mark.parametrize("name", ["KafkaSchemaFormType", "MskSourceReferenceFormType"])
     def test_given_the_projects_form_types_then_they_parse_with_the_structure_named_after_the_file(
         self, name
     ):
-        model = smithy.parse((REPO / "smithy" / f"{name}.smithy").read_text(encoding="utf-8"))
+        model = parse((REPO / "smithy" / f"{name}.smithy").read_text(encoding="utf-8"))
         assert model.local(name) is not None
         assert model.local(name).type == "structure"  # type: ignore[union-attr]
 
@@ -191,7 +189,7 @@ class TestParser:
     def test_given_the_managed_form_models_then_they_parse_in_the_amazon_datazone_namespace(
         self, file_name, members
     ):
-        model = smithy.parse((MANAGED / f"{file_name}.smithy").read_text(encoding="utf-8"))
+        model = parse((MANAGED / f"{file_name}.smithy").read_text(encoding="utf-8"))
         assert model.namespace == "amazon.datazone"
         shape = model.local(file_name)
         assert shape is not None
@@ -271,22 +269,22 @@ class TestFormValidator:
         assert validate(["a"]) == ["$.Table: array found, object expected"]
 
     def test_given_a_union_then_exactly_one_member_must_be_set(self):
-        model = smithy.parse("structure F { choice: Choice }\nunion Choice { a: String\n b: Integer }")
-        validator = smithy.FormValidator(model)
+        model = parse("structure F { choice: Choice }\nunion Choice { a: String\n b: Integer }")
+        validator = FormValidator(model)
         assert validator.validate("F", {"choice": {"a": "x"}}, "F") == []
         assert validator.validate("F", {"choice": {"a": "x", "b": 1}}, "F") == [
             "$.F.choice: a union must set exactly one member, found 2"
         ]
 
     def test_given_a_smithy_1_enum_trait_then_values_are_checked(self):
-        model = smithy.parse('structure F { s: S }\n@enum([{value: "A"}, {value: "B"}])\nstring S')
-        assert smithy.FormValidator(model).validate("F", {"s": "C"}, "F") == [
+        model = parse('structure F { s: S }\n@enum([{value: "A"}, {value: "B"}])\nstring S')
+        assert FormValidator(model).validate("F", {"s": "C"}, "F") == [
             "$.F.s: does not have a value in the enumeration ['A', 'B']"
         ]
 
     def test_given_a_name_that_is_not_a_structure_then_validate_refuses(self):
         with pytest.raises(KeyError):
-            smithy.FormValidator(parsed()).validate("Kind", {}, "X")
+            FormValidator(parsed()).validate("Kind", {}, "X")
 
     def test_searchable_members_lists_top_level_searchable_members(self):
         assert set(parsed().searchable_members("TableForm")) == {"name", "columns"}

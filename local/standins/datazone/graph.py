@@ -1,4 +1,7 @@
-"""The DataZone stand-in's lineage graph beyond posted events: native lineage, and GetLineageNode's readings.
+"""The DataZone stand-in's lineage graph: the nodes processed lineage events draw, and native lineage.
+
+**Posted events.** `LineageGraph` draws each processed, live event: inputs -> job run -> outputs. Node ids
+are derived from the sourceIdentifier (`node_id`).
 
 **Native lineage.** DataZone draws lineage of its own (Glue data source runs, Redshift, EMR), beside what
 PostLineageEvent posts; every node is unique by its sourceIdentifier, so native and posted lineage meet on
@@ -17,17 +20,106 @@ version of both endpoints at its time, so `eventTimestamp` sees the graph as of 
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import threading
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # datazone imports this module: no import cycle at run time
-    from local.standins.datazone import LineageGraph, _Node
+from local.standins.datazone.events import LineageEvent, job_of
+from local.standins.errors import validation
 
 DATASET_NODE = "amazon.datazone.DatasetLineageNodeType"
+JOB_NODE = "amazon.datazone.JobLineageNodeType"
+JOB_RUN_NODE = "amazon.datazone.JobRunLineageNodeType"
+MAX_SOURCE_IDENTIFIER_LOOKUP = 1800  # GetLineageNode: longer sourceIdentifiers need the node id
 NEIGHBOUR_READINGS = ("all", "latest_version")
 NATIVE_EVENT_ID = "native"
+
+
+@functools.lru_cache(maxsize=65_536)
+def node_id(source_identifier: str) -> str:
+    """Stable lineage node ids, derived from the sourceIdentifier (14 characters, like DataZone's)."""
+    return hashlib.sha256(source_identifier.encode("utf-8")).hexdigest()[:14]
+
+
+@dataclass
+class NodeVersion:
+    event_id: str
+    event_time: datetime
+    created_at: datetime
+    upstream: set[str] = field(default_factory=set)  # sourceIdentifiers
+    downstream: set[str] = field(default_factory=set)
+
+
+@dataclass
+class Node:
+    source_identifier: str
+    type_name: str
+    name: str
+    versions: list[NodeVersion] = field(default_factory=list)
+
+    @property
+    def id(self) -> str:
+        return node_id(self.source_identifier)
+
+    def neighbours(self, side: str) -> dict[str, datetime]:
+        """Neighbour sourceIdentifier -> the latest event time that linked it."""
+        found: dict[str, datetime] = {}
+        for version in self.versions:
+            for other in getattr(version, side):
+                found[other] = max(found.get(other, version.event_time), version.event_time)
+        return found
+
+
+class LineageGraph:
+    """Lineage nodes derived from processed, live events: inputs -> job run -> outputs.
+
+    Dataset nodes: `<namespace>/<name>`; job nodes: `<namespace>.<name>`; job-run nodes:
+    `<namespace>.<name>/<runId>` (AWS's documented sourceIdentifier rules). A deleted event contributes
+    nothing, so no edge outlives the events that drew it.
+    """
+
+    def __init__(self, events: Iterable[LineageEvent], as_of: datetime | None = None) -> None:
+        self.nodes: dict[str, Node] = {}
+        ordered = sorted(events, key=lambda e: (e.event_time, e.created_at, e.id))
+        for event in ordered:
+            if as_of is None or event.event_time <= as_of:
+                self._add(event)
+        self.by_id = {node.id: node for node in self.nodes.values()}
+
+    def _node(self, source_identifier: str, type_name: str, name: str) -> Node:
+        return self.nodes.setdefault(source_identifier, Node(source_identifier, type_name, name))
+
+    def _version(self, node: Node, event: LineageEvent) -> NodeVersion:
+        version = NodeVersion(event.id, event.event_time, event.created_at)
+        node.versions.append(version)
+        return version
+
+    def _add(self, event: LineageEvent) -> None:
+        namespace, name = job_of(event.event)
+        job_sid = f"{namespace}.{name}"
+        run_sid = f"{job_sid}/{event.event['run']['runId']}"
+        self._version(self._node(job_sid, JOB_NODE, name), event)
+        run_version = self._version(self._node(run_sid, JOB_RUN_NODE, event.event["run"]["runId"]), event)
+        for side, link in (("inputs", "downstream"), ("outputs", "upstream")):
+            for dataset in event.event.get(side, []):
+                sid = f"{dataset['namespace']}/{dataset['name']}"
+                version = self._version(self._node(sid, DATASET_NODE, dataset["name"]), event)
+                getattr(version, link).add(run_sid)
+                getattr(run_version, "upstream" if side == "inputs" else "downstream").add(sid)
+
+    def find(self, identifier: str) -> Node | None:
+        """By node id or by sourceIdentifier; AWS resolves a sourceIdentifier only up to 1800 characters."""
+        if identifier in self.by_id:
+            return self.by_id[identifier]
+        if len(identifier) > MAX_SOURCE_IDENTIFIER_LOOKUP:
+            raise validation(
+                f"A sourceIdentifier over {MAX_SOURCE_IDENTIFIER_LOOKUP} characters cannot identify a lineage"
+                " node; use the node id"
+            )
+        return self.nodes.get(identifier)
 
 
 @dataclass(frozen=True)
@@ -79,13 +171,11 @@ class NativeLineage:
 
     def draw(self, graph: LineageGraph, as_of: datetime | None) -> None:
         """Add the native nodes and edges up to `as_of` (all, when None) to a graph of posted events."""
-        from local.standins.datazone import _NodeVersion  # at run time: datazone is loaded by now
-
         with self._lock:
             nodes = list(self._nodes.values())
             edges = sorted(self._edges, key=lambda edge: edge.at)
 
-        def node(source_identifier: str, at: datetime) -> _Node:
+        def node(source_identifier: str, at: datetime) -> Node:
             native = next((n for n in nodes if n.source_identifier == source_identifier), None)
             if native is not None:
                 return graph._node(source_identifier, native.type_name, native.name)
@@ -94,20 +184,20 @@ class NativeLineage:
         for native in nodes:
             if as_of is None or native.at <= as_of:
                 node(native.source_identifier, native.at).versions.append(
-                    _NodeVersion(NATIVE_EVENT_ID, native.at, native.at)
+                    NodeVersion(NATIVE_EVENT_ID, native.at, native.at)
                 )
         for edge in edges:
             if as_of is not None and edge.at > as_of:
                 continue
             up, down = node(edge.upstream, edge.at), node(edge.downstream, edge.at)
-            up.versions.append(_NodeVersion(NATIVE_EVENT_ID, edge.at, edge.at, downstream={edge.downstream}))
-            down.versions.append(_NodeVersion(NATIVE_EVENT_ID, edge.at, edge.at, upstream={edge.upstream}))
+            up.versions.append(NodeVersion(NATIVE_EVENT_ID, edge.at, edge.at, downstream={edge.downstream}))
+            down.versions.append(NodeVersion(NATIVE_EVENT_ID, edge.at, edge.at, upstream={edge.upstream}))
         graph.by_id = {n.id: n for n in graph.nodes.values()}
 
 
 def find_node(
     graph: LineageGraph, native: NativeLineage, identifier: str, lookup_posted: bool
-) -> _Node | None:
+) -> Node | None:
     """GetLineageNode's lookup: by node id, or by sourceIdentifier (for a node only posted events drew,
     only under the reading `lineage_node_lookup_posted`)."""
     found = graph.find(identifier)
@@ -116,7 +206,7 @@ def find_node(
     return found if native.knows(identifier) else None
 
 
-def neighbours(node: _Node, side: str, reading: str) -> dict[str, datetime]:
+def node_neighbours(node: Node, side: str, reading: str) -> dict[str, datetime]:
     """Neighbour sourceIdentifier -> the event time that linked it, per `lineage_node_neighbours`."""
     if reading not in NEIGHBOUR_READINGS:
         raise ValueError(f"lineage_node_neighbours must be one of {NEIGHBOUR_READINGS}, not {reading!r}")

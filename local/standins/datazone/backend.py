@@ -1,0 +1,180 @@
+"""The DataZone stand-in's entry class: the one table from operation name to handler, injected faults,
+and the Python-side helpers tests and the demo use (not API)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from local.standins.datazone import assets, lineage, listings, search, types
+from local.standins.datazone.assets import AssetView
+from local.standins.datazone.graph import NativeLineage
+from local.standins.datazone.lineage import DatasetEdge
+from local.standins.datazone.listings import ListingView
+from local.standins.datazone.state import Domain, Store
+from local.standins.datazone.wire import Params, Response
+from local.standins.errors import ServiceError
+
+DOMAIN_ID = re.compile(r"dzd[-_][a-zA-Z0-9_-]{1,36}")
+PROJECT_ID = re.compile(r"[a-zA-Z0-9_-]{1,36}")
+
+Handler = Callable[[Store, Domain, Params], Response]
+
+# Every operation the stand-in answers, and the function that answers it.
+HANDLERS: dict[str, Handler] = {
+    "CreateFormType": types.create_form_type,
+    "GetFormType": types.get_form_type,
+    "CreateAssetType": types.create_asset_type,
+    "GetAssetType": types.get_asset_type,
+    "DeleteAssetType": types.delete_asset_type,
+    "CreateAsset": assets.create_asset,
+    "GetAsset": assets.get_asset,
+    "CreateAssetRevision": assets.create_asset_revision,
+    "DeleteAsset": assets.delete_asset,
+    "CreateListingChangeSet": listings.create_listing_change_set,
+    "GetListing": listings.get_listing,
+    "Search": search.search,
+    "SearchListings": search.search_listings,
+    "PostLineageEvent": lineage.post_lineage_event,
+    "ListLineageEvents": lineage.list_lineage_events,
+    "GetLineageEvent": lineage.get_lineage_event,
+    "DeleteLineageEvent": lineage.delete_lineage_event,
+    "GetLineageNode": lineage.get_lineage_node,
+    "ListLineageNodeHistory": lineage.list_lineage_node_history,
+}
+
+
+@dataclass
+class _Fault:
+    operation: str
+    error: ServiceError
+    remaining: int
+    match: Callable[[Params], bool] | None
+
+
+class DataZoneBackend:
+    """The DataZone stand-in. `handle(operation_name, params)` is the whole API surface.
+
+    `readings`: the server's Readings (undocumented behaviours, see state.READING_DEFAULTS); `seed` makes
+    ids reproducible; `clock` supplies "now" (timezone-aware); `principal` is what createdBy reports.
+    """
+
+    def __init__(
+        self,
+        readings: object = None,
+        *,
+        seed: int | None = None,
+        clock: Callable[[], datetime] | None = None,
+        principal: str = "standin-user",
+    ) -> None:
+        self._store = Store(
+            readings, seed=seed, clock=clock or (lambda: datetime.now(UTC)), principal=principal
+        )
+        self._faults: list[_Fault] = []
+
+    @property
+    def readings(self) -> object:
+        return self._store.readings
+
+    @property
+    def principal(self) -> str:
+        return self._store.principal
+
+    @property
+    def operations(self) -> frozenset[str]:
+        return frozenset(HANDLERS)
+
+    # ---------------------------------------------------------------------------------- entry point
+
+    def handle(self, operation_name: str, params: Params) -> Response:
+        store = self._store
+        with store.lock:
+            self._raise_injected_fault(operation_name, params)
+            handler = HANDLERS.get(operation_name)
+            if handler is None:
+                raise ServiceError(
+                    "UnknownOperationException", f"The DataZone stand-in does not implement {operation_name}"
+                )
+            domain = store.domain(params["domainIdentifier"])
+            domain.calls += 1
+            return handler(store, domain, params)
+
+    def _raise_injected_fault(self, operation_name: str, params: Params) -> None:
+        self._faults = [fault for fault in self._faults if fault.remaining > 0]
+        for fault in self._faults:
+            if fault.operation == operation_name and (fault.match is None or fault.match(params)):
+                fault.remaining -= 1
+                raise fault.error
+
+    # ------------------------------------------------------------------------------- Python helpers
+
+    def add_domain(self, domain_id: str, project_ids: Iterable[str] = ()) -> None:
+        """Create a domain (with DataZone's managed form types) and its projects."""
+        if not DOMAIN_ID.fullmatch(domain_id):
+            raise ValueError(f"{domain_id!r} does not match DataZone's domain id pattern")
+        store = self._store
+        with store.lock:
+            if domain_id in store.domains:
+                raise ValueError(f"domain {domain_id} already exists")
+            domain = Domain(domain_id, set())
+            domain.form_types.update(types.managed_form_types(store))
+            store.domains[domain_id] = domain
+            for project_id in project_ids:
+                self.add_project(domain_id, project_id)
+
+    def add_project(self, domain_id: str, project_id: str) -> None:
+        if not PROJECT_ID.fullmatch(project_id):
+            raise ValueError(f"{project_id!r} does not match DataZone's project id pattern")
+        with self._store.lock:
+            self._store.domain(domain_id).projects.add(project_id)
+
+    def inject_fault(
+        self,
+        operation_name: str,
+        error: ServiceError,
+        times: int = 1,
+        match: Callable[[Params], bool] | None = None,
+    ) -> None:
+        """Answer the next `times` calls of the operation (whose params `match`, if given) with `error`."""
+        with self._store.lock:
+            self._faults.append(_Fault(operation_name, error, times, match))
+
+    def assets(self, domain_id: str) -> list[AssetView]:
+        """Live assets, in creation order, at their latest revision, forms parsed."""
+        with self._store.lock:
+            domain = self._store.domain(domain_id)
+            return [assets.asset_view(domain, asset) for asset in domain.live_assets()]
+
+    def listings(self, domain_id: str) -> list[ListingView]:
+        with self._store.lock:
+            return listings.listing_views(self._store.domain(domain_id))
+
+    def settle_listings(self, domain_id: str) -> None:
+        """Let every listing change in progress take effect now (as time passing would)."""
+        with self._store.lock:
+            listings.settle(self._store.domain(domain_id))
+
+    def lineage_events(self, domain_id: str) -> list[dict[str, Any]]:
+        """Live (not deleted) lineage events, parsed, in the order they were posted (processed or not)."""
+        with self._store.lock:
+            return lineage.lineage_events(self._store.domain(domain_id))
+
+    def lineage_edges(self, domain_id: str) -> set[DatasetEdge]:
+        """Dataset-to-dataset edges the graph shows (processed or not), one per (upstream, downstream, job),
+        columns merged: those of live events, and under the readings of `Domain.drawn_events` those a
+        deletion left."""
+        with self._store.lock:
+            return lineage.lineage_edges(self._store.domain(domain_id), self.readings)
+
+    def native_lineage(self, domain_id: str) -> NativeLineage:
+        """The domain's native lineage (Glue, Redshift, EMR capture), for tests and the demo to add to."""
+        with self._store.lock:
+            return self._store.domain(domain_id).native
+
+    def linked_assets(self, domain_id: str, source_identifier: str) -> list[str]:
+        """Ids of live assets whose AssetCommonDetailsForm sourceIdentifier is this one."""
+        with self._store.lock:
+            return [asset.id for asset in assets.linked(self._store.domain(domain_id), source_identifier)]

@@ -1,0 +1,115 @@
+"""What a domain's catalogue holds: form types, asset types, assets and their revisions, listings.
+
+Plain records; the operations that read and write them live in types.py, assets.py and listings.py.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from local.standins.smithy.model import SmithyModel
+
+
+@dataclass
+class FormType:
+    name: str
+    revision: str
+    smithy_text: str
+    model: SmithyModel
+    structure: str  # the model's structure this type validates against
+    namespace_label: str  # for messages such as "expected form ns#Type@2"
+    owning_project_id: str | None
+    description: str | None
+    status: str
+    created_at: datetime
+    managed: bool = False
+
+
+@dataclass(frozen=True)
+class FormEntry:
+    type_name: str
+    type_revision: str
+    required: bool
+
+
+@dataclass
+class AssetType:
+    name: str
+    revision: str
+    description: str | None
+    forms: dict[str, FormEntry]
+    owning_project_id: str
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class Form:
+    form_name: str
+    type_name: str
+    type_revision: str
+    content: str  # as returned in formsOutput
+    parsed: Any
+
+
+@dataclass
+class AssetRevision:
+    revision: str
+    name: str
+    description: str | None
+    type_revision: str
+    forms: list[Form]
+    glossary_terms: list[str] | None
+    prediction: dict[str, Any] | None
+    created_at: datetime
+
+
+@dataclass
+class Asset:
+    id: str
+    external_identifier: str | None
+    type_name: str
+    owning_project_id: str
+    revisions: list[AssetRevision]
+    listing_id: str | None = None
+    deleted: bool = False
+
+    @property
+    def latest(self) -> AssetRevision:
+        return self.revisions[-1]
+
+    def revision(self, number: str) -> AssetRevision | None:
+        return next((r for r in self.revisions if r.revision == number), None)
+
+
+@dataclass(frozen=True)
+class ListingRevision:
+    listing_revision: str
+    asset_revision: str
+    status: str  # ACTIVE | INACTIVE, once the change has taken effect
+    at: datetime
+    due: int = 0  # the change takes effect once the domain's call count reaches this
+    pending_status: str = ""  # what the listing shows until then: CREATING, or ACTIVE while unpublishing
+
+
+@dataclass
+class Listing:
+    id: str
+    asset_id: str
+    revisions: list[ListingRevision]
+
+    @property
+    def latest(self) -> ListingRevision:
+        return self.revisions[-1]
+
+    def in_progress(self, calls: int) -> bool:
+        return calls < self.latest.due
+
+    def status(self, calls: int) -> str:
+        """What the listing shows now: its latest change's pending status until that change takes effect."""
+        return self.latest.pending_status if self.in_progress(calls) else self.latest.status
+
+    def applied(self, calls: int) -> ListingRevision | None:
+        """The latest revision whose change has taken effect."""
+        return next((r for r in reversed(self.revisions) if r.due <= calls), None)

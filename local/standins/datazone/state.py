@@ -1,0 +1,221 @@
+"""The DataZone stand-in's shared state: its domains, the store that holds them (lock, clock, ids,
+readings), and what every operation shares: clientToken idempotency and paging.
+"""
+
+from __future__ import annotations
+
+import base64
+import copy
+import hashlib
+import json
+import random
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from local.standins.datazone.events import LineageEvent
+from local.standins.datazone.graph import LineageGraph, NativeLineage
+from local.standins.datazone.index import SearchIndex
+from local.standins.datazone.records import Asset, AssetType, FormType, Listing
+from local.standins.datazone.wire import Params, Response, canonical
+from local.standins.errors import ServiceError, conflict, not_found, validation
+
+MAX_PAGE = 50
+
+# Undocumented behaviours, each read with getattr(readings, name, default) on every call.
+READING_DEFAULTS: dict[str, Any] = {
+    # Whether form content members the form type's model does not declare are rejected.
+    "reject_unknown_form_members": True,
+    # Whether DeleteAsset refuses an asset whose listing is ACTIVE (ConflictException) until unpublished.
+    "delete_requires_unpublish": True,
+    # Search sees a write (create, revision, delete) only after this many further Search calls.
+    "search_lag_calls": 0,
+    # A posted lineage event turns SUCCESS (and feeds lineage nodes) only after this many lineage reads.
+    "lineage_processing_lag_calls": 0,
+    # Whether form content comes back re-serialized (compact, keys sorted) rather than byte-for-byte.
+    "normalize_form_content": True,
+    # How long a clientToken is remembered (the window is undocumented for DataZone).
+    "client_token_ttl_seconds": 86_400,
+    # Whether a clientToken reused with a different request replays the first answer (else: Conflict).
+    "client_token_replays_changed_request": False,
+    # Whether free-text Search matches externalIdentifier (not documented as indexed).
+    "search_text_matches_external_identifier": False,
+    # Whether CreateAssetRevision without typeRevision keeps the asset's type revision (else: the latest).
+    "revision_keeps_type_revision": True,
+    # Whether CreateAssetRevision may move an asset to another type revision (else: ValidationException).
+    "revision_changes_type_revision": True,
+    # Whether CreateAsset's conflict on a duplicate externalIdentifier says "Conflict with asset <id>".
+    "conflict_message_names_asset": True,
+    # What Search does with a filter on typeName: "honoured", "unindexed" (matches nothing) or "rejected".
+    "search_type_filter": "honoured",
+    # For how many further calls in the domain a listing change stays in progress (0: applied at once).
+    "listing_change_calls": 0,
+    # CreateAssetType on an existing name: "revision" (a new revision) or "conflict" (ConflictException).
+    "asset_type_create_existing": "revision",
+    # Managed form type members left out of the models served (comma-separated "FormType.path").
+    "managed_form_members_undeclared": "",
+    # Lineage readings (documented in local/standins/readings.py).
+    # A requested DeleteLineageEvent takes effect only after this many further lineage reads.
+    "lineage_delete_lag_calls": 0,
+    # Whether a deleted event's edges leave the graph (else they stay until a later run supersedes them).
+    "lineage_delete_removes_edges": True,
+    # Which time ListLineageEvents' timestampAfter/timestampBefore filter on: "eventTime" or "createdAt".
+    "lineage_time_filter": "eventTime",
+    # Whether START events draw edges (else only the run's other events do).
+    "lineage_start_builds_edges": True,
+    # Whether GetLineageNode resolves the sourceIdentifier of a node only posted events drew.
+    "lineage_node_lookup_posted": True,
+    # Which neighbours GetLineageNode lists: "all" (every version's) or "latest_version".
+    "lineage_node_neighbours": "all",
+}
+
+
+def reading(readings: object, name: str) -> Any:
+    return getattr(readings, name, READING_DEFAULTS[name])
+
+
+@dataclass(frozen=True)
+class TokenRecord:
+    fingerprint: str
+    response: Response
+    at: datetime
+
+
+@dataclass
+class Domain:
+    id: str
+    projects: set[str]
+    form_types: dict[str, list[FormType]] = field(default_factory=dict)
+    asset_types: dict[str, list[AssetType]] = field(default_factory=dict)
+    assets: dict[str, Asset] = field(default_factory=dict)
+    by_external_id: dict[str, str] = field(default_factory=dict)  # live assets only
+    listings: dict[str, Listing] = field(default_factory=dict)
+    events: dict[str, LineageEvent] = field(default_factory=dict)
+    tokens: dict[tuple[str, str], TokenRecord] = field(default_factory=dict)
+    search: SearchIndex = field(default_factory=SearchIndex)
+    lineage_reads: int = 0
+    calls: int = 0  # every API call on the domain: the clock of asynchronous listing changes
+    lineage_version: int = 0  # moves whenever the processed, live events change
+    graph_cache: tuple[tuple[int, int], LineageGraph] | None = None
+    native: NativeLineage = field(default_factory=NativeLineage)
+
+    def live_assets(self) -> Iterator[Asset]:
+        return (asset for asset in self.assets.values() if not asset.deleted)
+
+    def live_events(self) -> list[LineageEvent]:
+        return [event for event in self.events.values() if not event.deleted]
+
+    def drawn_events(self, readings: object) -> list[LineageEvent]:
+        """The events whose edges the graph shows: live ones, and deleted ones whose edges a deletion left
+        (reading `lineage_delete_removes_edges` False) until a later run of the same input supersedes them
+        (DataZone versions nodes by event time); START events only if `lineage_start_builds_edges`."""
+        starts = bool(reading(readings, "lineage_start_builds_edges"))
+        drawn = [
+            e
+            for e in self.events.values()
+            if (not e.deleted or e.retained) and (starts or e.event.get("eventType") != "START")
+        ]
+        latest: dict[str, list[tuple[datetime, str]]] = {}
+        for event in drawn:
+            for upstream in event.inputs():
+                latest.setdefault(upstream, []).append((event.event_time, event.run_id))
+
+        def superseded(event: LineageEvent) -> bool:
+            return any(
+                moment > event.event_time and run != event.run_id
+                for upstream in event.inputs()
+                for moment, run in latest.get(upstream, ())
+            )
+
+        return [e for e in drawn if not e.retained or not superseded(e)]
+
+
+class Store:
+    """Every domain of one stand-in, and what its operations share. Operations run under `lock`.
+
+    `readings`: the server's Readings (undocumented behaviours, see READING_DEFAULTS); `seed` makes ids
+    reproducible; `clock` supplies "now" (timezone-aware); `principal` is what createdBy reports.
+    """
+
+    def __init__(
+        self,
+        readings: object,
+        *,
+        seed: int | None,
+        clock: Callable[[], datetime],
+        principal: str,
+    ) -> None:
+        self.readings = readings
+        self.principal = principal
+        self.lock = threading.RLock()
+        self.domains: dict[str, Domain] = {}
+        self._rng = random.Random(seed)
+        self._clock = clock
+
+    def reading(self, name: str) -> Any:
+        return reading(self.readings, name)
+
+    def now(self) -> datetime:
+        return self._clock()
+
+    def new_id(self) -> str:
+        alphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
+        return "".join(self._rng.choice(alphabet) for _ in range(14))
+
+    def domain(self, domain_id: str) -> Domain:
+        domain = self.domains.get(domain_id)
+        if domain is None:
+            raise not_found(f"Domain {domain_id} not found")
+        return domain
+
+    @staticmethod
+    def project(domain: Domain, project_id: str, missing: Callable[[str], ServiceError]) -> str:
+        if project_id not in domain.projects:
+            raise missing(f"Project {project_id} not found in domain {domain.id}")
+        return project_id
+
+    def idempotent(
+        self, domain: Domain, operation: str, params: Params, produce: Callable[[], Response]
+    ) -> Response:
+        """clientToken: the same token with the same request answers the first response again and changes
+        nothing; the same token with a different request is a ConflictException (AWS's usual rule), or,
+        under the reading `client_token_replays_changed_request`, the first response again too."""
+        token = params.get("clientToken")
+        if not token:
+            return produce()
+        fingerprint = canonical({k: v for k, v in params.items() if k != "clientToken"})
+        now = self.now()
+        record = domain.tokens.get((operation, token))
+        ttl = float(self.reading("client_token_ttl_seconds"))
+        if record is not None and (now - record.at).total_seconds() <= ttl:
+            if record.fingerprint != fingerprint and not self.reading("client_token_replays_changed_request"):
+                raise conflict(f"Client token {token} was already used with a different {operation} request")
+            return copy.deepcopy(record.response)
+        response = produce()
+        domain.tokens[(operation, token)] = TokenRecord(fingerprint, copy.deepcopy(response), now)
+        return response
+
+
+def paginate(items: list[Any], params: Params) -> tuple[list[Any], str | None]:
+    """Offset pagination; the token is bound to the query it came from (the request less its paging)."""
+    query = {k: v for k, v in params.items() if k not in ("nextToken", "maxResults")}
+    size = int(params.get("maxResults") or MAX_PAGE)
+    if not 1 <= size <= MAX_PAGE:
+        raise validation(f"maxResults must be between 1 and {MAX_PAGE}")
+    binding = hashlib.sha256(canonical(query).encode()).hexdigest()[:16]
+    offset = 0
+    if params.get("nextToken"):
+        try:
+            decoded = json.loads(base64.urlsafe_b64decode(params["nextToken"].encode()))
+            offset, bound = int(decoded["o"]), decoded["q"]
+        except (ValueError, KeyError, TypeError):
+            raise validation("The nextToken is not valid") from None
+        if bound != binding or offset < 0:
+            raise validation("The nextToken does not belong to this request")
+    chosen = items[offset : offset + size]
+    if offset + size >= len(items):
+        return chosen, None
+    token = base64.urlsafe_b64encode(json.dumps({"o": offset + size, "q": binding}).encode()).decode()
+    return chosen, token
