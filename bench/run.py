@@ -350,7 +350,7 @@ class Bench:
         failed_calls = sum(self.aws.call_counts(ok=False).values())
         repeated = report.repeats(run.calls)
         written = report.written_parameters(run.calls)
-        prefix = BASELINE_PREFIX if implementation == BASELINE else self.mapping_path()
+        prefix = BASELINE_PREFIX if implementation == BASELINE else self.state_root()
         final = len(written & self.parameter_names(prefix)) if written else None
         measurement = Measurement(
             scenario=scenario,
@@ -380,7 +380,7 @@ class Bench:
         return measurement
 
     @staticmethod
-    def mapping_path() -> str:
+    def state_root() -> str:
         from local import world
 
         return world.MAPPING_PATH

@@ -365,7 +365,7 @@ def _demo_tables() -> list[tuple[str, str, list[tuple[str, str]]]]:
     return tables
 
 
-def demo(aws: Any, domain_id: str, mapping_path: str, out_dir: Path, context: Any, brokers: str = "") -> Path:
+def demo(aws: Any, domain_id: str, state_root: str, out_dir: Path, context: Any, brokers: str = "") -> Path:
     """Create the lakehouse tables and the MSK Connect connectors, emit lineage twice (the second run has
     nothing to do), show the result: database table -> topic -> Glue table.
 
@@ -393,7 +393,7 @@ def demo(aws: Any, domain_id: str, mapping_path: str, out_dir: Path, context: An
                 "StorageDescriptor": {"Columns": [{"Name": c, "Type": t} for c, t in columns]},
             },
         )
-    mapping = f"{mapping_path}/table-mappings/team-analytics/products"
+    mapping = f"{state_root}/table-mappings/team-analytics/products"
     ssm.put_parameter(Name=mapping, Value=json.dumps(DEMO_OPERATOR_MAPPING), Type="String")
     print(f"Glue Data Catalog: {len(_demo_tables())} Iceberg tables; operator mapping {mapping}")
     kafkaconnect = boto3.client("kafkaconnect")

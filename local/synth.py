@@ -35,7 +35,7 @@ class Deployment:
 
     domain_id: str
     project_id: str
-    mapping_path: str
+    state_root: str
     sources: tuple[str, ...]  # each SOURCES entry as canonical JSON (hashable)
     asset_type_name: str = "KafkaTopicAssetType"
     extra_databases: tuple[str, ...] = ()
@@ -61,7 +61,7 @@ class Deployment:
         return cls(
             domain_id=env["DATAZONE_DOMAIN_ID"],
             project_id=env["DATAZONE_PROJECT_ID"],
-            mapping_path=env.get("MAPPING_PATH", "/kafka-lineage"),
+            state_root=env.get("MAPPING_PATH", "/kafka-lineage"),
             sources=tuple(json.dumps(s, sort_keys=True) for s in sources),
             asset_type_name=env.get("ASSET_TYPE_NAME") or "KafkaTopicAssetType",
             extra_databases=tuple(sorted({d.lower() for d in extra_databases})),
@@ -75,7 +75,7 @@ class Deployment:
             "stackName": STACK_NAME,
             "domainId": self.domain_id,
             "projectId": self.project_id,
-            "mappingPath": self.mapping_path,
+            "mappingPath": self.state_root,
             "sources": [json.loads(s) for s in self.sources],
             "assetTypeName": self.asset_type_name,
             "extraDatabases": list(self.extra_databases),

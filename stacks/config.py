@@ -94,7 +94,7 @@ class DeploymentContext(BaseModel):
     # Runtime settings: validated by kafka_lineage.config.Settings (see build_settings).
     domain_id: str = Field(alias="domainId")
     project_id: str = Field(alias="projectId")
-    mapping_path: str = Field(default="/kafka-lineage", alias="mappingPath")
+    state_root: str = Field(default="/kafka-lineage", alias="mappingPath")
     sources: list[Any]
     asset_type_name: str = Field(default=DEFAULT_ASSET_TYPE_NAME, alias="assetTypeName")
     tuning: dict[str, Any] = Field(default_factory=dict)
@@ -256,7 +256,7 @@ def load_config(raw: Any, extra_environment: Mapping[str, str] | None = None) ->
     _check_cross_references(settings, deployment)
     check_environment_size({**settings.to_environment(), **(extra_environment or {})})
     parameters = tuple(
-        TableMappingParameter(table_mapping_parameter_name(settings.mapping_path, m), m.parameter_value(), m)
+        TableMappingParameter(table_mapping_parameter_name(settings.state_root, m), m.parameter_value(), m)
         for m in deployment.table_mappings
     )
     return StackConfig(settings=settings, deployment=deployment, table_mapping_parameters=parameters)
@@ -276,7 +276,7 @@ def build_settings(deployment: DeploymentContext) -> Settings:
     raw = {
         "domain_id": deployment.domain_id,
         "project_id": deployment.project_id,
-        "mapping_path": deployment.mapping_path,
+        "state_root": deployment.state_root,
         "sources": deployment.sources,
         "asset_type_name": deployment.asset_type_name,
         "tuning": tuning,
@@ -347,7 +347,7 @@ _CONTEXT_OF_VARIABLE = {
 }
 
 
-def table_mapping_parameter_name(mapping_path: str, mapping: TableMapping) -> str:
+def table_mapping_parameter_name(state_root: str, mapping: TableMapping) -> str:
     """A valid, unique SSM name for an explicit mapping, for any topic and registry name Glue accepts.
 
     Topic names may hold `$` and `#` (invalid in SSM names) and run to 255 characters, so the leaf is a
@@ -356,7 +356,7 @@ def table_mapping_parameter_name(mapping_path: str, mapping: TableMapping) -> st
     identity = f"{mapping.registry_name or ''}\x00{mapping.topic}".encode()
     digest = hashlib.sha256(identity).hexdigest()[:16]
     readable = _UNSAFE_SSM_CHARS.sub("_", mapping.topic)[:_READABLE_CHARS]
-    name = f"{mapping_path.rstrip('/')}/{CDK_TABLE_MAPPINGS}/{digest}-{readable}"
+    name = f"{state_root.rstrip('/')}/{CDK_TABLE_MAPPINGS}/{digest}-{readable}"
     check_ssm_parameter_name(name)
     return name
 
@@ -389,7 +389,7 @@ def _camel(name: str) -> str:
 _SETTINGS_KEYS = {
     "domain_id": "domainId",
     "project_id": "projectId",
-    "mapping_path": "mappingPath",
+    "state_root": "mappingPath",
     "asset_type_name": "assetTypeName",
     "drift_downstream_depth": "driftDownstreamDepth",
 }

@@ -183,7 +183,7 @@ class KafkaLineageStack(cdk.Stack):
         return arns
 
     def _parameter_arn(self, suffix: str = "") -> str:
-        path = self.config.settings.mapping_path.lstrip("/") + suffix
+        path = self.config.settings.state_root.lstrip("/") + suffix
         return self.format_arn(
             service="ssm",
             resource="parameter",
@@ -430,7 +430,7 @@ class KafkaLineageStack(cdk.Stack):
 
     # --- cdk-nag: each acknowledgment on one resource, for one exact finding, with its reason ------------
     def _suppress_nag_findings(self) -> None:
-        mapping_path = self.config.settings.mapping_path
+        state_root = self.config.settings.state_root
         for fn, owned, holder in (
             (self.schema_sync, ("assets",), SCHEMA_SYNC_HOLDER),
             (self.lineage, ("lineage", "drift"), LINEAGE_HOLDER),
@@ -444,9 +444,9 @@ class KafkaLineageStack(cdk.Stack):
                 "kafka:GetBootstrapBrokers and kafkaconnect:ListConnectors",
             )
             wildcards = [
-                _arn("ssm", f"parameter{mapping_path}/*"),
-                *(_arn("ssm", f"parameter{mapping_path}/{own}/*") for own in owned),
-                _arn("ssm", f"parameter{mapping_path}/{LEASE_PATH}/{holder}/*"),
+                _arn("ssm", f"parameter{state_root}/*"),
+                *(_arn("ssm", f"parameter{state_root}/{own}/*") for own in owned),
+                _arn("ssm", f"parameter{state_root}/{LEASE_PATH}/{holder}/*"),
             ]
             wildcards += [_arn("glue", f"schema/{name}/*") for name in self.config.own_registry_names]
             if fn is self.lineage:

@@ -265,7 +265,7 @@ class Settings(BaseModel):
 
     domain_id: str
     project_id: str
-    mapping_path: str
+    state_root: str
     sources: tuple[Source, ...]
     asset_type_name: str = DEFAULT_ASSET_TYPE_NAME
     tuning: Tuning = Tuning()
@@ -283,9 +283,9 @@ class Settings(BaseModel):
     def _project(cls, value: str) -> str:
         return _fullmatch(PROJECT_ID, value, "project id")
 
-    @field_validator("mapping_path")
+    @field_validator("state_root")
     @classmethod
-    def _mapping_path(cls, value: str) -> str:
+    def _state_root(cls, value: str) -> str:
         return validate_ssm_path(value.rstrip("/") or value)
 
     @field_validator("sources")
@@ -323,7 +323,7 @@ class Settings(BaseModel):
         env = {
             "DATAZONE_DOMAIN_ID": self.domain_id,
             "DATAZONE_PROJECT_ID": self.project_id,
-            "MAPPING_PATH": self.mapping_path,
+            "MAPPING_PATH": self.state_root,
             "SOURCES": json.dumps(
                 [s.model_dump(by_alias=True, exclude_defaults=True) for s in self.sources],
                 separators=(",", ":"),
@@ -347,7 +347,7 @@ class Settings(BaseModel):
         raw: dict[str, Any] = {
             "domain_id": environ["DATAZONE_DOMAIN_ID"],
             "project_id": environ["DATAZONE_PROJECT_ID"],
-            "mapping_path": environ["MAPPING_PATH"],
+            "state_root": environ["MAPPING_PATH"],
             "asset_type_name": environ.get("ASSET_TYPE_NAME") or DEFAULT_ASSET_TYPE_NAME,
         }
         for variable, key in (("SOURCES", "sources"), ("TUNING", "tuning")):
@@ -372,7 +372,7 @@ class Settings(BaseModel):
 _VARIABLES = {
     "domain_id": "DATAZONE_DOMAIN_ID",
     "project_id": "DATAZONE_PROJECT_ID",
-    "mapping_path": "MAPPING_PATH",
+    "state_root": "MAPPING_PATH",
     "sources": "SOURCES",
     "asset_type_name": "ASSET_TYPE_NAME",
     "tuning": "TUNING",

@@ -23,7 +23,7 @@ from kafka_lineage.model.state_layout import DRIFT, LINEAGE, state_path
 def connect(settings: Settings, account: str = "", function_name: str = "lineage-emission") -> LineageWorld:
     """The world of one invocation: every adapter, paced per service (and per account for Glue)."""
     ssm = client("ssm")
-    tuning, mapping_path = settings.tuning, settings.mapping_path
+    tuning, state_root = settings.tuning, settings.state_root
     # Glue is read in each source's account (a source with a role) under that account's own pacing.
     sessions = SourceSessions(settings, function_name)
     limiters: dict[str, RateLimiter] = {}
@@ -46,12 +46,12 @@ def connect(settings: Settings, account: str = "", function_name: str = "lineage
     datazone_limiter = RateLimiter(tuning.datazone_rps)  # posts, deletes and the drift walks share it
     ssm_write_limiter = RateLimiter(tuning.ssm_write_rps)  # SSM's write quota is shared by both stores
     return LineageWorld(
-        asset_records=AssetRecordStore(ssm, mapping_path),
-        table_mappings=TableMappings(ssm, mapping_path),
+        asset_records=AssetRecordStore(ssm, state_root),
+        table_mappings=TableMappings(ssm, state_root),
         tables=SourceTables(glue_of, limiter_of, account_of),
         versions=SourceSchemaVersions(key_of, glue_of, limiter_of),
         events=LineageApi(datazone, settings.domain_id, datazone_limiter),
-        state=PackedStore(ssm, state_path(mapping_path, LINEAGE), write_limiter=ssm_write_limiter),
+        state=PackedStore(ssm, state_path(state_root, LINEAGE), write_limiter=ssm_write_limiter),
         # A few calls per run (brokers per cluster, the listing, one DescribeConnector per connector),
         # at the adapter's own pace; each source's connectors in its own account.
         connectors=SourceConnectors(
@@ -60,7 +60,7 @@ def connect(settings: Settings, account: str = "", function_name: str = "lineage
                 sessions.client_for_key(key, "kafka") if key else client("kafka"),
             )
         ),
-        drift_store=PackedStore(ssm, state_path(mapping_path, DRIFT), write_limiter=ssm_write_limiter),
+        drift_store=PackedStore(ssm, state_path(state_root, DRIFT), write_limiter=ssm_write_limiter),
         walker=DataZoneDownstreamWalker(
             datazone, settings.domain_id, depth=settings.drift_downstream_depth, limiter=datazone_limiter
         ),

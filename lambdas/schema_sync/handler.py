@@ -58,7 +58,7 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     if not request.dry_run:
         lease = StateLease(
             client("ssm"),
-            settings.mapping_path,
+            settings.state_root,
             HOLDER,
             ttl_seconds=remaining_seconds() + LEASE_MARGIN_SECONDS,
             owner=context.aws_request_id,
@@ -72,9 +72,9 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
             lease.release()
     result = outcome.to_dict()
     if outcome.busy or (outcome.incomplete and outcome.progressed):
-        # Checkpointed: the mapping holds every finished chunk, and the follow-up resumes after the last one
-        # (a verify run would otherwise read again what it verified), so it redoes none of them. A run that
-        # found the mapping busy hands its event on too: no request is dropped.
+        # Checkpointed: the asset records hold every finished chunk, and the follow-up resumes after the last
+        # one (a verify run would otherwise read again what it verified), so it redoes none of them. A run
+        # that found the state lease busy hands its event on too: no request is dropped.
         follow_up = event
         if outcome.resume_after is not None:
             follow_up = with_resume(event, outcome.resume_after.group, outcome.resume_after.key)

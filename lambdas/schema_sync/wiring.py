@@ -38,11 +38,9 @@ def build_adapters(
         catalog=Catalog(
             client("datazone"), settings.domain_id, settings.project_id, RateLimiter(tuning.datazone_rps)
         ),
-        asset_records=AssetRecordStore(
-            client("ssm"), settings.mapping_path, RateLimiter(tuning.ssm_write_rps)
-        ),
+        asset_records=AssetRecordStore(client("ssm"), settings.state_root, RateLimiter(tuning.ssm_write_rps)),
         events=TopicEvents(client("events")),
         namespace_of=namespace_of,
         lease=lease,
-        drift=DriftSummaries(PackedStore(client("ssm"), state_path(settings.mapping_path, DRIFT))),
+        drift=DriftSummaries(PackedStore(client("ssm"), state_path(settings.state_root, DRIFT))),
     )

@@ -112,7 +112,7 @@ def test_invalid_context_fails_naming_the_key(raw: Any, named: str):
 
 
 def test_keys_starting_with_an_underscore_are_comments():
-    assert load_config(settings_with(_note="anything")).settings.mapping_path == "/kafka-lineage"
+    assert load_config(settings_with(_note="anything")).settings.state_root == "/kafka-lineage"
 
 
 def test_off_disables_a_schedule():
@@ -161,9 +161,9 @@ def test_table_mapping_parameter_names_are_valid_ssm_names_for_any_glue_name(
     topic: str, registry: str | None
 ):
     # Given any topic and registry name the Glue Schema Registry accepts, under the longest allowed path
-    mapping_path = "/" + "m" * (SSM_MAX_ARN - SSM_ARN_PREFIX_BUDGET - len("/table-mappings/cdk/") - 64 - 1)
+    state_root = "/" + "m" * (SSM_MAX_ARN - SSM_ARN_PREFIX_BUDGET - len("/table-mappings/cdk/") - 64 - 1)
     name = table_mapping_parameter_name(
-        mapping_path, TableMapping(topic=topic, database="db", table="t", registryName=registry)
+        state_root, TableMapping(topic=topic, database="db", table="t", registryName=registry)
     )
     levels = name.strip("/").split("/")
     # Then SSM accepts the name

@@ -33,6 +33,7 @@ from kafka_lineage.aws.calls import instrument
 from kafka_lineage.aws.clients import RateLimiter
 from kafka_lineage.aws.packed_store import WRITE_OPERATIONS
 from kafka_lineage.model.failures import Conflict, LeaseBusy, LeaseLost
+from kafka_lineage.model.state_layout import CONFIG, state_path
 from kafka_lineage.observability import logger
 
 if TYPE_CHECKING:
@@ -43,11 +44,11 @@ LEASE_MARGIN_SECONDS = 30.0  # added to the holder's remaining time: its lease o
 KEEP_GENERATIONS = 2  # older generations are deleted by the next holder (best effort)
 
 
-def lease_path(mapping_path: str, holder: str) -> str:
+def lease_path(state_root: str, holder: str) -> str:
     """The SSM path of a holder's lease generations (the stack grants each function only its own)."""
     if holder not in HOLDERS:
         raise ValueError(f"unknown lease holder {holder!r}; known: {HOLDERS}")
-    return f"{mapping_path.rstrip('/')}/config/lease/{holder}"
+    return f"{state_path(state_root, CONFIG)}/lease/{holder}"
 
 
 @dataclass(frozen=True)
@@ -63,7 +64,7 @@ class StateLease:
     def __init__(
         self,
         ssm: SSMClient,
-        mapping_path: str,
+        state_root: str,
         holder: str,
         ttl_seconds: float,
         owner: str,
@@ -76,7 +77,7 @@ class StateLease:
         if ttl_seconds <= 0:
             raise ValueError("ttl_seconds must be positive")
         self._ssm = instrument(ssm, write_limiter, operations=WRITE_OPERATIONS)
-        self.path = lease_path(mapping_path, holder)
+        self.path = lease_path(state_root, holder)
         self.holder = holder
         self.ttl_seconds = ttl_seconds
         self.owner = owner

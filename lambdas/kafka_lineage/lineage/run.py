@@ -286,7 +286,7 @@ def _read_inputs(settings: Settings, world: LineageWorld, ending: Callable[[], b
     """The asset records, the explicit table mappings and the connectors, resolved into edges."""
     records: dict[str, AssetRecord] = world.asset_records.load()
     parameters: list[MappingParameter] = world.table_mappings.load()
-    mappings, invalid = parse_mappings(parameters, state_path(settings.mapping_path, TABLE_MAPPINGS))
+    mappings, invalid = parse_mappings(parameters, state_path(settings.state_root, TABLE_MAPPINGS))
     derivation, read_errors = _derive(settings, world, records.values(), ending)
     resolution = resolve(records.values(), settings, mappings, invalid, derivation)
     return _Inputs(records, resolution, read_errors)

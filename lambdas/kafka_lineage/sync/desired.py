@@ -66,8 +66,8 @@ def source_fingerprint(
     """What GetSchema + ListSchemaVersions say, minus UpdatedTime, plus the drift summary the asset shows
     (sync.drift.marker): equal fingerprints, equal content.
 
-    A `verify` or targeted run compares it with the mapping to skip reading the definition of an unchanged
-    schema; a moved drift summary moves it, so the content is rebuilt and revised once.
+    A `verify` or targeted run compares it with the asset records to skip reading the definition of an
+    unchanged schema; a moved drift summary moves it, so the content is rebuilt and revised once.
     """
     versions = [(v.number, v.version_id, v.status, v.created_time) for v in details.versions]
     parts: list[Any] = [

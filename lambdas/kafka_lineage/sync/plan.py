@@ -1,14 +1,15 @@
-"""The pure middle of schema-sync: registry listings + mapping -> what to read, then what to write.
+"""The pure middle of schema-sync: registry listings + asset records -> what to read, then what to write.
 
 Every value here is frozen and every function pure (no I/O, no clock):
 1. `triage_listing` / `triage_targets` compare the listings (cheap: one call per 100 schemas) or the schemas
-   an event names with the mapping. Unchanged schemas stop here, so a no-change run reads nothing per schema.
+   an event names with the asset records. Unchanged schemas stop here, so a no-change run reads nothing
+   per schema.
    The rest become `Candidate`s to inspect; schemas that are gone become `Delete`s.
 2. `order_work` puts candidates and deletions in the order the run processes them: by the packed store's
    hash group of their key (the schema ARN), so that `cut` can end chunks on group boundaries and each SSM
-   parameter of the mapping is written once per run, not once per chunk that touches it.
+   parameter of the asset records is written once per run, not once per chunk that touches it.
 3. `decide` turns an inspected candidate (GetSchema + versions + definition -> desired content) into an
-   action: `Create`, `Revise`, `Touch` (mapping only) or nothing.
+   action: `Create`, `Revise`, `Touch` (asset record only) or nothing.
 4. A `SyncPlan` is the value a chunk (or a dry run: the whole run) amounts to; the fail-safe
    (kafka_lineage.failsafe) decides which inferred deletions it may hold.
 """
@@ -41,7 +42,7 @@ class Candidate:
 
     @property
     def key(self) -> str:
-        """The mapping key the candidate lands under (its ARN; a targeted schema's name until it is read)."""
+        """The asset record key the candidate lands under (its ARN; a targeted schema's name until read)."""
         return self.schema_arn or f"{self.registry_name}/{self.schema_name}"
 
 
@@ -51,7 +52,7 @@ def _summary(kind: str, registry: str, topic: str, arn: str, reason: str) -> dic
 
 @dataclass(frozen=True)
 class Create:
-    """A schema no mapping knows: create its asset (or adopt one that exists) and publish it."""
+    """A schema no asset record knows: create its asset (or adopt one that exists) and publish it."""
 
     kind: ClassVar[str] = "create"
     registry_name: str
@@ -96,7 +97,7 @@ class Revise:
 
 @dataclass(frozen=True)
 class Touch:
-    """Same content, newer registry times: only the mapping changes (no DataZone write)."""
+    """Same content, newer registry times: only the asset record changes (no DataZone write)."""
 
     kind: ClassVar[str] = "touch"
     registry_name: str
@@ -114,7 +115,7 @@ class Touch:
 
 @dataclass(frozen=True)
 class Delete:
-    """Unpublish and delete an asset. `record` is None for an orphan (an asset no mapping knows)."""
+    """Unpublish and delete an asset. `record` is None for an orphan (an asset no asset record knows)."""
 
     kind: ClassVar[str] = "delete"
     registry_name: str
@@ -160,7 +161,8 @@ class SyncPlan:
     """What a chunk, or a whole dry run, amounts to: the writes, and the deletions the fail-safe held."""
 
     actions: tuple[Action, ...] = ()
-    orphans: tuple[Delete, ...] = ()  # verify: assets of the type whose schema is gone and no mapping knows
+    # verify: assets of the type whose schema is gone and no asset record knows
+    orphans: tuple[Delete, ...] = ()
     held_back: tuple[Held[Delete], ...] = ()
     unchanged: int = 0
 
@@ -177,7 +179,7 @@ class SyncPlan:
         return self.actions + self.orphans
 
     def describe(self) -> list[dict[str, object]]:
-        """The plan as a dry run reports it (touches only refresh the mapping: not listed)."""
+        """The plan as a dry run reports it (touches only refresh the asset records: not listed)."""
         return [action.describe() for action in self.writes() if not isinstance(action, Touch)]
 
 
@@ -206,7 +208,7 @@ def orphan(registry_name: str, schema_arn: str, asset_id: str) -> Delete:
 def triage_listing(
     source: Source, listed: Iterable[ListedSchema], records: Mapping[str, AssetRecord], verify: bool
 ) -> Triage:
-    """Compare one registry's listing with the mapping records of that registry."""
+    """Compare one registry's listing with the asset records of that registry."""
     candidates: list[Candidate] = []
     deletions: list[Delete] = []
     unchanged: list[str] = []
@@ -394,7 +396,7 @@ def decide(
     where = (details.registry_name, details.schema_name, details.schema_arn, candidate.reason)
     if desired is None:
         if record is None:
-            raise ValueError("a schema without a mapping record must be inspected in full")
+            raise ValueError("a schema without an asset record must be inspected in full")
         refreshed = refreshed_record(record, details, candidate.listed, record.source_fingerprint)
         return None if refreshed == record else Touch(*where, record=record, new_record=refreshed)
     created_time = candidate.listed.created_time if candidate.listed else details.created_time

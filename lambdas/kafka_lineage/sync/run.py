@@ -1,13 +1,14 @@
 """schema-sync, end to end: read through the adapters, plan in pure code, apply, record, announce.
 
 Shape of a run (one deadline covers all of it):
-1. Setup: the asset type, the mapping, the registry listings (and, for `verify`, the assets of the type).
+1. Setup: the asset type, the asset records, the registry listings (and, for `verify`, the assets of the
+   type).
    `plan.triage_*` then says which schemas need a look and which assets are gone; the fail-safe screens the
    inferred deletions (kafka_lineage.failsafe).
-2. The work (candidates and deletions) is ordered by the mapping's hash group and cut into chunks on group
-   boundaries, so each SSM parameter of the mapping is saved once per run.
+2. The work (candidates and deletions) is ordered by the asset records' hash group and cut into chunks on
+   group boundaries, so each SSM parameter of the asset records is saved once per run.
 3. A three-stage pipeline: the Glue reads of chunk k+1 run while the DataZone writes of chunk k and the
-   mapping save (then the "Topic Asset Changed" events) of chunk k-1 do. Each service has its own rate
+   asset records' save (then the "Topic Asset Changed" events) of chunk k-1 do. Each service has its own rate
    limiter, so the stages pace independently and the run goes at the pace of its slowest service.
 4. A chunk is started only when the pacing rates (and the speeds measured so far) say its read, its writes
    and its save all end at least `deadline_margin_seconds` before the deadline; a run that stops says
@@ -17,10 +18,10 @@ Shape of a run (one deadline covers all of it):
 Every write is idempotent by construction, so any run may be retried, crash, or overlap another:
 - CreateAsset carries a clientToken derived from the schema ARN, its CreatedTime and the content's hash (a
   retry with other content is another request: a conflict, then an adoption, never a replay of the first);
-  a conflict on the external identifier (the asset exists but the mapping lost it) adopts that asset;
+  a conflict on the external identifier (the asset exists but the asset records lost it) adopts that asset;
 - revisions and listings carry tokens derived from the asset id and the revision they start from;
 - a delete of something already gone is a success;
-- the mapping is written after each chunk, and only then are the chunk's events put.
+- the asset records are written after each chunk, and only then are the chunk's events put.
 """
 
 from __future__ import annotations
@@ -66,7 +67,7 @@ SAMPLE = 100  # entries of each per-item list the result carries; the logs carry
 # Pacing estimates: calls per item at the configured rates.
 GLUE_CALLS_PER_READ = 3  # GetSchema, ListSchemaVersions, GetSchemaVersion
 DATAZONE_CALLS_PER_WRITE = 2  # CreateAsset / CreateAssetRevision / DeleteAsset + the listing change
-ENTRY_BYTES = 480  # a packed mapping entry, rounded up
+ENTRY_BYTES = 480  # a packed asset record entry, rounded up
 SAFETY = 1.25  # estimates are multiplied by this, plus STAGE_SECONDS per stage
 STAGE_SECONDS = 0.1
 # lineage-emission puts "Schema Drift Detected", then saves the summary: a run started by that event waits
@@ -142,7 +143,7 @@ class SyncResult:
     incomplete: bool = False
     remaining: int = 0
     progressed: bool = False  # at least one chunk was saved (a follow-up invocation would not loop)
-    busy: bool = False  # another invocation held the mapping's lease: nothing was written
+    busy: bool = False  # another invocation held the state lease: nothing was written
     resume_after: plan.Position | None = None  # the last item a follow-up need not look at again
 
     def to_dict(self) -> dict[str, Any]:
@@ -251,7 +252,7 @@ class _Pace:
         )
 
     def lease_seconds(self) -> float:
-        """Taking the lease and reading the mapping again: a few calls in a row."""
+        """Taking the lease and reading the asset records again: a few calls in a row."""
         return SAFETY * 4 * self.latency + STAGE_SECONDS
 
 
@@ -318,7 +319,7 @@ class SchemaSync:
         triage, listings = self._triage(request, records, result)
         listing_calls = self.adapters.registry.calls - listed_calls
         # Each setup phase's time per call it made: a listing is a call a page (100 pages at 10,000 schemas),
-        # a mapping load one a GetParametersByPath page of 10.
+        # an asset records load one a GetParametersByPath page of 10.
         phases = [
             typed - started,
             (loaded - typed) / (1 + self.adapters.asset_records.parameter_count() // 10),
@@ -498,7 +499,7 @@ class SchemaSync:
         triage: plan.Triage,
         result: SyncResult,
     ) -> list[plan.Delete]:
-        """verify: assets of our type that no mapping knows and whose schema is gone: remove them.
+        """verify: assets of our type that no asset record knows and whose schema is gone: remove them.
 
         An asset whose schema is mirrored is left to the create for that schema, which adopts it.
         """
@@ -535,7 +536,7 @@ class SchemaSync:
     def apply_one(
         self, action: plan.Action, asset_type: AssetType, warn: Callable[[str, str], None] | None = None
     ) -> tuple[AssetRecord | None, str, bool]:
-        """Returns (the mapping record after the action, the change to announce, whether it adopted);
+        """Returns (the asset record after the action, the change to announce, whether it adopted);
         `warn(schema_arn, text)` hears what a write could not do as asked."""
         catalog = self.adapters.catalog
         domain = self.settings.domain_id
@@ -670,7 +671,7 @@ class SchemaSync:
 
 
 class _Stop(Exception):
-    """The lease was lost: another invocation writes the mapping now; this one stops writing."""
+    """The lease was lost: another invocation writes the asset records now; this one stops writing."""
 
 
 class _Pipeline:
@@ -916,7 +917,7 @@ class _Pipeline:
         return _AppliedChunk(read, done, complete)
 
     def _take_lease(self) -> bool:
-        """Hold the mapping's lease before the first write, then read the mapping again (the run planned on
+        """Hold the state lease before the first write, then read the asset records again (the run planned on
         what it read before: a decision made stale meanwhile is an idempotent write, a conflict adopts)."""
         adapters = self.sync.adapters
         assert adapters.lease is not None
@@ -943,7 +944,7 @@ class _Pipeline:
         adapters.asset_records.load()  # the saver has saved nothing yet: no earlier chunk had a change
         return True
 
-    # -- stage 3: the mapping save, then the chunk's events
+    # -- stage 3: the asset records' save, then the chunk's events
     def _save_loop(self, inbox: queue.Queue[_AppliedChunk | None], _: None) -> None:
         while True:
             applied = inbox.get()
@@ -977,7 +978,7 @@ class _Pipeline:
             lost = isinstance(error, _Stop | LeaseLost)
             if lost:
                 self.stopped.set()
-            # The DataZone side is done and idempotent: the next run adopts what the mapping missed.
+            # The DataZone side is done and idempotent: the next run adopts what the asset records missed.
             for action, _, _, _ in applied.done:
                 _fail(result, self.lock, f"mapping not saved: {error}", schemaArn=action.schema_arn)
             if not lost:
