@@ -300,14 +300,17 @@ class Catalog:
                     ) from error
             wait.pause()
         listing_id, status = str(answer["listingId"]), str(answer.get("status", ""))
+        looked = False  # a wait spent before the change was accepted still looks at the listing once
         while status not in ("INACTIVE", ""):
-            if wait.expired():
+            if not wait.expired():
+                wait.pause()
+            elif looked:
                 raise ListingBusy(
                     f"asset {asset_id}: listing {listing_id} still {status} "
                     f"{self.listing_wait_seconds:.0f} s after it was unpublished"
                 )
-            wait.pause()
             status = self._listing_status(listing_id)
+            looked = True
 
     def delete_asset(self, asset_id: str) -> None:
         """Delete; an asset already gone counts as deleted (deletes are retried freely). A delete refused
