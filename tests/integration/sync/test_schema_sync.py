@@ -471,24 +471,29 @@ class ListedThenCountdown(FakeContext):
     """A Lambda context whose deadline is `after_listing` seconds (plus `margin`) after the registry listing's
     last page: whatever the listing cost on this machine, the rest of the invocation has that much time."""
 
-    def __init__(self, after_listing: float, margin: float) -> None:
+    def __init__(
+        self, after_listing: float, margin: float, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         super().__init__()
         self.left = after_listing + margin
-        self.listed_at = time.monotonic()
+        self.clock = clock
+        self.listed_at = clock()
 
     def get_remaining_time_in_millis(self) -> int:
-        return max(0, int((self.listed_at + self.left - time.monotonic()) * 1000))
+        return max(0, int((self.listed_at + self.left - self.clock()) * 1000))
 
 
 def test_a_registry_whose_listing_takes_many_slow_pages_still_progresses_in_every_invocation(
     cdc: CdcWorld, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # Given 30 new schemas listed one a page, each ListSchemas page taking 0.1 s (a big registry on a slow
-    # day: 10,000 schemas are 100 pages), and 3 s left after the listing in every invocation (2 s margin):
-    # room for a chunk of fast reads and writes, but less than the whole listing's time again
+    # Given 30 new schemas listed one a page, each ListSchemas page taking 0.1 s more (a big registry on a
+    # slow day: 10,000 schemas are 100 pages), and 3 s left after the listing in every invocation (2 s
+    # margin): room for a chunk of fast reads and writes, but less than the whole listing's time again; on a
+    # clock that only the pages, the pacing and the waits move (so the machine's load changes nothing)
     from kafka_lineage.aws import registry
     from kafka_lineage.aws.calls import instrument as original
 
+    clock = VirtualClock.install(monkeypatch)
     for i in range(30):
         cdc.register(f"t{i}")
     cdc.configure(world.source_config(), tuning={"deadline_margin_seconds": 2})
@@ -496,25 +501,29 @@ def test_a_registry_whose_listing_takes_many_slow_pages_still_progresses_in_ever
     contexts: list[ListedThenCountdown] = []
 
     def slow_page(**_: Any) -> None:
-        time.sleep(0.1)
+        clock.sleep(0.1)
+
+    def glue_call(**_: Any) -> None:
+        clock.sleep(0.03)  # any Glue call's round trip: the reads of all 30 schemas outlast one invocation
 
     def listed(**_: Any) -> None:
-        contexts[-1].listed_at = time.monotonic()
+        contexts[-1].listed_at = clock.monotonic()
 
     def with_slow_pages(glue: Any, *args: Any, **kwargs: Any) -> Any:
         # Each ListSchemas page the reader's client sends takes 0.1 s more (botocore hooks, as the pacing)
         glue.meta.events.register("before-send.glue.ListSchemas", slow_page, unique_id="test-slow-page")
+        glue.meta.events.register("before-send.glue", glue_call, unique_id="test-glue-call")
         glue.meta.events.register("after-call.glue.ListSchemas", listed, unique_id="test-listed")
         return original(glue, *args, **kwargs)
 
     monkeypatch.setattr(registry, "instrument", with_slow_pages)
 
     def context() -> FakeContext:
-        contexts.append(ListedThenCountdown(after_listing=3, margin=2))
+        contexts.append(ListedThenCountdown(after_listing=3, margin=2, clock=clock.monotonic))
         return contexts[-1]
 
     # When the sync runs, and its follow-ups run with the event each one hands on
-    runs = run_to_completion(cdc, monkeypatch, {}, seconds=0, context=context)
+    runs = run_to_completion(cdc, monkeypatch, {}, seconds=0, context=context, clock=clock.monotonic)
 
     # Then every invocation created assets (none spent its time on a chunk estimate built from the whole
     # listing's time), and every schema was created once
