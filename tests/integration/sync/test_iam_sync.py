@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from local import world
-from tests.fixtures import REPO, CountdownContext
+from tests.fixtures import REPO, CountdownContext, VirtualClock
 from tests.integration.conftest import REVOKE_GRANTS_VARIABLE
 from tests.integration.sync.conftest import CdcWorld
 
@@ -50,16 +50,19 @@ def test_a_role_without_a_datazone_grant_fails_each_schema_and_writes_no_mapping
     assert cdc.sync()["created"] == 1
 
 
-def test_the_checkpoint_follow_up_is_invoked_under_the_role_and_the_sync_converges(cdc: CdcWorld) -> None:
+def test_the_checkpoint_follow_up_is_invoked_under_the_role_and_the_sync_converges(
+    cdc: CdcWorld, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # Given more schemas than one invocation finishes before its deadline (Glue paced at 6 calls/s, three
-    # reads a schema, 12 s left with a 2 s margin)
+    # reads a schema, 12 s left with a 2 s margin, on a clock only the pacing moves: load changes nothing)
+    clock = VirtualClock.install(monkeypatch)
     for i in range(60):
         cdc.register(f"t{i}")
     cdc.configure(world.source_config(), tuning={"glue_rps": 6, "deadline_margin_seconds": 2})
     event = {"schemaArns": [world.schema_arn("cdc", f"t{i}") for i in range(60)]}
 
     # When the first invocation stops at its checkpoint
-    first = cdc.sync(event, context=CountdownContext(12))
+    first = cdc.sync(event, context=CountdownContext(12, clock=clock.monotonic))
 
     # Then it asked Lambda to invoke itself, allowed by its role, with the same event and where to resume
     assert first["incomplete"] is True
@@ -79,13 +82,16 @@ def test_the_checkpoint_follow_up_is_invoked_under_the_role_and_the_sync_converg
     assert cdc.sync(event)["unchanged"] == 60
 
 
-def test_without_the_invoke_grant_the_follow_up_is_refused_and_the_result_says_so(cdc: CdcWorld) -> None:
+def test_without_the_invoke_grant_the_follow_up_is_refused_and_the_result_says_so(
+    cdc: CdcWorld, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    clock = VirtualClock.install(monkeypatch)
     for i in range(60):
         cdc.register(f"t{i}")
     cdc.configure(world.source_config(), tuning={"glue_rps": 6, "deadline_margin_seconds": 2})
     cdc.aws.iam.revoke("schema-sync", "lambda:InvokeFunction")
 
-    first = cdc.sync(context=CountdownContext(12))
+    first = cdc.sync(context=CountdownContext(12, clock=clock.monotonic))
 
     assert first["incomplete"] is True
     assert first["continued"] is False
