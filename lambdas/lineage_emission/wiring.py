@@ -6,10 +6,11 @@ from typing import Any
 
 from kafka_lineage.aws.asset_records import AssetRecordStore
 from kafka_lineage.aws.bus import DriftEvents
-from kafka_lineage.aws.clients import RateLimiter, client
+from kafka_lineage.aws.clients import client
 from kafka_lineage.aws.connectors import MskConnect, SourceConnectors
 from kafka_lineage.aws.lineage_api import LineageApi
 from kafka_lineage.aws.lineage_graph import DataZoneDownstreamWalker
+from kafka_lineage.aws.pacing import RateLimiter
 from kafka_lineage.aws.packed_store import PackedStore
 from kafka_lineage.aws.sessions import SourceSessions
 from kafka_lineage.aws.table_mappings import TableMappings

@@ -5,9 +5,10 @@ from __future__ import annotations
 from kafka_lineage.aws.asset_records import AssetRecordStore
 from kafka_lineage.aws.bus import TopicEvents
 from kafka_lineage.aws.catalog import Catalog
-from kafka_lineage.aws.clients import RateLimiter, client
+from kafka_lineage.aws.clients import client
 from kafka_lineage.aws.kafka import cluster_namespace
 from kafka_lineage.aws.lease import StateLease
+from kafka_lineage.aws.pacing import RateLimiter
 from kafka_lineage.aws.packed_store import PackedStore
 from kafka_lineage.aws.registry import SourceRegistries
 from kafka_lineage.aws.sessions import SourceSessions

@@ -20,9 +20,9 @@ from kafka_lineage.aws.calls import (
     pages_until,
     typed_error,
 )
-from kafka_lineage.aws.clients import RateLimiter
 from kafka_lineage.aws.lineage_api import LineageApi
 from kafka_lineage.aws.lineage_graph import DataZoneDownstreamWalker
+from kafka_lineage.aws.pacing import RateLimiter
 from kafka_lineage.aws.packed_store import PackedStore
 from kafka_lineage.aws.registry import RegistryReader
 from kafka_lineage.model.failures import (

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from kafka_lineage.aws.clients import RateLimiter
+from kafka_lineage.aws.pacing import RateLimiter
 from kafka_lineage.model import clock
 from tests.fixtures import VirtualClock
 

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kafka_lineage.aws.clients import RateLimiter
+from kafka_lineage.aws.pacing import RateLimiter
 from kafka_lineage.aws.packed_store import PackedFormatError, PackedStore
 from kafka_lineage.config import SSM_ARN_PREFIX_BUDGET, SSM_OWN_SUFFIX_BUDGET, validate_ssm_path
 from kafka_lineage.model.failures import AwsError, Unavailable

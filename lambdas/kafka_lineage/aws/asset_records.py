@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from kafka_lineage.aws.clients import RateLimiter
+from kafka_lineage.aws.pacing import RateLimiter
 from kafka_lineage.aws.packed_store import PackedStore
 from kafka_lineage.model.asset_records import AssetRecord
 from kafka_lineage.model.state_layout import ASSETS, hash_group, state_path

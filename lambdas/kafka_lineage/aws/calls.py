@@ -44,7 +44,7 @@ from kafka_lineage.model.failures import (
 )
 
 if TYPE_CHECKING:
-    from kafka_lineage.aws.clients import RateLimiter  # which makes its clients through here
+    from kafka_lineage.aws.pacing import RateLimiter
 
 C = TypeVar("C")
 P = TypeVar("P")

@@ -8,8 +8,8 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from kafka_lineage.aws.calls import instrument
-from kafka_lineage.aws.clients import RateLimiter
 from kafka_lineage.aws.form_members import declared_paths
+from kafka_lineage.aws.pacing import RateLimiter
 from kafka_lineage.model import clock as default_clock
 from kafka_lineage.model.catalog import AssetContent, AssetType, CatalogAsset, FormSpec
 from kafka_lineage.model.failures import (

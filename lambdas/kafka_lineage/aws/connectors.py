@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from kafka_lineage.aws.calls import Stopped, instrument, pages_until
-from kafka_lineage.aws.clients import RateLimiter
+from kafka_lineage.aws.pacing import RateLimiter
 from kafka_lineage.config import Source
 from kafka_lineage.model.connector_keys import kept_config
 from kafka_lineage.model.connectors import ConnectorConfig, ConnectorNote, ConnectorReads

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from kafka_lineage.aws.calls import instrument
-from kafka_lineage.aws.clients import RateLimiter
+from kafka_lineage.aws.pacing import RateLimiter
 from kafka_lineage.aws.packed_store import WRITE_OPERATIONS
 from kafka_lineage.model.failures import Conflict, LeaseBusy, LeaseLost
 from kafka_lineage.model.state_layout import CONFIG, state_path

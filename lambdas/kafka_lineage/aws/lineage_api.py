@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from kafka_lineage.aws.calls import instrument
-from kafka_lineage.aws.clients import RateLimiter
+from kafka_lineage.aws.pacing import RateLimiter
 from kafka_lineage.model.failures import NotFound
 from kafka_lineage.model.lineage_events import EventSummary
 

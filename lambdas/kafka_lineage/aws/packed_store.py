@@ -70,7 +70,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from kafka_lineage.aws.calls import instrument
-from kafka_lineage.aws.clients import RateLimiter
+from kafka_lineage.aws.pacing import RateLimiter
 from kafka_lineage.model.failures import NotFound
 from kafka_lineage.model.state_layout import MAX_VALUE_BYTES, hash_group
 from kafka_lineage.observability import logger

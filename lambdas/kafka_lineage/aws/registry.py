@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from kafka_lineage.aws.calls import calls_of, instrument
-from kafka_lineage.aws.clients import RateLimiter
+from kafka_lineage.aws.pacing import RateLimiter
 from kafka_lineage.config import Settings, Source
 from kafka_lineage.model.failures import NotFound, RegistryNotFound, SchemaNotFound
 from kafka_lineage.model.registry import ListedSchema, SchemaDetails, SchemaVersion

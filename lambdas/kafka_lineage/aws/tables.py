@@ -18,7 +18,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from kafka_lineage.aws.calls import Stopped, instrument, pages_until
-from kafka_lineage.aws.clients import RateLimiter
+from kafka_lineage.aws.pacing import RateLimiter
 from kafka_lineage.model.failures import AwsError, NotFound, describe_failure
 from kafka_lineage.model.registry import VersionDefinition
 from kafka_lineage.model.tables import GlueTable, TableColumn, TableReads, TableRef

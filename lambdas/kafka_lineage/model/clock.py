@@ -1,4 +1,4 @@
-"""The clock that schema-sync's deadlines, the adapters' pacing (aws.clients.RateLimiter) and the catalog's
+"""The clock that schema-sync's deadlines, the adapters' pacing (aws.pacing.RateLimiter) and the catalog's
 bounded waits read.
 
 In the functions this is always the real clock: `time.monotonic` and `time.sleep`. It is one seam so that a

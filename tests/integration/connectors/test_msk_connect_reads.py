@@ -12,8 +12,9 @@ import boto3
 import pytest
 from botocore.exceptions import ClientError
 
-from kafka_lineage.aws.clients import RETRY_CONFIG, RateLimiter
+from kafka_lineage.aws.clients import RETRY_CONFIG
 from kafka_lineage.aws.connectors import PAGE_SIZE, MskConnect, broker_set
+from kafka_lineage.aws.pacing import RateLimiter
 from kafka_lineage.config import Source
 from kafka_lineage.connectors import derive
 from kafka_lineage.model.topics import TopicKey

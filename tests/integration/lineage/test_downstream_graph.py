@@ -21,8 +21,9 @@ import boto3
 import pytest
 from botocore.exceptions import ClientError
 
-from kafka_lineage.aws.clients import RETRY_CONFIG, RateLimiter
+from kafka_lineage.aws.clients import RETRY_CONFIG
 from kafka_lineage.aws.lineage_graph import DataZoneDownstreamWalker
+from kafka_lineage.aws.pacing import RateLimiter
 from local import debezium
 from local.world import deployed_role
 from tests.fixtures import DOMAIN_ID

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from kafka_lineage.aws.clients import RateLimiter
 from kafka_lineage.aws.lineage_graph import MAX_REFERENCES, DataZoneDownstreamWalker
+from kafka_lineage.aws.pacing import RateLimiter
 from kafka_lineage.drift import assess_impact, diff_fields
 from kafka_lineage.model.downstream import DownstreamNode
 from kafka_lineage.model.failures import AwsError
