@@ -116,8 +116,9 @@ def forget_the_mapping() -> None:
 def test_create_revise_and_delete_cope_with_listing_changes_in_progress(
     cdc: CdcWorld, must_unpublish: bool
 ) -> None:
-    # Given listing changes that stay in progress for a few DataZone calls
-    cdc.aws.set_readings(listing_change_calls=5, delete_requires_unpublish=must_unpublish)
+    # Given listing changes that stay in progress for 20 DataZone calls (more than the calls between a
+    # publish and the next change of its listing, whichever of the two schemas the first run publishes first)
+    cdc.aws.set_readings(listing_change_calls=20, delete_requires_unpublish=must_unpublish)
     cdc.register("orders")
     cdc.register("keep")
     assert cdc.sync()["created"] == 2
