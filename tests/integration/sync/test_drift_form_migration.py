@@ -24,19 +24,13 @@ from asset_type_resource.provision import create_form_types
 from kafka_lineage.drift.summary import DriftSummary
 from kafka_lineage.sync.drift import DRIFT_FORM_TYPE, drift_key
 from local import world
+from tests.fixtures import FakeContext
 from tests.integration.sync.conftest import CdcWorld, EventCatcher
 from tests.integration.sync.test_drift_form import V2, record_drift
 
 NEW_SMITHY = Path(world.SMITHY)
 TOPICS = ("orders", "__debezium-heartbeat.dbserver1", "inventory.parts$#v2")
 SUMMARY = DriftSummary(1, 2, "breaking", ("lakehouse/orders",), 1, 1, "f1", "2026-11-30T15:00:00Z")
-
-
-class _Context:
-    function_name = "asset-type-resource"
-    memory_limit_in_mb = 256
-    invoked_function_arn = f"arn:aws:lambda:{world.REGION}:{world.ACCOUNT}:function:asset-type-resource"
-    aws_request_id = "00000000-0000-4000-8000-0000000d71f7"
 
 
 def deploy(smithy: Path, request: str) -> dict[str, Any]:
@@ -61,7 +55,7 @@ def deploy(smithy: Path, request: str) -> dict[str, Any]:
     }
     if request == "Update":
         event["PhysicalResourceId"] = physical_id(world.DOMAIN_ID, spec["name"])
-    answer = resource.handler(event, cast(Any, _Context()))
+    answer = resource.handler(event, cast(Any, FakeContext(function_name="asset-type-resource")))
     data: dict[str, Any] = answer["Data"]
     return data
 
