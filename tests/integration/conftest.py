@@ -12,14 +12,34 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from typing import Any
 
+import boto3
 import pytest
+from botocore.config import Config
 from botocore.retries import bucket, standard
 
 from local import world
 from local.standins import LocalAws
+from local.standins.iam_roles import Role
 
 REVOKE_GRANTS_VARIABLE = "KAFKA_LINEAGE_TEST_REVOKE_GRANTS"
+# One attempt: a refusal is seen as it is, not retried.
+ONE_TRY = Config(retries={"mode": "standard", "total_max_attempts": 1})
+
+
+def client_as(aws: LocalAws, role: Role, service: str, config: Config = ONE_TRY) -> Any:
+    """A boto3 client of the stand-ins signing as `role` (its IAM-mode credentials)."""
+    credentials = aws.iam.credentials_for(role)
+    return boto3.session.Session().client(
+        service,
+        endpoint_url=aws.endpoint_url,
+        region_name=aws.region,
+        aws_access_key_id=credentials["AWS_ACCESS_KEY_ID"],
+        aws_secret_access_key=credentials["AWS_SECRET_ACCESS_KEY"],
+        aws_session_token=credentials["AWS_SESSION_TOKEN"],
+        config=config,
+    )
 
 
 def revoke_from_environment(aws: LocalAws) -> None:

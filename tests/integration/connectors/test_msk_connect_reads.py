@@ -21,6 +21,7 @@ from kafka_lineage.model.topics import TopicKey
 from local import world
 from local.demo_connectors import create_request
 from local.standins import LocalAws
+from tests.integration.conftest import client_as
 
 CLUSTER_ARN = "arn:aws:kafka:eu-west-1:123456789012:cluster/orders/0f1e2d3c-4b5a-1"
 OTHER_ARN = "arn:aws:kafka:eu-west-1:123456789012:cluster/payments/9a8b7c6d-1"
@@ -241,28 +242,16 @@ def test_iam_mode_the_lineage_role_may_list_and_describe_and_schema_sync_may_not
     sync = world.deployed_role(clusters, "schema-sync", {})
     # When the lineage function's role reads: allowed (ListConnectors on "*", DescribeConnector on the ARN)
     reads = MskConnect(
-        client_as(clusters, lineage, "kafkaconnect"), client_as(clusters, lineage, "kafka")
+        client_as(clusters, lineage, "kafkaconnect", world_no_checks()),
+        client_as(clusters, lineage, "kafka", world_no_checks()),
     ).read([source()])
     assert [c.arn for c in reads.connectors] == [arn]
     assert reads.read_ok
     # And schema-sync's role, which has no such grant, is denied
     with pytest.raises(ClientError) as denied:
-        client_as(clusters, sync, "kafkaconnect").describe_connector(connectorArn=arn)
+        client_as(clusters, sync, "kafkaconnect", world_no_checks()).describe_connector(connectorArn=arn)
     assert denied.value.response["Error"]["Code"] in ("AccessDeniedException", "ForbiddenException")
     assert "kafkaconnect:DescribeConnector" in denied.value.response["Error"]["Message"]
-
-
-def client_as(aws: LocalAws, role: Any, service: str) -> Any:
-    credentials = aws.iam.credentials_for(role)
-    return boto3.session.Session().client(
-        service,
-        endpoint_url=aws.endpoint_url,
-        region_name=aws.region,
-        aws_access_key_id=credentials["AWS_ACCESS_KEY_ID"],
-        aws_secret_access_key=credentials["AWS_SECRET_ACCESS_KEY"],
-        aws_session_token=credentials["AWS_SESSION_TOKEN"],
-        config=world_no_checks(),
-    )
 
 
 def test_the_control_api_creates_connectors_for_a_separate_process(clusters: LocalAws) -> None:

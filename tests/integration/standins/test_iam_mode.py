@@ -7,14 +7,12 @@ from typing import Any
 
 import boto3
 import pytest
-from botocore.config import Config
 from botocore.exceptions import ClientError
 
 from local import world
 from local.standins import LocalAws
 from local.standins.iam_roles import Role
-
-ONE_TRY = Config(retries={"mode": "standard", "total_max_attempts": 1})
+from tests.integration.conftest import ONE_TRY, client_as
 
 
 @pytest.fixture
@@ -26,19 +24,6 @@ def roles(local_aws: LocalAws, monkeypatch: pytest.MonkeyPatch) -> dict[str, Rol
         monkeypatch.setenv(key, value)
     names = ("schema-sync", "lineage-emission", "asset-type-resource")
     return {name: world.deployed_role(local_aws, name, {}) for name in names}
-
-
-def client_as(aws: LocalAws, role: Role, service: str) -> Any:
-    credentials = aws.iam.credentials_for(role)
-    return boto3.session.Session().client(
-        service,
-        endpoint_url=aws.endpoint_url,
-        region_name=aws.region,
-        aws_access_key_id=credentials["AWS_ACCESS_KEY_ID"],
-        aws_secret_access_key=credentials["AWS_SECRET_ACCESS_KEY"],
-        aws_session_token=credentials["AWS_SESSION_TOKEN"],
-        config=ONE_TRY,
-    )
 
 
 def error_of(call: Any) -> tuple[str, int, str]:
