@@ -10,8 +10,6 @@ Two kinds:
 
 from __future__ import annotations
 
-from typing import Any
-
 
 class AwsError(Exception):
     """An AWS call failed after the SDK's own retries: `Operation: Code: Message`. The base class itself is
@@ -50,15 +48,10 @@ class Unavailable(AwsError):
 
 
 def describe_failure(error: BaseException) -> str:
-    """What results and logs show of a failure: `Operation: Code: Message` for an AWS error (typed, or an SDK
-    error still carrying its response), `Type: text` for any other."""
+    """What results and logs show of a failure: `Operation: Code: Message` for an AWS error (every client is
+    instrumented by kafka_lineage.aws.calls, so AWS refusals arrive typed), `Type: text` for any other."""
     if isinstance(error, AwsError):
         return str(error)
-    response: Any = getattr(error, "response", None)
-    if isinstance(response, dict) and isinstance(response.get("Error"), dict):
-        info = response["Error"]
-        operation = getattr(error, "operation_name", "")
-        return f"{operation}: {info.get('Code', 'Error')}: {info.get('Message', '')}".strip()
     return f"{type(error).__name__}: {error}"
 
 
