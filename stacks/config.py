@@ -236,7 +236,7 @@ def load_config(raw: Any, extra_environment: Mapping[str, str] | None = None) ->
     counts towards Lambda's 4 KB limit.
     """
     if raw is None:
-        raise ConfigError(f"cdk.json context {CONTEXT_KEY} is missing: see docs/configuration.md for its keys")
+        raise ConfigError(f"cdk.json context {CONTEXT_KEY} is missing: see docs/configuration.md (its keys)")
     if isinstance(raw, str) and not raw.lstrip().startswith("{") and Path(raw).is_file():
         raw = Path(raw).read_text()  # `-c kafkaLineage=<file>`: the object in a JSON file
     if isinstance(raw, str):
