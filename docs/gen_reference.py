@@ -143,8 +143,31 @@ SECTIONS = (
 )
 
 
+def _models_in(annotation: Any) -> Iterator[type[BaseModel]]:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        yield annotation
+    for argument in typing.get_args(annotation):
+        yield from _models_in(argument)
+
+
+def all_sections() -> tuple[Section, ...]:
+    """SECTIONS, then a table for every settings model nested in a shown one that SECTIONS does not name (a
+    model someone added gets its table, with its keys as the model names them)."""
+    sections = list(SECTIONS)
+    shown = {section.model for section in sections}
+    for section in sections:  # grows while it runs: nested models of nested models
+        for name, field in section.model.model_fields.items():
+            for model in _models_in(field.annotation):
+                if model not in shown:
+                    shown.add(model)
+                    where = f"`{section.key(name, field)}` of {section.title}"
+                    doc = " ".join((model.__doc__ or "").split())
+                    sections.append(Section(f"`{model.__name__}`", model.__name__.lower(), model, where, doc))
+    return tuple(sections)
+
+
 def _link(model: type[BaseModel]) -> str | None:
-    for section in SECTIONS:
+    for section in all_sections():
         if section.model is model and section.model is not runtime.Settings:
             return f"[{section.model.__name__}](#{section.anchor})"
     return None
@@ -237,7 +260,7 @@ def missing_descriptions() -> list[str]:
     """`Model.field` of every field without a description, in every model the reference shows."""
     return [
         f"{section.model.__name__}.{name}"
-        for section in SECTIONS
+        for section in all_sections()
         for name, field in section.model.model_fields.items()
         if not (field.description or "").strip()
     ]
@@ -279,7 +302,7 @@ def reference() -> str:
     missing = missing_descriptions()
     if missing:
         raise ValueError(f"settings without Field(description=...): {', '.join(missing)}")
-    return "\n\n".join(render_section(section) for section in SECTIONS)
+    return "\n\n".join(render_section(section) for section in all_sections())
 
 
 def on_page_markdown(markdown: str, page: Any, **_: Any) -> str:

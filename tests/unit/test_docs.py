@@ -59,16 +59,35 @@ def test_every_setting_has_a_description():
 
 def test_every_settings_model_nested_in_a_shown_one_has_its_own_table():
     # Given the models the reference shows, when a field's type is another settings model
-    shown = {section.model for section in gen.SECTIONS}
+    shown = {section.model for section in gen.all_sections()}
     nested = {
         (section.model.__name__, name, model.__name__)
-        for section in gen.SECTIONS
+        for section in gen.all_sections()
         for name, field in section.model.model_fields.items()
         for model in _models_in(field.annotation)
         if model not in shown
     }
-    # then that model is shown too (add a Section to docs/gen_reference.py), so none of its keys is missed
+    # then that model is shown too, so none of its keys is missed
     assert nested == set()
+
+
+def test_a_nested_model_nobody_named_gets_a_table_of_its_own(monkeypatch: pytest.MonkeyPatch):
+    # Given a shown model whose field is a model SECTIONS does not name
+    class Inner(BaseModel):
+        """An inner model."""
+
+        depth: int = Field(default=1, description="How deep.")
+
+    class Outer(BaseModel):
+        inner: Inner = Field(default=Inner(), description="The inner part.")
+
+    section = gen.Section("`outer`", "outer", Outer, "nowhere", "A test model.")
+    monkeypatch.setattr(gen, "SECTIONS", (section,))
+    # When the reference is generated, then the inner model has its table and the outer row links it
+    reference = gen.reference()
+    assert "### `Inner` {#inner}" in reference
+    assert "| `inner` | [Inner](#inner) | its defaults |" in reference
+    assert "| `depth` | integer | `1` |" in reference
 
 
 def test_the_reference_shows_every_key_its_type_default_and_description():
