@@ -107,11 +107,12 @@ class DeploymentContext(BaseModel):
     )
     # Runtime settings: validated by kafka_lineage.config.Settings (see build_settings).
     domain_id: str = Field(
-        alias="domainId", description="The DataZone domain id, `dzd_...` (see the functions' Settings)."
+        alias="domainId", description="The DataZone domain id, `dzd_...` (`DATAZONE_DOMAIN_ID` below)."
     )
     project_id: str = Field(
         alias="projectId",
-        description="The DataZone project that owns the form types, the asset type and the assets.",
+        description="The DataZone project that owns the form types, the asset type and the assets "
+        "(`DATAZONE_PROJECT_ID` below).",
     )
     state_root: str = Field(
         default="/kafka-lineage",

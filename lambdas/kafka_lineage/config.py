@@ -200,7 +200,7 @@ class Source(BaseModel):
     cluster_arn: str = Field(
         alias="clusterArn",
         description="The ARN of the Amazon MSK cluster the topics live on "
-        "(`arn:aws:kafka:<region>:<account>:cluster/<name>/<uuid>`); with `roleArn`, in the role's account.",
+        f"(`{KAFKA_CLUSTER_ARN.pattern}`); with `roleArn`, in the role's account.",
     )
     namespace: str | None = Field(
         default=None,
@@ -239,14 +239,14 @@ class Source(BaseModel):
         default=None,
         alias="roleArn",
         description="An IAM role in the source account (the source stack's output `SourceRoleArn`): every "
-        "Glue and MSK call about this source runs under it (STS AssumeRole). 20-2,048 characters; its "
-        "account must be `clusterArn`'s.",
+        "Glue and MSK call about this source runs under it (STS AssumeRole). 20-2,048 characters of "
+        f"`{ROLE_ARN.pattern}`; its account must be `clusterArn`'s.",
     )
     external_id: str | None = Field(
         default=None,
         alias="externalId",
-        description="The external id sent with AssumeRole (2-1,224 characters of `[\\w+=,.@:/-]`; a shared "
-        "secret with the source account); only with `roleArn`.",
+        description=f"The external id sent with AssumeRole (`{EXTERNAL_ID.pattern}`; a shared secret with "
+        "the source account); only with `roleArn`.",
     )
     # MSK Connect connectors read for lineage: "off", or include / exclude by name (default: all of them).
     connectors: Literal["off"] | ConnectorFilter = Field(
@@ -422,9 +422,10 @@ class Settings(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    domain_id: str = Field(description="The DataZone domain id (`dzd_...` or `dzd-...`).")
+    domain_id: str = Field(description=f"The DataZone domain id, `dzd_...` (`{DOMAIN_ID.pattern}`).")
     project_id: str = Field(
-        description="The DataZone project that owns the form types, the asset type and the assets."
+        description="The DataZone project that owns the form types, the asset type and the assets "
+        f"(`{PROJECT_ID.pattern}`)."
     )
     state_root: str = Field(
         description="The SSM path prefix (`/kafka-lineage`) under which every parameter the stack and the "
