@@ -16,7 +16,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from kafka_lineage.model.errors import Location, describe
-from kafka_lineage.model.names import GlueCatalogName, GlueName
+from kafka_lineage.model.names import FederatedCatalogName, GlueCatalogName, GlueName
 
 # DataZone identifiers: botocore datazone DomainId / ProjectId.
 DOMAIN_ID = re.compile(r"dzd[-_][a-zA-Z0-9_-]{1,36}")
@@ -92,6 +92,13 @@ class TableRule(BaseModel):
         description="The table name: a template of `match`'s named groups (`{table}`), lower-cased like "
         "Glue's names."
     )
+    catalog: FederatedCatalogName | None = Field(
+        default=None,
+        description=(
+            "The Glue catalog below the account's root catalog that holds the tables, e.g. "
+            '"s3tablescatalog/<table bucket>" for S3 Tables; unset for the root (default) catalog.'
+        ),
+    )
 
     @field_validator("match")
     @classmethod
@@ -146,6 +153,38 @@ class ConnectorFilter(BaseModel):
     def admits(self, name: str) -> bool:
         included = not self.include or any(fnmatch.fnmatchcase(name, glob) for glob in self.include)
         return included and not any(fnmatch.fnmatchcase(name, glob) for glob in self.exclude)
+
+
+class DeliveryFilter(BaseModel):
+    """Which channels or delivery streams of a source's cluster lineage reads: names or shell globs."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    include: tuple[str, ...] = Field(
+        default=(), description="Names or shell globs to read (all, when empty)."
+    )
+    exclude: tuple[str, ...] = Field(default=(), description="Names or shell globs never read.")
+
+    @field_validator("include", "exclude")
+    @classmethod
+    def _names(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for name in value:
+            # Firehose stream names are 1-64 characters, MSK channel names are not bounded in the model.
+            if not name or len(name) > 255 or name != name.strip():
+                raise ValueError(
+                    f"{name!r} is not a channel or stream name or glob (1-255 characters, trimmed)"
+                )
+        return value
+
+    def admits(self, name: str) -> bool:
+        included = not self.include or any(fnmatch.fnmatchcase(name, glob) for glob in self.include)
+        return included and not any(fnmatch.fnmatchcase(name, glob) for glob in self.exclude)
+
+
+def _delivery_setting(value: Any, setting: str) -> Any:
+    if value == "off" or isinstance(value, dict | DeliveryFilter):
+        return value
+    raise ValueError(f'{setting} must be "off" or {{"include": [...], "exclude": [...]}} (names or globs)')
 
 
 class Source(BaseModel):
@@ -217,6 +256,21 @@ class Source(BaseModel):
         "A connector belongs to the cluster when one of its bootstrap servers is a broker of the cluster; "
         "only the configuration keys lineage needs are kept, credentials never.",
     )
+    channels: Literal["off"] | DeliveryFilter = Field(
+        default=DeliveryFilter(),
+        description=(
+            "Amazon MSK Data Delivery channels of the source's cluster read for lineage (kafka ListChannels "
+            'and DescribeChannel): "off", or include / exclude by channel name. Default: every channel.'
+        ),
+    )
+    firehose: Literal["off"] | DeliveryFilter = Field(
+        default=DeliveryFilter(),
+        description=(
+            "Amazon Data Firehose streams whose MSK source is the source's cluster, read for lineage "
+            '(ListDeliveryStreams and DescribeDeliveryStream): "off", or include / exclude by stream name. '
+            "Default: every such stream."
+        ),
+    )
 
     @field_validator("cluster_arn")
     @classmethod
@@ -260,6 +314,16 @@ class Source(BaseModel):
             return value
         raise ValueError('connectors must be "off" or {"include": [...], "exclude": [...]} (names or globs)')
 
+    @field_validator("channels", mode="before")
+    @classmethod
+    def _channels(cls, value: Any) -> Any:
+        return _delivery_setting(value, "channels")
+
+    @field_validator("firehose", mode="before")
+    @classmethod
+    def _firehose(cls, value: Any) -> Any:
+        return _delivery_setting(value, "firehose")
+
     @field_validator("include", "exclude")
     @classmethod
     def _patterns(cls, value: tuple[str, ...]) -> tuple[str, ...]:
@@ -299,6 +363,14 @@ class Source(BaseModel):
     def reads_connector(self, name: str) -> bool:
         """True when this source's `connectors` setting lets lineage read the connector `name`."""
         return self.connectors != "off" and self.connectors.admits(name)
+
+    def reads_channel(self, name: str) -> bool:
+        """True when this source's `channels` setting lets lineage read the MSK channel `name`."""
+        return self.channels != "off" and self.channels.admits(name)
+
+    def reads_stream(self, name: str) -> bool:
+        """True when this source's `firehose` setting lets lineage read the delivery stream `name`."""
+        return self.firehose != "off" and self.firehose.admits(name)
 
     def mirrors(self, schema_name: str) -> bool:
         """True when `schema_name` passes this source's include / exclude filters."""
