@@ -253,7 +253,11 @@ def default_text(field: FieldInfo) -> str:
 
 
 def _cell(text: str) -> str:
-    return " ".join(text.split()).replace("|", "\\|")
+    """One table cell: one line, pipes escaped, and `<...>` outside code spans shown, not read as HTML."""
+    parts = " ".join(text.split()).replace("|", "\\|").split("`")
+    for index in range(0, len(parts), 2):  # the even parts lie outside code spans
+        parts[index] = parts[index].replace("<", "&lt;").replace(">", "&gt;")
+    return "`".join(parts)
 
 
 def missing_descriptions() -> list[str]:

@@ -98,9 +98,9 @@ def test_the_reference_shows_every_key_its_type_default_and_description():
         for name, field in section.model.model_fields.items():
             key = section.key(name, field)
             rows = [line for line in reference.splitlines() if line.startswith(f"| `{key}` |")]
-            assert any(" ".join(field.description.split()) in row for row in rows), (section.title, key)
+            assert any(gen._cell(field.description) in row for row in rows), (section.title, key)
     # and declared defaults and constraints come from the models
-    assert "| `datazoneRps` | `datazone_rps` | number | `10.0` | > 0; ≤ 1000 |" in reference
+    assert "| `datazoneRps` | `datazone_rps` | number | `10.0` | &gt; 0; ≤ 1000 |" in reference
     assert '| `assetTypeRemovalPolicy` | `"retain"` or `"destroy"` | `"retain"` |' in reference
     assert "| `domainId` | string | required |" in reference
 
@@ -193,3 +193,10 @@ def test_make_test_builds_the_docs_strictly():
         check=True,
     ).stdout
     assert "mkdocs build --strict" in recipe
+
+
+def test_angle_brackets_in_a_description_are_text_not_html():
+    # Given a description naming a placeholder outside a code span, and one inside
+    cell = gen._cell("e.g. s3tablescatalog/<table bucket>, or `<account>:<registry>`")
+    # then the first is escaped and the code span kept as written
+    assert cell == "e.g. s3tablescatalog/&lt;table bucket&gt;, or `<account>:<registry>`"
