@@ -45,7 +45,7 @@ _RATE = re.compile(r"rate\(([1-9]\d*) (minute|minutes|hour|hours|day|days)\)")
 _CRON = re.compile(r"cron\((\S+ ){5}\S+\)")
 _EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
 _SNS_ARN = re.compile(r"arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}")
-# Where the stack writes the explicit table mappings of cdk.json (README: Lineage).
+# Where the stack writes the explicit table mappings of cdk.json (docs/lineage.md).
 CDK_TABLE_MAPPINGS = "table-mappings/cdk"
 SCHEDULE_OFF = "off"
 # Leaf names: a 16-hex-digit hash (unique, and never starts with "aws"/"ssm") plus a readable part.

@@ -1,7 +1,7 @@
 """An explicit topic -> Glue table mapping: one SSM String parameter's JSON value.
 
-The stack writes the mappings of `cdk.json` in this shape (README "Lineage", "Which table"), operators write
-their own, and lineage-emission reads both with this same model.
+The stack writes the mappings of `cdk.json` in this shape (docs/lineage.md, "Explicit mappings"), operators
+write their own, and lineage-emission reads both with this same model.
 """
 
 from __future__ import annotations
