@@ -165,3 +165,22 @@ class Readings:
     "all": every neighbour any version up to then linked, each with the latest time one did (each reference
     carries an `eventTimestamp`); "latest_version": only those the latest version up to then linked (a table
     whose last event was its own load then lists nothing downstream)."""
+
+    # Managed delivery paths and federated catalogs (kafka_channels.py, firehose.py, glue_catalogs.py).
+    channel_creating_reads: int = 0
+    """MSK: for how many reads (ListChannels pages, DescribeChannel) a new channel stays CREATING before it
+    reads ACTIVE. Creation is asynchronous (the guide lists a CREATING state); how long is undocumented."""
+
+    deleted_channels_linger: int = 1
+    """MSK: in how many ListChannels results a channel removed by DeleteChannel still appears, DELETING. The
+    API reference: "The channel transitions through DELETING and is removed when the asynchronous delete
+    completes"; how long that takes is undocumented."""
+
+    delivery_stream_creating_reads: int = 0
+    """Firehose: for how many DescribeDeliveryStream calls a new stream stays CREATING before ACTIVE."""
+
+    federated_catalog_id_in_answer: str = "qualified"
+    """Glue: the `CatalogId` member of a table read from a federated catalog (`<account>:s3tablescatalog/
+    <bucket>`). The API reference says only "the ID of the Data Catalog in which the table resides".
+    "qualified": the id the caller sent; "account": the account alone. The table's ARN must come out the
+    same either way."""
