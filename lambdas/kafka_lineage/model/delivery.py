@@ -14,6 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from kafka_lineage.model.connectors import ConnectorNote
+from kafka_lineage.model.tables import TableRef
+from kafka_lineage.model.topics import TopicKey
+
 PathKind = Literal["channel", "firehose"]
 # Why a destination's tables are not in its configuration: "" (they are), or what routes each record.
 Routing = str
@@ -86,3 +90,47 @@ class KnownPath:
     fingerprint: str
     described_at: float
     path: DeliveryPath | None = None
+
+
+# What the paths give lineage (`kafka_lineage.delivery.derive`).
+
+
+@dataclass(frozen=True)
+class DeliveryEdge:
+    """Topic -> a Glue table (`table`) or an S3 location (`dataset`: OpenLineage namespace `s3://<bucket>`
+    and name), decided by a channel's or stream's configuration."""
+
+    key: TopicKey
+    origin: str  # "channel:<name>" | "firehose:<name>"
+    arn: str
+    job_namespace: str
+    job_name: str
+    table: TableRef | None = None
+    dataset: tuple[str, str] | None = None
+
+
+@dataclass(frozen=True)
+class InactivePath:
+    """A path that is not ACTIVE (failed, suspended, being created or updated): reported, its edges kept."""
+
+    origin: str
+    status: str
+    reason: str
+
+    def as_dict(self) -> dict[str, str]:
+        return {"origin": self.origin, "status": self.status, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class DeliveryDerivation:
+    edges: tuple[DeliveryEdge, ...] = ()
+    notes: tuple[ConnectorNote, ...] = ()  # `connector` holds the path's origin
+    inactive: tuple[InactivePath, ...] = ()
+    # Origins whose edges are not known this run (described nowhere, or their kind's listing failed).
+    unread: tuple[str, ...] = ()
+    unknown_kinds: frozenset[PathKind] = frozenset()
+
+    def keeps(self, origin: str) -> bool:
+        """Whether the edges of this origin must be kept as they are: it could not be read this run."""
+        kind = origin.partition(":")[0]
+        return origin in self.unread or kind in self.unknown_kinds
