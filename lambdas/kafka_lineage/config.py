@@ -250,10 +250,39 @@ class Tuning(BaseModel):
     mass_delete_share: Annotated[float, Field(gt=0, le=1)] = 0.5
     # Parallel workers for per-schema work (reads and DataZone writes).
     max_concurrency: Annotated[int, Field(ge=1, le=64)] = 8
-    # Requests per second, per service; the account's quotas are shared, so stay well under them.
-    datazone_rps: Annotated[float, Field(gt=0, le=1000)] = 10.0
-    glue_rps: Annotated[float, Field(gt=0, le=1000)] = 20.0
-    ssm_write_rps: Annotated[float, Field(gt=0, le=1000)] = 2.0
+    # Ceilings of the adaptive pacing (aws/pacing.py): each operation starts below its quota
+    # (kafka_lineage.model.quotas) and adapts to what the account leaves, never above these.
+    datazone_rps: Annotated[
+        float,
+        Field(
+            gt=0,
+            le=1000,
+            description="Ceiling, in requests per second, of each DataZone operation's pace (CreateAsset, "
+            "CreateListingChangeSet, Search, PostLineageEvent... each paced apart, at most at its own "
+            "quota: 20 TPS for most, as 'Quotas for Amazon DataZone' documents). The pace starts below "
+            "it and adapts to what the account's other users leave.",
+        ),
+    ] = 20.0
+    glue_rps: Annotated[
+        float,
+        Field(
+            gt=0,
+            le=1000,
+            description="Ceiling, in requests per second, of each AWS Glue operation's pace, per source "
+            "account (GetSchema, ListSchemaVersions, GetSchemaVersion, GetTables... each paced apart; "
+            "AWS publishes no rate for them). The pace starts below it and adapts to throttling.",
+        ),
+    ] = 20.0
+    ssm_write_rps: Annotated[
+        float,
+        Field(
+            gt=0,
+            le=1000,
+            description="Ceiling, in requests per second, of the state's SSM Parameter Store writes "
+            "(PutParameter and the deletes, one pace for all; AWS publishes no write rate, and the "
+            "account's Parameter Store throughput is shared). Reads are paced at the documented 40 TPS.",
+        ),
+    ] = 2.0
     # Stop starting new work this many seconds before the invocation's deadline (checkpointing).
     deadline_margin_seconds: Annotated[float, Field(ge=0, le=600)] = 60.0
 
