@@ -18,7 +18,7 @@ from typing import Any
 from local.standins.datazone.events import LineageEvent
 from local.standins.datazone.graph import LineageGraph, NativeLineage
 from local.standins.datazone.index import SearchIndex
-from local.standins.datazone.records import Asset, AssetType, FormType, Listing
+from local.standins.datazone.records import Asset, AssetType, FormType, Governance, Listing
 from local.standins.datazone.wire import Params, Response, canonical
 from local.standins.errors import ServiceError, conflict, not_found, validation
 
@@ -100,6 +100,7 @@ class Domain:
     lineage_version: int = 0  # moves whenever the processed, live events change
     graph_cache: tuple[tuple[int, int], LineageGraph] | None = None
     native: NativeLineage = field(default_factory=NativeLineage)
+    governance: Governance = field(default_factory=Governance)
 
     def live_assets(self) -> Iterator[Asset]:
         return (asset for asset in self.assets.values() if not asset.deleted)
