@@ -14,11 +14,12 @@ from aws_cdk import aws_sqs as sqs
 from aws_cdk import aws_ssm as ssm
 from constructs import Construct, IConstruct
 
+from kafka_lineage.config import ConfigError
 from kafka_lineage.model.events import DRIFT_DETAIL_TYPE, DRIFT_SOURCE, TopicAssetChanged
 from stacks.bundling import dependencies_layer
 from stacks.config import StackConfig
 from stacks.datazone_types import DataZoneTypes
-from stacks.functions import LineageFunction
+from stacks.functions import MEMBER_DESIGNATION, LineageFunction
 from stacks.monitoring import Monitoring
 from stacks.trail import ManagementEventsTrail
 from stacks.triggers import asset_changed_pattern, drift_detected_pattern, glue_registry_change_pattern
@@ -86,6 +87,9 @@ class KafkaLineageStack(cdk.Stack):
                 "kafka-lineage:placeholder",
                 f"cdk.json context {key} is a placeholder: set it before `cdk deploy` (docs/deploy.md)",
             )
+        for warning in config.warnings:
+            cdk.Annotations.of(self).add_warning_v2("kafka-lineage:config", warning)
+        self._check_regions()
         retention = _RETENTION[deployment.log_retention_days]
         environment = {**settings.to_environment(), **EXTRA_ENVIRONMENT}
 
@@ -107,6 +111,9 @@ class KafkaLineageStack(cdk.Stack):
             layer=self.layer,
             removal_policy=deployment.asset_type_removal_policy,
             log_retention=retention,
+            domain_unit_id=deployment.domain_unit_id,
+            handler_role_name=config.role_name("AssetTypeHandler"),
+            create_membership=deployment.project_membership == "stack",
         )
 
         common: dict[str, Any] = {
@@ -116,6 +123,8 @@ class KafkaLineageStack(cdk.Stack):
             "log_retention": retention,
             "domain_id": settings.domain_id,
             "project_id": settings.project_id,
+            "create_membership": deployment.project_membership == "stack",
+            "kms_key_arn": deployment.domain_kms_key_arn,
         }
         reserve = deployment.reserve_concurrency
         self.schema_sync = LineageFunction(
@@ -126,6 +135,7 @@ class KafkaLineageStack(cdk.Stack):
             memory_mb=deployment.schema_sync_memory_mb,
             timeout_seconds=deployment.schema_sync_timeout_seconds,
             reserved_concurrency=SCHEMA_SYNC_CONCURRENCY if reserve else None,
+            role_name=config.role_name("SchemaSync"),
             **common,
         )
         self.lineage = LineageFunction(
@@ -136,7 +146,20 @@ class KafkaLineageStack(cdk.Stack):
             memory_mb=deployment.lineage_memory_mb,
             timeout_seconds=deployment.lineage_timeout_seconds,
             reserved_concurrency=LINEAGE_CONCURRENCY if reserve else None,
+            role_name=config.role_name("LineageEmission"),
             **common,
+        )
+        # Before any type is created: the domain, the project, its grants, key and members as the stack needs
+        # them, each missing piece named (lambdas/asset_type_resource/governance.py).
+        self.types.add_governance_check(
+            members={
+                "schema-sync": (self.schema_sync.role, MEMBER_DESIGNATION),
+                "lineage-emission": (self.lineage.role, MEMBER_DESIGNATION),
+                "asset-type-resource": (self.types.handler_role, "PROJECT_OWNER"),
+            },
+            kms_key_arn=deployment.domain_kms_key_arn,
+            membership_mode=deployment.project_membership,
+            after=[fn.membership for fn in (self.schema_sync, self.lineage) if fn.membership is not None],
         )
         self._grant_schema_sync()
         self._grant_lineage()
@@ -170,6 +193,23 @@ class KafkaLineageStack(cdk.Stack):
         cdk.CfnOutput(self, "AssetTypeName", value=self.types.asset_type_name)
         cdk.CfnOutput(self, "AssetTypeRevision", value=self.types.asset_type_revision)
         self._suppress_nag_findings()
+
+    def _check_regions(self) -> None:
+        """Refuse a source cluster in another region than the stack's, when the stack's region is known.
+
+        The functions call Glue, MSK and MSK Connect with clients of their own region, and build the
+        registries' ARNs in it: a cluster elsewhere would fail at run time. Supporting it on purpose would
+        take region-correct clients and ARNs throughout; until then, one region per deployment (deploy the
+        stack once per region).
+        """
+        if cdk.Token.is_unresolved(self.region):
+            return  # an environment-agnostic stack: the region is known at deploy time only
+        for index, source in enumerate(self.config.settings.sources):
+            if source.region != self.region:
+                raise ConfigError(
+                    f"cdk.json context kafkaLineage.sources[{index}].clusterArn is in {source.region}, but "
+                    f"the stack deploys to {self.region}: deploy a stack in {source.region} for that cluster"
+                )
 
     # --- IAM ------------------------------------------------------------------------------------------
     # Which resource types an action accepts is the IAM Service Authorization Reference's (SAR) word, and
@@ -378,7 +418,9 @@ class KafkaLineageStack(cdk.Stack):
         # Nothing should run before the asset type exists and the roles are project members.
         for rule in rules:
             rule.node.add_dependency(self.types.asset_type)
-            rule.node.add_dependency(self.schema_sync.membership, self.lineage.membership)
+            for fn in (self.schema_sync, self.lineage):
+                if fn.membership is not None:
+                    rule.node.add_dependency(fn.membership)
         self.rules = rules
 
     def _accept_source_events(self) -> None:
