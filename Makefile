@@ -12,7 +12,7 @@ STAMP := $(VENV)/.installed
 export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
 export PYTHONPATH := lambdas:.
 
-.PHONY: venv node demo test lint typecheck unit integration infrastructure synth bench clean lock python
+.PHONY: venv node demo test docs lint typecheck unit integration infrastructure synth bench clean lock python
 
 # Everything installs from the lock (exact versions, hashes checked); `make lock` refreshes it.
 venv: $(STAMP)
@@ -49,12 +49,17 @@ lint: venv
 
 # lambdas/ is held to mypy's strict flags (per module in pyproject.toml [tool.mypy]), the rest to the defaults.
 typecheck: venv
-	$(VENV)/bin/mypy lambdas stacks local bench tests app.py
+	$(VENV)/bin/mypy lambdas stacks local bench tests app.py docs/gen_reference.py
 
 # The whole suite, after lint and types, with the line coverage of lambdas/: fails under the floor in
 # pyproject.toml ([tool.coverage.report] fail_under). Each part of the suite on its own below.
-test: lint typecheck
+test: lint typecheck docs
 	$(VENV)/bin/pytest -n 2 -q --cov --cov-report=term:skip-covered
+
+# The docs site (mkdocs.yml), built strictly: a broken link, a missing page in the nav or an event fixture
+# that is gone fails the build. Output under build/site (ignored).
+docs: venv
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet
 
 unit: venv
 	$(VENV)/bin/pytest -n 2 -q tests/unit

@@ -68,7 +68,7 @@ MEMBER_ROLES = ("SchemaSync", "LineageEmission", "AssetTypeHandler")
 IAM_ROLE_NAME_MAX = 64
 _EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
 _SNS_ARN = re.compile(r"arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}")
-# Where the stack writes the explicit table mappings of cdk.json (README: Lineage).
+# Where the stack writes the explicit table mappings of cdk.json (docs/lineage.md).
 CDK_TABLE_MAPPINGS = "table-mappings/cdk"
 SCHEDULE_OFF = "off"
 # Leaf names: a 16-hex-digit hash (unique, and never starts with "aws"/"ssm") plus a readable part.
@@ -149,9 +149,18 @@ class Schedules(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     # Hourly full sync, a daily deep verification, and lineage a while after each sync.
-    sync: str | None = "cron(0 * * * ? *)"
-    verify: str | None = "cron(40 3 * * ? *)"
-    lineage: str | None = "cron(20 * * * ? *)"
+    sync: str | None = Field(
+        default="cron(0 * * * ? *)", description="The full sync of every source (hourly by default)."
+    )
+    verify: str | None = Field(
+        default="cron(40 3 * * ? *)",
+        description='The deep verification, `{"verify": true}` (daily by default): every schema inspected, '
+        "unmapped assets adopted or removed.",
+    )
+    lineage: str | None = Field(
+        default="cron(20 * * * ? *)",
+        description="The lineage run of every mapped topic (hourly, a while after each sync, by default).",
+    )
 
     @field_validator("sync", "verify", "lineage")
     @classmethod
@@ -171,48 +180,118 @@ class DeploymentContext(BaseModel):
         description="The CloudFormation stack name: a letter, then letters, digits and hyphens (max. 128).",
     )
     # Runtime settings: validated by kafka_lineage.config.Settings (see build_settings).
-    domain_id: str = Field(alias="domainId")
-    project_id: str = Field(alias="projectId")
-    state_root: str = Field(default="/kafka-lineage", alias="mappingPath")
-    sources: list[Any]
+    domain_id: str = Field(
+        alias="domainId", description="The DataZone domain id, `dzd_...` (`DATAZONE_DOMAIN_ID` below)."
+    )
+    project_id: str = Field(
+        alias="projectId",
+        description="The DataZone project that owns the form types, the asset type and the assets "
+        "(`DATAZONE_PROJECT_ID` below).",
+    )
+    state_root: str = Field(
+        default="/kafka-lineage",
+        alias="mappingPath",
+        description="The SSM path prefix for everything the stack and the functions keep; synth rejects a "
+        "path too long or too deep for SSM's name limits.",
+    )
+    sources: list[Any] = Field(
+        description="One entry per mirrored registry, validated as the functions' `Source` (below)."
+    )
     asset_type_name: str = Field(
         default=DEFAULT_ASSET_TYPE_NAME,
         alias="assetTypeName",
         max_length=ASSET_TYPE_NAME_MAX,
-        description=(
-            "Name of the DataZone asset type the stack creates and the functions use; at most 128 "
-            "characters, the longest value a DataZone Search filter takes."
-        ),
+        description="The asset type the functions use; at most 128 characters, the longest value a DataZone "
+        "Search filter takes.",
     )
-    tuning: dict[str, Any] = Field(default_factory=dict)
+    tuning: dict[str, Any] = Field(
+        default_factory=dict,
+        description="The functions' `Tuning` (below), with camelCase keys (`datazoneRps`); an unknown key "
+        "fails synth.",
+    )
     # Checked by Settings (0..10); Any so that its message names the key once, as the other runtime keys.
-    drift_downstream_depth: Any = Field(default=DEFAULT_DRIFT_DOWNSTREAM_DEPTH, alias="driftDownstreamDepth")
+    drift_downstream_depth: Any = Field(
+        default=DEFAULT_DRIFT_DOWNSTREAM_DEPTH,
+        alias="driftDownstreamDepth",
+        description="How many data steps downstream of a drift-impacted table the lineage function walks "
+        "DataZone's lineage graph, 0 to 10 (0: no walk); passed as `DRIFT_DOWNSTREAM_DEPTH` when not the "
+        "default.",
+    )
     # Stack-only settings.
-    table_mappings: tuple[TableMapping, ...] = Field(default=(), alias="tableMappings")
-    extra_databases: tuple[GlueCatalogName, ...] = Field(default=(), alias="extraDatabases")
-    schedules: Schedules = Schedules()
-    reserve_concurrency: StrictBool = Field(default=True, alias="reserveConcurrency")
-    alarm_email: str | None = Field(default=None, alias="alarmEmail")
-    alarm_topic_arn: str | None = Field(default=None, alias="alarmTopicArn")
+    table_mappings: tuple[TableMapping, ...] = Field(
+        default=(),
+        alias="tableMappings",
+        description="Explicit topic -> table mappings, written as SSM parameters under "
+        "`{mappingPath}/table-mappings/cdk/` (lineage's `cdk` tier); a topic at most once per registry.",
+    )
+    extra_databases: tuple[GlueCatalogName, ...] = Field(
+        default=(),
+        alias="extraDatabases",
+        description="Glue databases the lineage function may also read (besides those of table rules and "
+        "mappings); a topic mapped elsewhere fails with AccessDenied naming this setting.",
+    )
+    schedules: Schedules = Field(
+        default=Schedules(),
+        description='EventBridge schedules: `rate(N unit)`, a six-field `cron(...)`, or `"off"`.',
+    )
+    reserve_concurrency: StrictBool = Field(
+        default=True,
+        alias="reserveConcurrency",
+        description="Reserve one schema-sync and two lineage runs at a time; turn off in accounts at the "
+        "minimum concurrency quota (correctness never depends on it).",
+    )
+    alarm_email: str | None = Field(
+        default=None,
+        alias="alarmEmail",
+        description="An e-mail address subscribed to a new, KMS-encrypted alarm topic.",
+    )
+    alarm_topic_arn: str | None = Field(
+        default=None, alias="alarmTopicArn", description="An existing SNS topic for the alarms instead."
+    )
     # Breaking "Schema Drift Detected" events to the alarm topic too (needs alarmEmail or alarmTopicArn).
-    notify_breaking_drift: StrictBool = Field(default=False, alias="notifyBreakingDrift")
-    create_cloud_trail: StrictBool = Field(default=False, alias="createCloudTrail")
+    notify_breaking_drift: StrictBool = Field(
+        default=False,
+        alias="notifyBreakingDrift",
+        description='Also send each breaking "Schema Drift Detected" event (its detail) to the alarm topic; '
+        "needs `alarmEmail` or `alarmTopicArn` (an existing topic must let events.amazonaws.com publish, and "
+        "use its key).",
+    )
+    create_cloud_trail: StrictBool = Field(
+        default=False,
+        alias="createCloudTrail",
+        description="Create a single-region trail of write management events, so that Glue Schema Registry "
+        "changes reach EventBridge (for an account without such a trail).",
+    )
     cloud_trail_retention_days: Annotated[int, Field(ge=1, le=3650)] = Field(
-        default=90, alias="cloudTrailRetentionDays"
+        default=90, alias="cloudTrailRetentionDays", description="How long the trail's buckets keep logs."
     )
     asset_type_removal_policy: Literal["retain", "destroy"] = Field(
-        default="retain", alias="assetTypeRemovalPolicy"
+        default="retain",
+        alias="assetTypeRemovalPolicy",
+        description="`retain` keeps the asset type and form types when the stack is deleted; `destroy` "
+        "deletes them (fails while assets of the type exist).",
     )
-    log_retention_days: int = Field(default=30, alias="logRetentionDays")
+    log_retention_days: int = Field(
+        default=30,
+        alias="logRetentionDays",
+        description="CloudWatch Logs retention of every function, in days: a value CloudWatch accepts "
+        "(1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192).",
+    )
     schema_sync_memory_mb: Annotated[int, Field(ge=128, le=10240)] = Field(
-        default=1024, alias="schemaSyncMemoryMb"
+        default=1024, alias="schemaSyncMemoryMb", description="schema-sync's memory, in MB."
     )
-    lineage_memory_mb: Annotated[int, Field(ge=128, le=10240)] = Field(default=512, alias="lineageMemoryMb")
+    lineage_memory_mb: Annotated[int, Field(ge=128, le=10240)] = Field(
+        default=512, alias="lineageMemoryMb", description="lineage-emission's memory, in MB."
+    )
     schema_sync_timeout_seconds: Annotated[int, Field(ge=60, le=900)] = Field(
-        default=900, alias="schemaSyncTimeoutSeconds"
+        default=900,
+        alias="schemaSyncTimeoutSeconds",
+        description="schema-sync's timeout; at least `tuning.deadlineMarginSeconds` + 30.",
     )
     lineage_timeout_seconds: Annotated[int, Field(ge=60, le=900)] = Field(
-        default=600, alias="lineageTimeoutSeconds"
+        default=600,
+        alias="lineageTimeoutSeconds",
+        description="lineage-emission's timeout; at least `tuning.deadlineMarginSeconds` + 30.",
     )
     # Governed domains (docs/governed-domains.md).
     domain_unit_id: str | None = Field(
@@ -383,7 +462,7 @@ def load_config(raw: Any, extra_environment: Mapping[str, str] | None = None) ->
     counts towards Lambda's 4 KB limit.
     """
     if raw is None:
-        raise ConfigError(f"cdk.json context {CONTEXT_KEY} is missing: see docs/deploy.md for its keys")
+        raise ConfigError(f"cdk.json context {CONTEXT_KEY} is missing: see docs/configuration.md (its keys)")
     if isinstance(raw, str) and not raw.lstrip().startswith(("{", "[")):
         # `-c kafkaLineage=<file>`: the object in a JSON file (anything else than JSON is taken as a path)
         if not Path(raw).is_file():

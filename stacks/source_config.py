@@ -41,16 +41,54 @@ class SourceAccountConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
     stack_name: str = Field(
-        default="KafkaLineageSource", alias="stackName", pattern=r"[A-Za-z][A-Za-z0-9-]{0,127}"
+        default="KafkaLineageSource",
+        alias="stackName",
+        pattern=r"[A-Za-z][A-Za-z0-9-]{0,127}",
+        description="The source stack's CloudFormation stack name.",
     )
-    trusted_role_arns: tuple[str, ...] = Field(alias="trustedRoleArns", min_length=1)
-    external_id: str = Field(alias="externalId")
-    registries: tuple[GlueName, ...] = Field(min_length=1)
-    databases: tuple[GlueCatalogName, ...] = ()
-    read_brokers: bool = Field(default=True, alias="readBrokers")
-    read_connectors: bool = Field(default=True, alias="readConnectors")
-    role_name: str = Field(default=DEFAULT_ROLE_NAME, alias="roleName", pattern=r"[\w+=,.@-]{1,64}")
-    forward_events: bool = Field(default=True, alias="forwardEvents")
+    trusted_role_arns: tuple[str, ...] = Field(
+        alias="trustedRoleArns",
+        min_length=1,
+        description="The governance stack's two function roles (its outputs `SchemaSyncRoleArn` and "
+        "`LineageRoleArn`), the only principals the read-only role trusts; all in the governance account.",
+    )
+    external_id: str = Field(
+        alias="externalId",
+        description="The external id the functions send with AssumeRole (the governance source's "
+        "`externalId`).",
+    )
+    registries: tuple[GlueName, ...] = Field(
+        min_length=1,
+        description="The Glue Schema Registry registries the functions mirror from this account.",
+    )
+    databases: tuple[GlueCatalogName, ...] = Field(
+        default=(),
+        description="The Glue Data Catalog databases whose tables the topics feed (lineage reads them).",
+    )
+    read_brokers: bool = Field(
+        default=True,
+        alias="readBrokers",
+        description="Allow kafka:GetBootstrapBrokers, for a source without an explicit `namespace`.",
+    )
+    read_connectors: bool = Field(
+        default=True,
+        alias="readConnectors",
+        description="Allow the MSK Connect reads (ListConnectors, DescribeConnector) of connector-derived "
+        'lineage; turn it off together with `"connectors": "off"` on the governance side\'s source, or '
+        "lineage reports the denied listing every run.",
+    )
+    role_name: str = Field(
+        default=DEFAULT_ROLE_NAME,
+        alias="roleName",
+        pattern=r"[\w+=,.@-]{1,64}",
+        description="The read-only role's name, fixed so that its ARN is known before deploying.",
+    )
+    forward_events: bool = Field(
+        default=True,
+        alias="forwardEvents",
+        description="Forward this account's Glue Schema Registry CloudTrail events to the governance "
+        "account's default bus (targeted syncs; needs CloudTrail management events in this account).",
+    )
 
     @field_validator("trusted_role_arns")
     @classmethod

@@ -16,7 +16,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from kafka_lineage.model.errors import Location, describe
-from kafka_lineage.model.names import GlueCatalogName, GlueName
+from kafka_lineage.model.names import FederatedCatalogName, GlueCatalogName, GlueName
 
 # DataZone identifiers: botocore datazone DomainId / ProjectId.
 DOMAIN_ID = re.compile(r"dzd[-_][a-zA-Z0-9_-]{1,36}")
@@ -81,9 +81,24 @@ class TableRule(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    database: GlueCatalogName
-    match: str
-    table: str
+    database: GlueCatalogName = Field(
+        description="The Glue Data Catalog database of the tables the rule maps to."
+    )
+    match: str = Field(
+        description="A Python regular expression a topic must match in full; its named groups "
+        "(`(?P<table>...)`) fill the `table` template."
+    )
+    table: str = Field(
+        description="The table name: a template of `match`'s named groups (`{table}`), lower-cased like "
+        "Glue's names."
+    )
+    catalog: FederatedCatalogName | None = Field(
+        default=None,
+        description=(
+            "The Glue catalog below the account's root catalog that holds the tables, e.g. "
+            '"s3tablescatalog/<table bucket>" for S3 Tables; unset for the root (default) catalog.'
+        ),
+    )
 
     @field_validator("match")
     @classmethod
@@ -117,8 +132,14 @@ class ConnectorFilter(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    include: tuple[str, ...] = ()
-    exclude: tuple[str, ...] = ()
+    include: tuple[str, ...] = Field(
+        default=(),
+        description="Connector names or shell globs (`cdc-*`) to read, 1-128 characters each; none: every "
+        "connector of the cluster.",
+    )
+    exclude: tuple[str, ...] = Field(
+        default=(), description="Connector names or shell globs never read, even when `include` names them."
+    )
 
     @field_validator("include", "exclude")
     @classmethod
@@ -134,24 +155,122 @@ class ConnectorFilter(BaseModel):
         return included and not any(fnmatch.fnmatchcase(name, glob) for glob in self.exclude)
 
 
+class DeliveryFilter(BaseModel):
+    """Which channels or delivery streams of a source's cluster lineage reads: names or shell globs."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    include: tuple[str, ...] = Field(
+        default=(), description="Names or shell globs to read (all, when empty)."
+    )
+    exclude: tuple[str, ...] = Field(default=(), description="Names or shell globs never read.")
+
+    @field_validator("include", "exclude")
+    @classmethod
+    def _names(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for name in value:
+            # Firehose stream names are 1-64 characters, MSK channel names are not bounded in the model.
+            if not name or len(name) > 255 or name != name.strip():
+                raise ValueError(
+                    f"{name!r} is not a channel or stream name or glob (1-255 characters, trimmed)"
+                )
+        return value
+
+    def admits(self, name: str) -> bool:
+        included = not self.include or any(fnmatch.fnmatchcase(name, glob) for glob in self.include)
+        return included and not any(fnmatch.fnmatchcase(name, glob) for glob in self.exclude)
+
+
+def _delivery_setting(value: Any, setting: str) -> Any:
+    if value == "off" or isinstance(value, dict | DeliveryFilter):
+        return value
+    raise ValueError(f'{setting} must be "off" or {{"include": [...], "exclude": [...]}} (names or globs)')
+
+
 class Source(BaseModel):
     """One mirrored registry (a `SOURCES` entry)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
-    registry_name: GlueName = Field(alias="registryName")
-    cluster_arn: str = Field(alias="clusterArn")
-    namespace: str | None = None
-    include: tuple[str, ...] = ()
-    exclude: tuple[str, ...] = ()
-    table_rule: TableRule | None = Field(default=None, alias="tableRule")
-    job_namespace: str = Field(default=DEFAULT_JOB_NAMESPACE, alias="jobNamespace")
-    cluster_type: str = Field(default="MSK", alias="clusterType")
+    registry_name: GlueName = Field(
+        alias="registryName",
+        description="The Glue Schema Registry registry whose schemas are mirrored. A source with `roleArn` "
+        "is named `<account>:<registryName>` in results, events, requests, mappings and state keys.",
+    )
+    cluster_arn: str = Field(
+        alias="clusterArn",
+        description="The ARN of the Amazon MSK cluster the topics live on "
+        f"(`{KAFKA_CLUSTER_ARN.pattern}`); with `roleArn`, in the role's account.",
+    )
+    namespace: str | None = Field(
+        default=None,
+        description="The topics' OpenLineage namespace, `kafka://host:port`. Default: `kafka://` + the "
+        "first broker of the cluster's bootstrap string (SASL/IAM, then SASL/SCRAM, then TLS, then "
+        "plaintext), read with GetBootstrapBrokers: what Debezium, Spark and Flink emit.",
+    )
+    include: tuple[str, ...] = Field(
+        default=(),
+        description="Regular expressions (searched, not anchored); a schema is mirrored when it matches "
+        "one of them (all schemas, if none) and no `exclude`.",
+    )
+    exclude: tuple[str, ...] = Field(
+        default=(),
+        description="Regular expressions of schemas never mirrored (e.g. Debezium heartbeat topics).",
+    )
+    table_rule: TableRule | None = Field(
+        default=None,
+        alias="tableRule",
+        description="The naming convention from topic to Glue table, the last tier of lineage "
+        "(after operator mappings, connectors and `tableMappings`).",
+    )
+    job_namespace: str = Field(
+        default=DEFAULT_JOB_NAMESPACE,
+        alias="jobNamespace",
+        description="The OpenLineage job namespace of the runs that draw topic -> table edges from rules and "
+        "mappings.",
+    )
+    cluster_type: str = Field(
+        default="MSK",
+        alias="clusterType",
+        description="Shown on each asset's `MskSourceReferenceFormType` (`cluster_type`).",
+    )
     # Cross-account: every call about this source runs under this role (STS AssumeRole, with the external id).
-    role_arn: str | None = Field(default=None, alias="roleArn")
-    external_id: str | None = Field(default=None, alias="externalId")
+    role_arn: str | None = Field(
+        default=None,
+        alias="roleArn",
+        description="An IAM role in the source account (the source stack's output `SourceRoleArn`): every "
+        "Glue and MSK call about this source runs under it (STS AssumeRole). 20-2,048 characters of "
+        f"`{ROLE_ARN.pattern}`; its account must be `clusterArn`'s.",
+    )
+    external_id: str | None = Field(
+        default=None,
+        alias="externalId",
+        description=f"The external id sent with AssumeRole (`{EXTERNAL_ID.pattern}`; a shared secret with "
+        "the source account); only with `roleArn`.",
+    )
     # MSK Connect connectors read for lineage: "off", or include / exclude by name (default: all of them).
-    connectors: Literal["off"] | ConnectorFilter = ConnectorFilter()
+    connectors: Literal["off"] | ConnectorFilter = Field(
+        default=ConnectorFilter(),
+        description="The MSK Connect connectors of the cluster whose configuration lineage reads: all of "
+        'them by default, `"off"` for none, or `{"include": [...], "exclude": [...]}` by name or shell glob. '
+        "A connector belongs to the cluster when one of its bootstrap servers is a broker of the cluster; "
+        "only the configuration keys lineage needs are kept, credentials never.",
+    )
+    channels: Literal["off"] | DeliveryFilter = Field(
+        default=DeliveryFilter(),
+        description=(
+            "Amazon MSK Data Delivery channels of the source's cluster read for lineage (kafka ListChannels "
+            'and DescribeChannel): "off", or include / exclude by channel name. Default: every channel.'
+        ),
+    )
+    firehose: Literal["off"] | DeliveryFilter = Field(
+        default=DeliveryFilter(),
+        description=(
+            "Amazon Data Firehose streams whose MSK source is the source's cluster, read for lineage "
+            '(ListDeliveryStreams and DescribeDeliveryStream): "off", or include / exclude by stream name. '
+            "Default: every such stream."
+        ),
+    )
 
     @field_validator("cluster_arn")
     @classmethod
@@ -195,6 +314,16 @@ class Source(BaseModel):
             return value
         raise ValueError('connectors must be "off" or {"include": [...], "exclude": [...]} (names or globs)')
 
+    @field_validator("channels", mode="before")
+    @classmethod
+    def _channels(cls, value: Any) -> Any:
+        return _delivery_setting(value, "channels")
+
+    @field_validator("firehose", mode="before")
+    @classmethod
+    def _firehose(cls, value: Any) -> Any:
+        return _delivery_setting(value, "firehose")
+
     @field_validator("include", "exclude")
     @classmethod
     def _patterns(cls, value: tuple[str, ...]) -> tuple[str, ...]:
@@ -235,6 +364,14 @@ class Source(BaseModel):
         """True when this source's `connectors` setting lets lineage read the connector `name`."""
         return self.connectors != "off" and self.connectors.admits(name)
 
+    def reads_channel(self, name: str) -> bool:
+        """True when this source's `channels` setting lets lineage read the MSK channel `name`."""
+        return self.channels != "off" and self.channels.admits(name)
+
+    def reads_stream(self, name: str) -> bool:
+        """True when this source's `firehose` setting lets lineage read the delivery stream `name`."""
+        return self.firehose != "off" and self.firehose.admits(name)
+
     def mirrors(self, schema_name: str) -> bool:
         """True when `schema_name` passes this source's include / exclude filters."""
         included = not self.include or any(re.search(p, schema_name) for p in self.include)
@@ -247,15 +384,37 @@ class Tuning(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     # Share of a source's assets an inferred deletion may remove before the fail-safe stops it.
-    mass_delete_share: Annotated[float, Field(gt=0, le=1)] = 0.5
+    mass_delete_share: Annotated[float, Field(gt=0, le=1)] = Field(
+        default=0.5,
+        description="The share of a registry's assets (or a topic's edges) that deletions inferred from a "
+        'listing may remove in one run; above it they are held back and reported (`"allowMassDelete": true` '
+        "lifts it for one run).",
+    )
     # Parallel workers for per-schema work (reads and DataZone writes).
-    max_concurrency: Annotated[int, Field(ge=1, le=64)] = 8
+    max_concurrency: Annotated[int, Field(ge=1, le=64)] = Field(
+        default=8, description="Parallel workers for per-item work (reads and DataZone writes)."
+    )
     # Requests per second, per service; the account's quotas are shared, so stay well under them.
-    datazone_rps: Annotated[float, Field(gt=0, le=1000)] = 10.0
-    glue_rps: Annotated[float, Field(gt=0, le=1000)] = 20.0
-    ssm_write_rps: Annotated[float, Field(gt=0, le=1000)] = 2.0
+    datazone_rps: Annotated[float, Field(gt=0, le=1000)] = Field(
+        default=10.0,
+        description="DataZone requests per second, every HTTP attempt (retries too) counted. The account's "
+        "quotas are shared with everything else in it: stay well under them (DataZone publishes 20 TPS for "
+        "CreateAsset, CreateAssetRevision, DeleteAsset and Search).",
+    )
+    glue_rps: Annotated[float, Field(gt=0, le=1000)] = Field(
+        default=20.0, description="Glue (Schema Registry and Data Catalog) requests per second."
+    )
+    ssm_write_rps: Annotated[float, Field(gt=0, le=1000)] = Field(
+        default=2.0,
+        description="SSM PutParameter / DeleteParameter(s) requests per second (the state writes).",
+    )
     # Stop starting new work this many seconds before the invocation's deadline (checkpointing).
-    deadline_margin_seconds: Annotated[float, Field(ge=0, le=600)] = 60.0
+    deadline_margin_seconds: Annotated[float, Field(ge=0, le=600)] = Field(
+        default=60.0,
+        description="No new work starts this many seconds before the invocation's deadline; the run returns "
+        '`"incomplete": true` and a follow-up invocation continues. The function timeouts must be at least '
+        "this + 30.",
+    )
 
 
 class Settings(BaseModel):
@@ -263,14 +422,31 @@ class Settings(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    domain_id: str
-    project_id: str
-    state_root: str
-    sources: tuple[Source, ...]
-    asset_type_name: str = DEFAULT_ASSET_TYPE_NAME
-    tuning: Tuning = Tuning()
-    drift_downstream_depth: Annotated[int, Field(ge=0, le=MAX_DRIFT_DOWNSTREAM_DEPTH, strict=True)] = (
-        DEFAULT_DRIFT_DOWNSTREAM_DEPTH
+    domain_id: str = Field(description=f"The DataZone domain id, `dzd_...` (`{DOMAIN_ID.pattern}`).")
+    project_id: str = Field(
+        description="The DataZone project that owns the form types, the asset type and the assets "
+        f"(`{PROJECT_ID.pattern}`)."
+    )
+    state_root: str = Field(
+        description="The SSM path prefix (`/kafka-lineage`) under which every parameter the stack and the "
+        "functions read or write lies; rejected when too long or too deep for SSM's name limits, or when a "
+        "level starts with `aws` or `ssm`."
+    )
+    sources: tuple[Source, ...] = Field(
+        description="One entry per mirrored registry; at least one, and a registry at most once per account."
+    )
+    asset_type_name: str = Field(
+        default=DEFAULT_ASSET_TYPE_NAME, description="The DataZone asset type the assets are created with."
+    )
+    tuning: Tuning = Field(
+        default=Tuning(),
+        description="Concurrency, per-service request rates, the fail-safe and the deadline margin.",
+    )
+    drift_downstream_depth: Annotated[int, Field(ge=0, le=MAX_DRIFT_DOWNSTREAM_DEPTH, strict=True)] = Field(
+        default=DEFAULT_DRIFT_DOWNSTREAM_DEPTH,
+        description="How many data steps downstream of a drift-impacted table the lineage function walks "
+        "DataZone's lineage graph (GetLineageNode, at most 200 nodes a table; job runs count with the step "
+        "they are on); 0: no walk.",
     )
 
     @field_validator("domain_id")

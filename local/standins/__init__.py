@@ -23,8 +23,11 @@ from typing import Any
 
 from local.standins.errors import ServiceError
 from local.standins.faults import Call, CallLog, Fault, Faults
+from local.standins.firehose import Firehose
+from local.standins.glue_catalogs import GlueCatalogs
 from local.standins.iam import Iam
 from local.standins.kafka import KafkaBrokers
+from local.standins.kafka_channels import KafkaChannels
 from local.standins.kafkaconnect import KafkaConnect
 from local.standins.readings import Readings
 from local.standins.server import FrontDoor, ServerThread, Standins
@@ -34,8 +37,11 @@ __all__ = [
     "CallLog",
     "Fault",
     "Faults",
+    "Firehose",
+    "GlueCatalogs",
     "Iam",
     "KafkaBrokers",
+    "KafkaChannels",
     "KafkaConnect",
     "LocalAws",
     "Readings",
@@ -136,6 +142,21 @@ class LocalAws:
     @property
     def kafka(self) -> KafkaBrokers:
         return self.standins.kafka
+
+    @property
+    def channels(self) -> KafkaChannels:
+        """MSK Data Delivery channels: `aws.channels.create(cluster_arn, name, request)` adds one."""
+        return self.standins.channels
+
+    @property
+    def firehose(self) -> Firehose:
+        """Firehose delivery streams (created with CreateDeliveryStream; `set_status` for the rest)."""
+        return self.standins.firehose
+
+    @property
+    def glue_catalogs(self) -> GlueCatalogs:
+        """Federated Glue catalogs: `aws.glue_catalogs.add_table(account, catalog, db, table, columns)`."""
+        return self.standins.glue_catalogs
 
     @property
     def kafkaconnect(self) -> KafkaConnect:

@@ -53,6 +53,12 @@ class KafkaBrokers:
         with self._lock:
             self._clusters.clear()
 
+    def knows(self, cluster_arn: str, account: str | None = None) -> bool:
+        """Whether the cluster is registered (in `account`, the caller's, when given)."""
+        with self._lock:
+            known = cluster_arn in self._clusters
+        return known and (account is None or cluster_arn.split(":")[4:5] == [account])
+
     def handle(self, operation: str, params: dict[str, Any], account: str | None = None) -> dict[str, Any]:
         """`account` is the caller's: a cluster is found only in its own account (its ARN's)."""
         if operation != "GetBootstrapBrokers":

@@ -2,7 +2,8 @@
 
 Each request is routed by its SigV4 credential scope (service) and the protocol's operation marker, parsed
 and validated against botocore's model, then answered by a stand-in (DataZone; Glue ListSchemas,
-ListSchemaVersions, DeleteSchemaVersions; Kafka GetBootstrapBrokers; MSK Connect) or forwarded to moto's own
+ListSchemaVersions, DeleteSchemaVersions, tables of federated catalogs; Kafka GetBootstrapBrokers and
+channels; MSK Connect; Firehose) or forwarded to moto's own
 server app in this process, which keeps SSM, STS, EventBridge and Glue state. Faults, latency and the call
 log apply to both. `/_local/...` is a small control API for the separate-process mode (see remote.py).
 """
@@ -27,9 +28,13 @@ from werkzeug.wrappers import Request as WsgiRequest
 from local.standins import protocol, ssm_names
 from local.standins.errors import ServiceError
 from local.standins.faults import Call, CallLog, Faults
+from local.standins.firehose import Firehose
+from local.standins.glue_catalogs import OPERATIONS as GLUE_CATALOG_OPERATIONS
+from local.standins.glue_catalogs import GlueCatalogs, is_federated
 from local.standins.glue_registry import GlueSchemaRegistry
 from local.standins.iam import DEFAULT_KEY, Iam, access_key_of, moto_key_account
 from local.standins.kafka import KafkaBrokers
+from local.standins.kafka_channels import KafkaChannels
 from local.standins.kafkaconnect import KafkaConnect
 from local.standins.readings import Readings
 from local.standins.validation import validate
@@ -68,6 +73,9 @@ class Standins:
         self.calls = CallLog()
         self.latency_ms = 0.0
         self.kafka = KafkaBrokers()
+        self.channels = KafkaChannels(lambda: self.readings, self.kafka.knows)
+        self.firehose = Firehose(lambda: self.readings, lambda: self.region)
+        self.glue_catalogs = GlueCatalogs(lambda: self.readings)
         self.kafkaconnect = KafkaConnect(lambda: self.readings, account, lambda: self.region)
         self.glue = GlueSchemaRegistry(lambda: self.readings, account, lambda: self.region)
         self._glues: dict[str, GlueSchemaRegistry] = {account: self.glue}
@@ -83,6 +91,9 @@ class Standins:
             self.calls.clear()
             self.latency_ms = 0.0
             self.kafka.reset()
+            self.channels.reset()
+            self.firehose.reset()
+            self.glue_catalogs.reset()
             self.kafkaconnect.reset()
             for glue in self._glues.values():
                 glue.reset()
@@ -205,7 +216,7 @@ class FrontDoor:
             )
             if gated is not None:
                 return gated
-            handler = self._standin(route, account)
+            handler = self._standin(route, account, params)
             if handler is not None:
                 with s.lock:
                     return protocol.result_response(route, handler(params))
@@ -231,7 +242,7 @@ class FrontDoor:
             )
 
     def _standin(
-        self, route: protocol.Route, account: str
+        self, route: protocol.Route, account: str, params: dict[str, Any]
     ) -> Callable[[dict[str, Any]], dict[str, Any]] | None:
         s = self.standins
         name = route.operation_name
@@ -246,11 +257,19 @@ class FrontDoor:
                     "InternalFailure", "The DataZone stand-in (local/standins/datazone/) is missing", 500
                 )
             return lambda params: datazone.handle(name, params)
+        if route.service == "glue" and name in GLUE_CATALOG_OPERATIONS and is_federated(params):
+            return lambda params: s.glue_catalogs.handle(name, params, account)
         if route.service == "glue" and name in GlueSchemaRegistry.OPERATIONS:
             glue = s.glue_in(account)
             return lambda params: glue.handle(name, params, route.region)
         if route.service == "kafka" and name == "GetBootstrapBrokers":
             return lambda params: s.kafka.handle(name, params, account)
+        if route.service == "kafka" and name in KafkaChannels.OPERATIONS:
+            return lambda params: s.channels.handle(name, params, account)
+        if route.service == "firehose":
+            if name not in Firehose.OPERATIONS:
+                raise ServiceError("UnknownOperationException", f"The Firehose stand-in lacks {name!r}", 400)
+            return lambda params: s.firehose.handle(name, params, account, route.region)
         if route.service == "kafkaconnect":
             if name not in KafkaConnect.OPERATIONS:
                 raise ServiceError(

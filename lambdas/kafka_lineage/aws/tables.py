@@ -1,11 +1,14 @@
 """Glue reads for lineage: Data Catalog tables (their columns) and the schema version a run describes.
 
-Tables are read in batches: one GetTables per database (paginated), filtered server-side by an Expression
-naming the wanted tables. Glue documents Expression only as "a regular expression pattern", so nothing here
-depends on how it matches: results are filtered by exact name, and a wanted table the batch did not return
-is confirmed with GetTable (a missing table costs one call, and a too-clever Expression can only cost calls).
+Tables are read in batches: one GetTables per database (paginated; with the CatalogId `<account>:<catalog>`
+for a database of a federated catalog, such as S3 Tables' `s3tablescatalog/<table bucket>`), filtered
+server-side by an Expression naming the wanted tables. Glue documents Expression only as "a regular
+expression pattern", so nothing here depends on how it matches: results are filtered by exact name, and a
+wanted table the batch did not return is confirmed with GetTable (a missing table costs one call, and a
+too-clever Expression can only cost calls).
 
-The table's ARN parts come from the answer itself: the account is the table's CatalogId and the region and
+The table's ARN parts come from the answer itself: the account is the table's CatalogId (its part before a
+`:`, for a federated catalog's qualified id) and the region and
 partition those of the Glue client that read it, so the lineage node is exactly the table that was read (no
 STS call, and right for a catalog in another account too).
 """
@@ -65,42 +68,56 @@ class GlueTables:
     def read(self, wanted: Iterable[TableRef], stop: Callable[[], bool] | None = None) -> TableReads:
         """Every wanted table (None for one that does not exist, nor its database), and per database the error
         that kept it from being read (access denied, say): one database's trouble fails only its topics.
-        Once `stop()` says so, no further call starts and the answer says `stopped`."""
-        by_database: dict[str, set[str]] = {}
+        Once `stop()` says so, no further call starts and the answer says `stopped`. A table of a federated
+        catalog (`TableRef.glue_catalog`) is read with the CatalogId `<account>:<catalog>`."""
+        by_database: dict[tuple[str, str], set[str]] = {}
         for ref in wanted:
-            by_database.setdefault(ref.database, set()).add(ref.table)
+            by_database.setdefault((ref.glue_catalog, ref.database), set()).add(ref.table)
         reads = TableReads()
-        for database, names in sorted(by_database.items()):
+        for (glue_catalog, database), names in sorted(by_database.items()):
             try:
-                reads.tables.update(self._read_database(database, names, stop))
+                reads.tables.update(self._read_database(database, names, stop, glue_catalog))
             except Stopped:
                 reads.stopped = True
                 return reads
-            except AwsError as error:
-                reads.errors[database] = describe_failure(error)
+            except (AwsError, ValueError) as error:
+                where = TableRef(database, "", glue_catalog=glue_catalog).database_path
+                reads.errors[where] = describe_failure(error)
         return reads
 
+    def _catalog_id(self, glue_catalog: str) -> dict[str, Any]:
+        if not glue_catalog:
+            return {}
+        if not self.account:
+            raise ValueError(f"the account of catalog {glue_catalog} is unknown: it cannot be read")
+        return {"CatalogId": f"{self.account}:{glue_catalog}"}
+
     def _read_database(
-        self, database: str, names: set[str], stop: Callable[[], bool] | None = None
+        self, database: str, names: set[str], stop: Callable[[], bool] | None = None, glue_catalog: str = ""
     ) -> dict[TableRef, GlueTable | None]:
         found: dict[TableRef, GlueTable | None] = {}
         paginator = self.glue.get_paginator("get_tables")
+        catalog_id = self._catalog_id(glue_catalog)
         try:
             for expression in expressions(names):
                 if stop is not None and stop():
                     raise Stopped
                 pages = paginator.paginate(
-                    DatabaseName=database, Expression=expression, PaginationConfig={"PageSize": PAGE_SIZE}
+                    DatabaseName=database,
+                    Expression=expression,
+                    PaginationConfig={"PageSize": PAGE_SIZE},
+                    **catalog_id,
                 )
                 for page in pages_until(pages, stop):
                     for table in page.get("TableList", []):
                         name = str(table.get("Name", "")).lower()
                         if name in names:
-                            found[TableRef(database, name)] = self._table(database, table)
+                            ref = TableRef(database, name, glue_catalog=glue_catalog)
+                            found[ref] = self._table(database, table, glue_catalog)
         except NotFound:  # the database does not exist: neither do its tables
-            return {TableRef(database, name): None for name in names}
+            return {TableRef(database, name, glue_catalog=glue_catalog): None for name in names}
         for name in sorted(names):
-            ref = TableRef(database, name)
+            ref = TableRef(database, name, glue_catalog=glue_catalog)
             if ref not in found:
                 if stop is not None and stop():
                     raise Stopped
@@ -109,16 +126,18 @@ class GlueTables:
 
     def _get_one(self, ref: TableRef) -> GlueTable | None:
         try:
-            answer = self.glue.get_table(DatabaseName=ref.database, Name=ref.table)
+            answer = self.glue.get_table(
+                DatabaseName=ref.database, Name=ref.table, **self._catalog_id(ref.glue_catalog)
+            )
         except NotFound:
             return None
-        return self._table(ref.database, answer["Table"])
+        return self._table(ref.database, answer["Table"], ref.glue_catalog)
 
-    def _table(self, database: str, table: Mapping[str, Any]) -> GlueTable:
+    def _table(self, database: str, table: Mapping[str, Any], glue_catalog: str = "") -> GlueTable:
         descriptor = table.get("StorageDescriptor") or {}
         columns = [*descriptor.get("Columns", []), *table.get("PartitionKeys", [])]
         return GlueTable(
-            ref=TableRef(database, str(table["Name"]).lower()),
+            ref=TableRef(database, str(table["Name"]).lower(), glue_catalog=glue_catalog),
             columns=tuple(
                 TableColumn(
                     # Names and types repeat across thousands of tables: one shared string each.
@@ -135,7 +154,9 @@ class GlueTables:
         )
 
     def _account(self, table: Mapping[str, Any]) -> str:
-        account = str(table.get("CatalogId") or self.account)
+        # A federated catalog's tables may answer the qualified id `<account>:<catalog>` (Glue's reference
+        # does not say): the account is the part before the colon either way.
+        account = str(table.get("CatalogId") or self.account).partition(":")[0]
         if not account:
             raise ValueError(
                 f"Glue returned table {table.get('Name')!r} without CatalogId; its ARN is unknown"
@@ -187,16 +208,16 @@ class SourceTables(GlueTables):
     def read(self, wanted: Iterable[TableRef], stop: Callable[[], bool] | None = None) -> TableReads:
         by_catalog: dict[str, set[TableRef]] = {}
         for ref in wanted:
-            by_catalog.setdefault(ref.catalog, set()).add(TableRef(ref.database, ref.table))
+            by_catalog.setdefault(ref.catalog, set()).add(replace(ref, catalog=""))
         reads = TableReads()
         for catalog, refs in sorted(by_catalog.items()):
             try:
                 part = self._reader(catalog).read(refs, stop)
             except Exception as error:  # the catalog's session: only its databases fail
                 why = describe_failure(error)
-                part = TableReads(errors={ref.database: why for ref in refs})
+                part = TableReads(errors={ref.database_path: why for ref in refs})
             for ref, table in part.tables.items():
-                qualified = TableRef(ref.database, ref.table, catalog)
+                qualified = replace(ref, catalog=catalog)
                 reads.tables[qualified] = None if table is None else replace(table, ref=qualified)
             # Errors are keyed by database, as the plan looks them up (a database of that name in another
             # catalog fails with it: never a wrong edge, at worst a retried topic).

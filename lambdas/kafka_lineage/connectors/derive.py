@@ -15,9 +15,12 @@ Iceberg sink (`io.tabular.iceberg.connect.IcebergSinkConnector` and
   field's value. That pairs topics with tables only when the field carries the topic name (an Iceberg
   `KafkaMetadataTransform` or Kafka's `InsertField$Value` `topic.field` before the sink); else one routed
   table is the only place the topic can go, and several are `ambiguous`;
-- the catalog must be Glue (`iceberg.catalog.catalog-impl` GlueCatalog or `iceberg.catalog.type=glue`) of
-  the connector's own account (`iceberg.catalog.glue.id`, if set), and the table `<database>.<table>` (Glue
-  has one namespace level; its names are lower case).
+- several routed tables and a route field that does not carry the topic: a configuration naming a single
+  topic (`topics`) feeds each routed table from it; more topics are `ambiguous`;
+- the catalog must be Glue's, in the connector's own account and Region (`kafka_lineage.connectors.catalog`:
+  GlueCatalog, or an Iceberg REST catalog at Glue's or S3 Tables' endpoint; a federated catalog such as
+  `s3tablescatalog/<bucket>` is kept on the table), and the table `<database>.<table>` (Glue has one
+  namespace level; its names are lower case).
 
 Debezium source (MySQL, PostgreSQL, SQL Server, Oracle, MongoDB): topics are `<prefix><d><parts...>` with the
 prefix from `topic.prefix` (2.x) or `database.server.name` / `mongodb.name` (1.x) and `<d>` the
@@ -53,10 +56,11 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import combinations, pairwise
 
 from kafka_lineage.config import Source
+from kafka_lineage.connectors.catalog import sink_catalog
 from kafka_lineage.connectors.javaregex import UnsupportedRegex, compile_java
 from kafka_lineage.model.connectors import (
     ConnectorConfig,
@@ -74,7 +78,6 @@ from kafka_lineage.model.topics import TopicKey
 ICEBERG_SINKS = frozenset(
     {"io.tabular.iceberg.connect.IcebergSinkConnector", "org.apache.iceberg.connect.IcebergSinkConnector"}
 )
-GLUE_CATALOG_IMPLS = frozenset({"org.apache.iceberg.aws.glue.GlueCatalog"})
 # Iceberg's KafkaMetadataTransform (both distributions) and Kafka's InsertField put the topic in the value.
 KAFKA_METADATA_TRANSFORMS = frozenset(
     {
@@ -202,20 +205,9 @@ def _sink(connector: ConnectorConfig, keys: Sequence[TopicKey]) -> tuple[list[Si
     consumed = _consumed(config, keys)
     if not consumed:
         return [], []
-    catalog = config.get("iceberg.catalog.catalog-impl", "").strip()
-    catalog_type = config.get("iceberg.catalog.type", "").strip().lower()
-    if catalog not in GLUE_CATALOG_IMPLS and not (not catalog and catalog_type == "glue"):
-        found = catalog or (f"type {catalog_type}" if catalog_type else "no catalog setting")
-        return [], [
-            ConnectorNote("undetermined", connector.name, f"the Iceberg catalog is not Glue ({found})")
-        ]
-    # GlueCatalog's glue.id: another account's catalog, whose tables are not the ones lineage reads.
-    catalog_account = config.get("iceberg.catalog.glue.id", "").strip()
-    own_account = _account_of(connector)
-    if catalog_account and catalog_account != own_account:
-        ours = own_account or "this one"
-        reason = f"the sink writes to the Glue catalog of account {catalog_account}, not {ours}"
-        return [], [ConnectorNote("undetermined", connector.name, reason)]
+    where = sink_catalog(config, _account_of(connector), _region_of(connector))
+    if where.elsewhere:
+        return [], [ConnectorNote("undetermined", connector.name, where.elsewhere)]
     note = _note_for(connector)
     if _true(config.get("iceberg.tables.dynamic-enabled")):
         field = config.get("iceberg.tables.route-field", "")
@@ -224,7 +216,7 @@ def _sink(connector: ConnectorConfig, keys: Sequence[TopicKey]) -> tuple[list[Si
     tables = [name.strip() for name in config.get("iceberg.tables", "").split(",") if name.strip()]
     if not tables:
         raise _Unreadable("iceberg.tables is empty and dynamic routing is off")
-    refs = {name: _glue_table(name) for name in tables}
+    refs = {name: replace(_glue_table(name), glue_catalog=where.glue_catalog) for name in tables}
     route_field = config.get("iceberg.tables.route-field", "").strip()
     edge = _sink_edge(connector)
     if not route_field:
@@ -240,15 +232,29 @@ def _sink(connector: ConnectorConfig, keys: Sequence[TopicKey]) -> tuple[list[Si
             for name, regex in routed.items()
             if regex.fullmatch(key.topic)
         ], []
-    if len(routed) == 1:
-        (only,) = routed
-        return [edge(key, refs[only]) for key in consumed], []
+    if len(routed) == 1 or _single_topic(config):
+        # One routed table is the only place a record can go; a single consumed topic is the only source
+        # of every routed table (Iceberg's "multi-table fan-out, static routing" example).
+        return [edge(key, refs[name]) for key in consumed for name in routed], []
     names = ", ".join(sorted(refs[name].name for name in routed))
     reason = (
         f"records are routed by their field {route_field!r} to one of {names}; "
         "the configuration does not say which topic feeds which"
     )
     return [], [note("ambiguous", reason, key) for key in consumed]
+
+
+def _single_topic(config: Mapping[str, str]) -> bool:
+    """The configuration names exactly one topic (`topics`; a `topics.regex` may match any number)."""
+    return len({name.strip() for name in config.get("topics", "").split(",") if name.strip()}) == 1
+
+
+def _region_of(connector: ConnectorConfig) -> str:
+    for arn in (connector.arn, connector.cluster_arn):
+        parts = arn.split(":")
+        if len(parts) > 4 and parts[3]:
+            return parts[3]
+    return ""
 
 
 def _account_of(connector: ConnectorConfig) -> str:

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from kafka_lineage import failsafe
-from kafka_lineage.lineage.events import HopContent, RunContent
+from kafka_lineage.lineage.content import HopContent, RunContent
 from kafka_lineage.lineage.model import EdgeKey, LineageState
 from kafka_lineage.lineage.resolve import BELOW_CONNECTORS, Edge, FirstHop, Resolution, Target
 from kafka_lineage.model.asset_records import AssetRecord
@@ -409,12 +409,12 @@ def _emit_or_not(
     previous = states.get(edge_key.key)
     content: RunContent | HopContent
     if isinstance(edge, Target):
-        if edge.table.database in table_errors:
+        if edge.table.database_path in table_errors:
             failed.append(
                 Failure(
                     edge_key,
-                    f"reading Glue database {edge.table.database} failed: "
-                    + table_errors[edge.table.database],
+                    f"reading Glue database {edge.table.database_path} failed: "
+                    + table_errors[edge.table.database_path],
                 )
             )
             return "failed"

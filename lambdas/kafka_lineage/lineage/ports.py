@@ -14,6 +14,7 @@ from typing import Any, Protocol
 from kafka_lineage.config import Source
 from kafka_lineage.model.asset_records import AssetRecord
 from kafka_lineage.model.connectors import ConnectorReads
+from kafka_lineage.model.delivery import DeliveryReads
 from kafka_lineage.model.lineage_events import EventSummary
 from kafka_lineage.model.registry import VersionDefinition
 from kafka_lineage.model.table_mapping import MappingParameter
@@ -80,6 +81,16 @@ class ConnectorReader(Protocol):
     answer (`read_ok`, `unread`, `errors`)."""
 
     def read(self, sources: Sequence[Source], stop: Callable[[], bool] | None = None) -> ConnectorReads: ...
+
+
+class DeliveryReader(Protocol):
+    """MSK Data Delivery channels and Firehose streams of the sources' clusters
+    (`aws.delivery.SourceDeliveryPaths`): never raises; what it could not read is in the answer (`unread`,
+    `channels_ok` / `firehose_ok`, `errors`). `force` reads every description again."""
+
+    def read(
+        self, sources: Sequence[Source], stop: Callable[[], bool] | None = None, force: bool = False
+    ) -> DeliveryReads: ...
 
 
 class Announcer(Protocol):

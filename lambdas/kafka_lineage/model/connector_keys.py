@@ -24,6 +24,10 @@ EXACT_KEYS = frozenset(
         "iceberg.catalog.catalog-impl",
         "iceberg.catalog.type",
         "iceberg.catalog.glue.id",
+        # where the catalog is: its Region, and an Iceberg REST catalog's endpoint and warehouse
+        "iceberg.catalog.client.region",
+        "iceberg.catalog.uri",
+        "iceberg.catalog.warehouse",
         # source side (Debezium): topic naming
         "topic.prefix",
         "database.server.name",
@@ -87,6 +91,9 @@ def hosts_only(connection_string: str) -> str:
 def kept_config(config: Mapping[str, str]) -> Mapping[str, str]:
     """The allow-listed keys of a connector configuration, values cleaned of embedded credentials."""
     kept = {key: strip_userinfo(str(value)) for key, value in config.items() if wanted(key)}
-    if "mongodb.connection.string" in kept:
-        kept["mongodb.connection.string"] = hosts_only(kept["mongodb.connection.string"])
+    for key in ("mongodb.connection.string", "iceberg.catalog.uri"):
+        if key in kept:
+            # A connection string's options and a REST catalog URI's query may carry tokens: keep the path
+            # only for the REST URI (an endpoint names its API by path), never a query.
+            kept[key] = hosts_only(kept[key]) if key.startswith("mongodb") else kept[key].split("?")[0]
     return MappingProxyType(dict(sorted(kept.items())))

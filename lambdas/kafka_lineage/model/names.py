@@ -15,6 +15,10 @@ SOURCE_KEY = re.compile(r"(?:\d{12}:)?[a-zA-Z0-9-_$#.]{1,255}")
 # Glue Data Catalog database / table names as they are stored (lower-cased, 1-255).
 GLUE_CATALOG_NAME = re.compile(r"[a-z0-9_][a-z0-9_\-.]{0,254}")
 
+# A Glue catalog below the account's root catalog: `s3tablescatalog/<table bucket>` for S3 Tables, or a
+# catalog of one level. The path of botocore firehose GlueDataCatalogARN (`catalog(/[a-z0-9_-]+){1,2}`).
+FEDERATED_CATALOG_NAME = re.compile(r"[a-z0-9_-]+(?:/[a-z0-9_-]+)?")
+
 
 def glue_name(value: str) -> str:
     if not GLUE_REGISTRY_NAME.fullmatch(value):
@@ -30,6 +34,15 @@ def glue_catalog_name(value: str) -> str:
     return lowered
 
 
+def federated_catalog_name(value: str) -> str:
+    lowered = value.lower()
+    if not FEDERATED_CATALOG_NAME.fullmatch(lowered) or len(lowered) > 255:
+        raise ValueError(
+            f"{value!r} is not a Glue catalog below the root catalog (e.g. s3tablescatalog/<table bucket>)"
+        )
+    return lowered
+
+
 def source_key(value: str) -> str:
     if not SOURCE_KEY.fullmatch(value):
         raise ValueError(f"{value!r} is not a registry name, nor <account>:<registry name>")
@@ -42,3 +55,5 @@ GlueName = Annotated[str, AfterValidator(glue_name)]
 GlueCatalogName = Annotated[str, AfterValidator(glue_catalog_name)]
 # Which source: a registry name, or `<account>:<registry name>` for a source in another account.
 SourceKey = Annotated[str, AfterValidator(source_key)]
+# A federated Glue catalog's name (`s3tablescatalog/<table bucket>`), lower-cased.
+FederatedCatalogName = Annotated[str, AfterValidator(federated_catalog_name)]

@@ -14,11 +14,22 @@ class TableRef:
     table: str
     # The source key (`Source.key`) whose account's catalog holds the table; "" for the functions' own.
     catalog: str = ""
+    # The Glue catalog below the account's root catalog (`s3tablescatalog/<table bucket>`); "" for the root.
+    glue_catalog: str = ""
 
     @property
     def name(self) -> str:
-        """The OpenLineage dataset name DataZone matches to the Glue table: `{database}/{table}`."""
+        """The OpenLineage dataset name DataZone matches to the Glue table: `{database}/{table}`, or
+        `{catalog}/{database}/{table}` in a federated catalog (so that namespace + "/" + name is the table's
+        Glue ARN, the sourceIdentifier of the federated table's node and asset)."""
+        if self.glue_catalog:
+            return f"{self.glue_catalog}/{self.database}/{self.table}"
         return f"{self.database}/{self.table}"
+
+    @property
+    def database_path(self) -> str:
+        """The database as reads report it: `{database}`, or `{catalog}/{database}` in a federated catalog."""
+        return f"{self.glue_catalog}/{self.database}" if self.glue_catalog else self.database
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +64,8 @@ class TableReads:
     """What one read of the mapped tables found: each table (None: not in the catalog), and what failed."""
 
     tables: dict[TableRef, GlueTable | None] = field(default_factory=dict)
-    errors: dict[str, str] = field(default_factory=dict)  # database -> why it could not be read
+    # `TableRef.database_path` -> why it could not be read
+    errors: dict[str, str] = field(default_factory=dict)
     stopped: bool = False  # the caller's deadline came before every database was read
 
 

@@ -9,7 +9,17 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from local.standins.datazone import assets, governance, lineage, listings, search, types
+from local.standins.datazone import (
+    assets,
+    glossaries,
+    governance,
+    lineage,
+    listings,
+    rules,
+    search,
+    subscriptions,
+    types,
+)
 from local.standins.datazone.assets import AssetView
 from local.standins.datazone.graph import NativeLineage
 from local.standins.datazone.lineage import DatasetEdge
@@ -38,6 +48,17 @@ HANDLERS: dict[str, Handler] = {
     "GetListing": listings.get_listing,
     "Search": search.search,
     "SearchListings": search.search_listings,
+    "CreateRule": rules.create_rule,
+    "GetRule": rules.get_rule,
+    "ListRules": rules.list_rules,
+    "CreateGlossary": glossaries.create_glossary,
+    "CreateGlossaryTerm": glossaries.create_glossary_term,
+    "CreateSubscriptionRequest": subscriptions.create_subscription_request,
+    "AcceptSubscriptionRequest": subscriptions.accept_subscription_request,
+    "ListSubscriptions": subscriptions.list_subscriptions,
+    "GetSubscription": subscriptions.get_subscription,
+    "RevokeSubscription": subscriptions.revoke_subscription,
+    "CancelSubscription": subscriptions.cancel_subscription,
     "PostLineageEvent": lineage.post_lineage_event,
     "ListLineageEvents": lineage.list_lineage_events,
     "GetLineageEvent": lineage.get_lineage_event,
@@ -202,6 +223,35 @@ class DataZoneBackend:
         """Let every listing change in progress take effect now (as time passing would)."""
         with self._store.lock:
             listings.settle(self._store.domain(domain_id))
+
+    def subscribe(self, domain_id: str, asset_id: str, project_id: str, reason: str = "standin") -> str:
+        """Subscribe `project_id` to the asset's listing (a request, then its acceptance, as the listing's
+        owner would); the subscription's id. The listing must be published."""
+        with self._store.lock:
+            domain = self._store.domain(domain_id)
+            asset = assets.live_asset(domain, asset_id)
+            if asset.listing_id is None:
+                raise ValueError(f"asset {asset_id} has no listing to subscribe to")
+            request = self.handle(
+                "CreateSubscriptionRequest",
+                {
+                    "domainIdentifier": domain_id,
+                    "subscribedPrincipals": [{"project": {"identifier": project_id}}],
+                    "subscribedListings": [{"identifier": asset.listing_id}],
+                    "requestReason": reason,
+                },
+            )
+            accepted = self.handle(
+                "AcceptSubscriptionRequest", {"domainIdentifier": domain_id, "identifier": request["id"]}
+            )
+            return str(accepted["existingSubscriptionId"])
+
+    def subscriptions(self, domain_id: str) -> list[tuple[str, str, str]]:
+        """(subscription id, listing id, status) of every subscription, in creation order."""
+        with self._store.lock:
+            return [
+                (s.id, s.listing_id, s.status) for s in self._store.domain(domain_id).subscriptions.values()
+            ]
 
     def lineage_events(self, domain_id: str) -> list[dict[str, Any]]:
         """Live (not deleted) lineage events, parsed, in the order they were posted (processed or not)."""

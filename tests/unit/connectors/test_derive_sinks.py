@@ -162,10 +162,15 @@ def test_insert_field_topic_field_routes_too_but_not_after_a_router():
     # Given InsertField copies the topic into `src_topic` before any router
     derived = derive([sink(**base, transforms="topic,rename")], keys("inv.a"), [source()])
     assert pairs(derived) == {("inv.a", "lake/a")}
-    # Given a RegexRouter renames the topic first: the field no longer holds the consumed topic
-    derived = derive([sink(**base, transforms="rename,topic")], keys("inv.a"), [source()])
+    # Given a RegexRouter renames the topic first: the field no longer holds the consumed topic, so with
+    # two topics which feeds which is unknown
+    two = {**base, "topics": "inv.a,inv.c"}
+    derived = derive([sink(**two, transforms="rename,topic")], keys("inv.a", "inv.c"), [source()])
     assert derived.sinks == ()
-    assert [n.kind for n in derived.notes] == ["ambiguous"]
+    assert [n.kind for n in derived.notes] == ["ambiguous", "ambiguous"]
+    # and with the single topic it names, that topic is the only source of both routed tables
+    derived = derive([sink(**base, transforms="rename,topic")], keys("inv.a"), [source()])
+    assert pairs(derived) == {("inv.a", "lake/a"), ("inv.a", "lake/b")}
 
 
 def test_one_routed_table_is_the_only_place_a_topic_can_go():
