@@ -484,6 +484,26 @@ def load_config(raw: Any, extra_environment: Mapping[str, str] | None = None) ->
         deployment = DeploymentContext.model_validate(values)
     except ValidationError as error:
         raise ConfigError(_describe(error, prefix=CONTEXT_KEY)) from error
+    return config_from_context(deployment, extra_environment)
+
+
+def as_stack_config(
+    config: Mapping[str, Any] | str | DeploymentContext | StackConfig,
+    extra_environment: Mapping[str, str] | None = None,
+) -> StackConfig:
+    """What the KafkaLineage construct accepts as `config`: the context object (a dict or JSON text, validated
+    as cdk.json's is), the typed model, or an already validated StackConfig."""
+    if isinstance(config, StackConfig):
+        return config
+    if isinstance(config, DeploymentContext):
+        return config_from_context(config, extra_environment)
+    return load_config(config, extra_environment)
+
+
+def config_from_context(
+    deployment: DeploymentContext, extra_environment: Mapping[str, str] | None = None
+) -> StackConfig:
+    """The checks beyond the model's own: the runtime Settings, cross-references and Lambda's limits."""
     settings = build_settings(deployment)
     _check_cross_references(settings, deployment)
     check_environment_size({**settings.to_environment(), **(extra_environment or {})})

@@ -15,7 +15,7 @@ from aws_cdk import aws_logs as logs
 from aws_cdk import custom_resources as cr
 from constructs import Construct
 
-from stacks.bundling import ARCHITECTURE, RUNTIME, function_code
+from .bundling import ARCHITECTURE, RUNTIME, function_code
 
 ROOT = Path(__file__).resolve().parent.parent
 SMITHY_DIR = ROOT / "smithy"

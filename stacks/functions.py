@@ -16,8 +16,9 @@ from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
 from kafka_lineage.config import Source
-from stacks.bundling import ARCHITECTURE, RUNTIME, function_code
-from stacks.datazone_types import ignore_membership_identity_lint
+
+from .bundling import ARCHITECTURE, RUNTIME, function_code
+from .datazone_types import ignore_membership_identity_lint
 
 # Asynchronous invocations (every trigger here is asynchronous): Lambda retries a failed run twice, and
 # gives up on events older than six hours; then the event goes to the on-failure queue.
