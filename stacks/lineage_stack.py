@@ -15,12 +15,13 @@ from aws_cdk import aws_sqs as sqs
 from aws_cdk import aws_ssm as ssm
 from constructs import Construct, IConstruct
 
+from kafka_lineage.config import ConfigError
 from kafka_lineage.model.events import DRIFT_DETAIL_TYPE, DRIFT_SOURCE, TopicAssetChanged
 
 from .bundling import dependencies_layer
 from .config import DeploymentContext, StackConfig, as_stack_config
 from .datazone_types import DataZoneTypes
-from .functions import LineageFunction
+from .functions import MEMBER_DESIGNATION, LineageFunction
 from .monitoring import Monitoring
 from .nag import nag_arn
 from .trail import ManagementEventsTrail
@@ -91,6 +92,9 @@ class KafkaLineage(Construct):
                 "kafka-lineage:placeholder",
                 f"cdk.json context {key} is a placeholder: set it before `cdk deploy` (docs/deploy.md)",
             )
+        for warning in config.warnings:
+            cdk.Annotations.of(self).add_warning_v2("kafka-lineage:config", warning)
+        self._check_regions()
         retention = _RETENTION[deployment.log_retention_days]
         environment = {**settings.to_environment(), **EXTRA_ENVIRONMENT}
 
@@ -112,6 +116,9 @@ class KafkaLineage(Construct):
             layer=self.layer,
             removal_policy=deployment.asset_type_removal_policy,
             log_retention=retention,
+            domain_unit_id=deployment.domain_unit_id,
+            handler_role_name=config.role_name("AssetTypeHandler"),
+            create_membership=deployment.project_membership == "stack",
         )
 
         common: dict[str, Any] = {
@@ -121,6 +128,8 @@ class KafkaLineage(Construct):
             "log_retention": retention,
             "domain_id": settings.domain_id,
             "project_id": settings.project_id,
+            "create_membership": deployment.project_membership == "stack",
+            "kms_key_arn": deployment.domain_kms_key_arn,
         }
         reserve = deployment.reserve_concurrency
         self.schema_sync = LineageFunction(
@@ -131,6 +140,7 @@ class KafkaLineage(Construct):
             memory_mb=deployment.schema_sync_memory_mb,
             timeout_seconds=deployment.schema_sync_timeout_seconds,
             reserved_concurrency=SCHEMA_SYNC_CONCURRENCY if reserve else None,
+            role_name=config.role_name("SchemaSync"),
             **common,
         )
         self.lineage = LineageFunction(
@@ -141,7 +151,20 @@ class KafkaLineage(Construct):
             memory_mb=deployment.lineage_memory_mb,
             timeout_seconds=deployment.lineage_timeout_seconds,
             reserved_concurrency=LINEAGE_CONCURRENCY if reserve else None,
+            role_name=config.role_name("LineageEmission"),
             **common,
+        )
+        # Before any type is created: the domain, the project, its grants, key and members as the stack needs
+        # them, each missing piece named (lambdas/asset_type_resource/governance.py).
+        self.types.add_governance_check(
+            members={
+                "schema-sync": (self.schema_sync.role, MEMBER_DESIGNATION),
+                "lineage-emission": (self.lineage.role, MEMBER_DESIGNATION),
+                "asset-type-resource": (self.types.handler_role, "PROJECT_OWNER"),
+            },
+            kms_key_arn=deployment.domain_kms_key_arn,
+            membership_mode=deployment.project_membership,
+            after=[fn.membership for fn in (self.schema_sync, self.lineage) if fn.membership is not None],
         )
         self._grant_schema_sync()
         self._grant_lineage()
@@ -186,6 +209,24 @@ class KafkaLineage(Construct):
 
     def get_logical_id(self, element: cdk.CfnElement) -> str:
         return cdk.Stack.of(self).get_logical_id(element)
+
+    def _check_regions(self) -> None:
+        """Refuse a source cluster in another region than the stack's, when the stack's region is known.
+
+        The functions call Glue, MSK and MSK Connect with clients of their own region, and build the
+        registries' ARNs in it: a cluster elsewhere would fail at run time. Supporting it on purpose would
+        take region-correct clients and ARNs throughout; until then, one region per deployment (deploy the
+        stack once per region).
+        """
+        region = cdk.Stack.of(self).region
+        if cdk.Token.is_unresolved(region):
+            return  # an environment-agnostic stack: the region is known at deploy time only
+        for index, source in enumerate(self.config.settings.sources):
+            if source.region != region:
+                raise ConfigError(
+                    f"cdk.json context kafkaLineage.sources[{index}].clusterArn is in {source.region}, but "
+                    f"the stack deploys to {region}: deploy a stack in {source.region} for that cluster"
+                )
 
     # --- IAM ------------------------------------------------------------------------------------------
     # Which resource types an action accepts is the IAM Service Authorization Reference's (SAR) word, and
@@ -394,7 +435,9 @@ class KafkaLineage(Construct):
         # Nothing should run before the asset type exists and the roles are project members.
         for rule in rules:
             rule.node.add_dependency(self.types.asset_type)
-            rule.node.add_dependency(self.schema_sync.membership, self.lineage.membership)
+            for fn in (self.schema_sync, self.lineage):
+                if fn.membership is not None:
+                    rule.node.add_dependency(fn.membership)
         self.rules = rules
 
     def _accept_source_events(self) -> None:
