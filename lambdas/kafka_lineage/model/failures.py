@@ -85,6 +85,18 @@ class AssetGone(Exception):
     """The asset no longer exists."""
 
 
+class PublishRefused(Exception):
+    """DataZone refused to publish the asset: a domain rule (metadata form or glossary term enforcement for
+    CREATE_LISTING_CHANGE_SET) is not met. The asset stays created and unpublished. `rules` names the rules
+    that refused it, as far as they could be told; `message` is DataZone's."""
+
+    def __init__(self, message: str, rules: tuple[str, ...] = ()) -> None:
+        named = f"publish refused by rule(s) {', '.join(rules)}: " if rules else "publish refused: "
+        super().__init__(named + message)
+        self.message = message
+        self.rules = rules
+
+
 class ListingBusy(Exception):
     """A listing change did not take effect within the wait; the next run retries."""
 
