@@ -29,10 +29,11 @@ from kafka_lineage.config import (
     ConfigError,
     Settings,
     Source,
+    TableRule,
     Tuning,
 )
 from kafka_lineage.model.errors import Location, describe
-from kafka_lineage.model.names import GlueCatalogName
+from kafka_lineage.model.names import GlueDatabasePath
 from kafka_lineage.model.table_mapping import TableMapping
 
 CONTEXT_KEY = "kafkaLineage"
@@ -148,11 +149,13 @@ class DeploymentContext(BaseModel):
         description="Explicit topic -> table mappings, written as SSM parameters under "
         "`{mappingPath}/table-mappings/cdk/` (lineage's `cdk` tier); a topic at most once per registry.",
     )
-    extra_databases: tuple[GlueCatalogName, ...] = Field(
+    extra_databases: tuple[GlueDatabasePath, ...] = Field(
         default=(),
         alias="extraDatabases",
         description="Glue databases the lineage function may also read (besides those of table rules and "
-        "mappings); a topic mapped elsewhere fails with AccessDenied naming this setting.",
+        "mappings), `<catalog>/<database>` for one of a federated catalog such as "
+        "`s3tablescatalog/<table bucket>/<database>`; a topic mapped elsewhere fails with AccessDenied "
+        "naming this setting.",
     )
     schedules: Schedules = Field(
         default=Schedules(),
@@ -260,8 +263,8 @@ class StackConfig:
     @property
     def databases(self) -> tuple[str, ...]:
         """Glue databases the lineage function may read: from table rules, mappings and extraDatabases."""
-        names = {s.table_rule.database for s in self.settings.sources if s.table_rule is not None}
-        names.update(m.database for m in self.deployment.table_mappings)
+        names = {_rule_database(s.table_rule) for s in self.settings.sources if s.table_rule is not None}
+        names.update(m.database_path for m in self.deployment.table_mappings)
         names.update(self.deployment.extra_databases)
         return tuple(sorted(names))
 
@@ -285,8 +288,10 @@ class StackConfig:
         stack's mappings that name no role source, and extraDatabases. A source with a role reads its
         tables through that role, in its own account."""
         role_keys = {source.key for source in self.settings.sources if source.role_arn}
-        names = {s.table_rule.database for s in self.own_sources if s.table_rule is not None}
-        names.update(m.database for m in self.deployment.table_mappings if m.registry_name not in role_keys)
+        names = {_rule_database(s.table_rule) for s in self.own_sources if s.table_rule is not None}
+        names.update(
+            m.database_path for m in self.deployment.table_mappings if m.registry_name not in role_keys
+        )
         names.update(self.deployment.extra_databases)
         return tuple(sorted(names))
 
@@ -495,3 +500,8 @@ def _describe(error: ValidationError, prefix: str) -> str:
         return _camel(part) if location[0] == "tuning" else part
 
     return describe(error, root=f"cdk.json context {prefix}", name=key)
+
+
+def _rule_database(rule: TableRule) -> str:
+    """A table rule's database as the grants name it: `<catalog>/<database>` in a federated catalog."""
+    return f"{rule.catalog}/{rule.database}" if rule.catalog else rule.database
