@@ -41,9 +41,35 @@ class Readings:
     """DataZone: does CreateAsset/CreateAssetRevision reject form content members that the form type's model
     does not declare? Undocumented; True is the stricter reading."""
 
-    delete_requires_unpublish: bool = True
+    delete_requires_unpublish: bool = False
     """DataZone: does DeleteAsset refuse (ConflictException) an asset whose listing is still ACTIVE, until it
-    is unpublished? Undocumented; True is the stricter reading."""
+    is unpublished? The DataZone user guide ("Delete an Amazon DataZone asset") says "You can delete an asset
+    and its related listing in the catalog": False follows it. Under True the sync's single DeleteAsset is
+    refused, and it then unpublishes, waits for the listing to turn INACTIVE and deletes again."""
+
+    subscribed_delete_refusal: str = "conflict"
+    """DataZone: the error DeleteAsset answers while the asset's listing has an APPROVED subscription. The
+    user guide says such a listing can't be deleted ("You can't delete an asset listing that has existing
+    subscribers"); the API reference lists ConflictException and ValidationException for DeleteAsset and
+    names no error for this case. "conflict" (the state of another resource forbids it) or "validation"."""
+
+    unpublish_unlisted: str = "not_found"
+    """DataZone: what CreateListingChangeSet with action UNPUBLISH answers for an asset that was never
+    published. Not documented (the API reference lists ResourceNotFoundException, ConflictException and
+    ValidationException for the operation; no guide speaks of it). "not_found" (the listing to withdraw does
+    not exist), "conflict", "validation", or "accepted" (a no-op answering INACTIVE)."""
+
+    rule_refusal_names_rule: bool = True
+    """DataZone: does the error that refuses a publish a domain rule forbids (METADATA_FORM_ENFORCEMENT or
+    GLOSSARY_TERM_ENFORCEMENT, action CREATE_LISTING_CHANGE_SET) name the rule? The SageMaker Unified Studio
+    guide ("Metadata enforcement rules for publishing") describes the rules, not the error; the API reference
+    names no rule-specific error. The stand-in answers ValidationException either way: True names the rule,
+    its id, its domain unit and what is missing; False says only that the domain's requirements are unmet
+    (the sync then names the rules itself, from ListRules)."""
+
+    glossary_rule_requires: str = "all"
+    """DataZone: does a GLOSSARY_TERM_ENFORCEMENT rule need "all" of its required terms on the asset, or
+    "any" one? Undocumented; "all" is the stricter reading."""
 
     search_lag_calls: int = 0
     """DataZone: after how many further Search calls does Search see a write (create, revision, delete)?

@@ -29,19 +29,19 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Literal
 
-from kafka_lineage.lineage.events import (
+from kafka_lineage.lineage.content import TopicField
+from kafka_lineage.lineage.events import BuiltRun, build
+from kafka_lineage.lineage.model import EVENT_TYPES, EdgeKey, LineageState, PendingDelete, StaleRun
+from kafka_lineage.lineage.plan import Action, Emit, Retract
+from kafka_lineage.lineage.ports import EventStore, VersionReader
+from kafka_lineage.lineage.resolve import Target
+from kafka_lineage.lineage.run_identity import (
     COMPLETE_AFTER,
-    BuiltRun,
-    TopicField,
     derive_event_time,
     derive_run_id,
     format_time,
     parse_time,
 )
-from kafka_lineage.lineage.model import EVENT_TYPES, EdgeKey, LineageState, PendingDelete, StaleRun
-from kafka_lineage.lineage.plan import Action, Emit, Retract
-from kafka_lineage.lineage.ports import EventStore, VersionReader
-from kafka_lineage.lineage.resolve import Target
 from kafka_lineage.model.failures import AwsError, describe_failure
 from kafka_lineage.model.lineage_events import EventSummary, client_token
 from kafka_lineage.model.registry import VersionDefinition
@@ -246,7 +246,7 @@ class Applier:
         parsed = self.parse(version.data_format or record.data_format, version.definition)
         forced = action.reason == "forced"
         run_id, moment = _run_identity(action, previous, version, forced)
-        built = action.content.build(parsed.fields, parsed.row_fields, run_id, moment)
+        built = build(action.content, parsed.fields, parsed.row_fields, run_id, moment)
         nonce = self.force_nonce if forced else ""
         # Under a nonce every event is posted afresh; otherwise an earlier attempt of this run is adopted.
         attempt = _Attempt(list(previous.stale)) if nonce else self._adopt(previous.stale, run_id)

@@ -37,8 +37,8 @@ from kafka_lineage.drift import (
     drift_fingerprint,
     summarize,
 )
-from kafka_lineage.lineage.events import format_time
 from kafka_lineage.lineage.ports import Announcer, VersionReader
+from kafka_lineage.lineage.run_identity import format_time
 from kafka_lineage.model.asset_records import AssetRecord
 from kafka_lineage.model.tables import GlueTable, TableRef
 from kafka_lineage.model.topics import TopicKey

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from kafka_lineage import failsafe
-from kafka_lineage.lineage.events import HopContent, RunContent
+from kafka_lineage.lineage.content import HopContent, RunContent
 from kafka_lineage.lineage.model import EdgeKey, LineageState
 from kafka_lineage.lineage.resolve import BELOW_CONNECTORS, Edge, FirstHop, Resolution, Target
 from kafka_lineage.model.asset_records import AssetRecord

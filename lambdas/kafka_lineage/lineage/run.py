@@ -35,8 +35,8 @@ from kafka_lineage.config import Settings
 from kafka_lineage.connectors.derive import derive
 from kafka_lineage.drift import DownstreamWalker, DriftSummary
 from kafka_lineage.lineage.apply import Applier, ParsedFields, TopicOutcome
+from kafka_lineage.lineage.content import RunContent, TopicField
 from kafka_lineage.lineage.drift_check import DriftCheck, DriftRound, load_summaries, pending, tables_fed
-from kafka_lineage.lineage.events import RunContent, TopicField
 from kafka_lineage.lineage.model import LoadedStates, load_states
 from kafka_lineage.lineage.plan import (
     Action,

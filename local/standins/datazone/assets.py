@@ -12,11 +12,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from local.standins.datazone import glossaries, subscriptions
 from local.standins.datazone.index import build_doc
 from local.standins.datazone.records import Asset, AssetRevision, AssetType, Form, FormEntry
 from local.standins.datazone.state import Domain, Store
 from local.standins.datazone.types import (
     COMMON_DETAILS_TYPE,
+    FORM_NAME,
     MANAGED_PREFIX,
     MAX_FORMS,
     find_asset_type,
@@ -45,6 +47,7 @@ class AssetView:
     listing_id: str | None
     listing_status: str | None
     listed_revision: str | None  # the asset revision the listing shows
+    glossary_terms: tuple[str, ...] = ()
 
 
 def live_asset(domain: Domain, asset_id: str) -> Asset:
@@ -63,7 +66,8 @@ def _type_label(store: Store, domain: Domain, name: str, revision: str) -> str:
 def _checked_forms(
     store: Store, domain: Domain, asset_type: AssetType, forms_input: list[dict[str, Any]]
 ) -> list[Form]:
-    """Validate formsInput against the asset type's pinned form types and their Smithy models."""
+    """Validate formsInput against the asset type's pinned form types and their Smithy models; a form the
+    asset type does not define is an extra metadata form of the type its typeIdentifier names."""
     if len(forms_input) > MAX_FORMS:
         raise validation(f"An asset has at most {MAX_FORMS} forms")
     label = f"{asset_type.name}@{asset_type.revision}"
@@ -71,13 +75,34 @@ def _checked_forms(
     duplicates = sorted({n for n in names if names.count(n) > 1})
     if duplicates:
         raise validation(f"Form {duplicates[0]} is given more than once")
-    for form_name in names:
-        if form_name not in asset_type.forms:
-            raise validation(f"Form {form_name} is not defined in asset type {label}")
     missing = [n for n, entry in asset_type.forms.items() if entry.required and n not in names]
     if missing:
         raise validation(f"Form {missing[0]} is required by asset type {label} but was not provided")
-    return [_checked_form(store, domain, asset_type.forms[form["formName"]], form) for form in forms_input]
+    return [
+        _checked_form(store, domain, asset_type.forms[form["formName"]], form)
+        if form["formName"] in asset_type.forms
+        else _checked_form(store, domain, _extra_form_entry(store, domain, label, form), form)
+        for form in forms_input
+    ]
+
+
+def _extra_form_entry(store: Store, domain: Domain, label: str, form: dict[str, Any]) -> FormEntry:
+    """An extra metadata form (one the asset type does not define): of the form type its typeIdentifier
+    names, at its typeRevision or, without one, the latest."""
+    form_name = form["formName"]
+    if not form.get("typeIdentifier"):
+        raise validation(
+            f"Form {form_name} is not defined in asset type {label}; an extra form needs a typeIdentifier"
+        )
+    if not FORM_NAME.fullmatch(form_name):
+        raise validation(f"Form name {form_name!r} does not match the FormName pattern")
+    found = find_form_type(store, domain, form["typeIdentifier"], form.get("typeRevision"))
+    if found is None:
+        revision = f" revision {form['typeRevision']}" if form.get("typeRevision") else ""
+        raise validation(f"Form {form_name}: form type {form['typeIdentifier']}{revision} does not exist")
+    if found.status != "ENABLED":
+        raise validation(f"Form {form_name}: form type {found.name} revision {found.revision} is disabled")
+    return FormEntry(found.name, found.revision, required=False)
 
 
 def _checked_form(store: Store, domain: Domain, pinned: FormEntry, form: dict[str, Any]) -> Form:
@@ -108,10 +133,8 @@ def _checked_form(store: Store, domain: Domain, pinned: FormEntry, form: dict[st
     return Form(form_name, form_type.name, form_type.revision, text, parsed)
 
 
-def _check_glossary_terms(params: Params) -> None:
-    # The stand-in has no glossaries, so any glossary term is unknown.
-    for term in params.get("glossaryTerms") or []:
-        raise not_found(f"Glossary term {term} not found")
+def _check_glossary_terms(domain: Domain, params: Params) -> None:
+    glossaries.check_asset_terms(domain, params.get("glossaryTerms"))
 
 
 def _new_revision(
@@ -143,7 +166,7 @@ def create_asset(store: Store, domain: Domain, params: Params) -> Response:
                     f"Asset type {params['typeIdentifier']} has no revision {params['typeRevision']}"
                 )
         forms = _checked_forms(store, domain, asset_type, params.get("formsInput") or [])
-        _check_glossary_terms(params)
+        _check_glossary_terms(domain, params)
         external_id = params.get("externalIdentifier")
         if external_id:
             holder = domain.by_external_id.get(external_id)
@@ -194,7 +217,7 @@ def create_asset_revision(store: Store, domain: Domain, params: Params) -> Respo
                 f"cannot change it to revision {type_revision}"
             )
         forms = _checked_forms(store, domain, asset_type, params.get("formsInput") or [])
-        _check_glossary_terms(params)
+        _check_glossary_terms(domain, params)
         revision = _new_revision(store, str(len(asset.revisions) + 1), params, asset_type, forms)
         asset.revisions.append(revision)
         _index(store, domain, asset)
@@ -204,13 +227,24 @@ def create_asset_revision(store: Store, domain: Domain, params: Params) -> Respo
 
 
 def delete_asset(store: Store, domain: Domain, params: Params) -> Response:
+    """Deleting an asset deletes its listing too ("Delete an Amazon DataZone asset", user guide), except
+    while the listing has subscribers: then it is refused until they are revoked."""
     asset = live_asset(domain, params["identifier"])
     listing = domain.listings.get(asset.listing_id) if asset.listing_id else None
-    if listing is not None and listing.status(domain.calls) in ("ACTIVE", "CREATING"):
-        must_unpublish = store.reading("delete_requires_unpublish")
-        if must_unpublish:
-            raise conflict(f"Asset {asset.id} is published (listing {listing.id}); unpublish it first")
     if listing is not None:
+        subscribed = subscriptions.approved(domain, listing.id)
+        if subscribed:
+            message = (
+                f"Asset {asset.id} cannot be deleted: its listing {listing.id} has {len(subscribed)} "
+                "subscription(s); revoke them first"
+            )
+            if store.reading("subscribed_delete_refusal") == "validation":
+                raise validation(message)
+            raise conflict(message)
+        if listing.status(domain.calls) in ("ACTIVE", "CREATING") and store.reading(
+            "delete_requires_unpublish"
+        ):
+            raise conflict(f"Asset {asset.id} is published (listing {listing.id}); unpublish it first")
         del domain.listings[listing.id]
     asset.deleted = True
     asset.listing_id = None
@@ -288,6 +322,7 @@ def asset_view(domain: Domain, asset: Asset) -> AssetView:
         listing_id=listing.id if listing else None,
         listing_status=listing.status(domain.calls) if listing else None,
         listed_revision=listing.latest.asset_revision if listing else None,
+        glossary_terms=tuple(latest.glossary_terms or ()),
     )
 
 

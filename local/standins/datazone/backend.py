@@ -9,7 +9,17 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from local.standins.datazone import assets, lineage, listings, search, types
+from local.standins.datazone import (
+    assets,
+    glossaries,
+    governance,
+    lineage,
+    listings,
+    rules,
+    search,
+    subscriptions,
+    types,
+)
 from local.standins.datazone.assets import AssetView
 from local.standins.datazone.graph import NativeLineage
 from local.standins.datazone.lineage import DatasetEdge
@@ -38,12 +48,32 @@ HANDLERS: dict[str, Handler] = {
     "GetListing": listings.get_listing,
     "Search": search.search,
     "SearchListings": search.search_listings,
+    "CreateRule": rules.create_rule,
+    "GetRule": rules.get_rule,
+    "ListRules": rules.list_rules,
+    "CreateGlossary": glossaries.create_glossary,
+    "CreateGlossaryTerm": glossaries.create_glossary_term,
+    "CreateSubscriptionRequest": subscriptions.create_subscription_request,
+    "AcceptSubscriptionRequest": subscriptions.accept_subscription_request,
+    "ListSubscriptions": subscriptions.list_subscriptions,
+    "GetSubscription": subscriptions.get_subscription,
+    "RevokeSubscription": subscriptions.revoke_subscription,
+    "CancelSubscription": subscriptions.cancel_subscription,
     "PostLineageEvent": lineage.post_lineage_event,
     "ListLineageEvents": lineage.list_lineage_events,
     "GetLineageEvent": lineage.get_lineage_event,
     "DeleteLineageEvent": lineage.delete_lineage_event,
     "GetLineageNode": lineage.get_lineage_node,
     "ListLineageNodeHistory": lineage.list_lineage_node_history,
+    "GetDomain": governance.get_domain,
+    "GetProject": governance.get_project,
+    "GetDomainUnit": governance.get_domain_unit,
+    "AddPolicyGrant": governance.add_policy_grant,
+    "ListPolicyGrants": governance.list_policy_grants,
+    "RemovePolicyGrant": governance.remove_policy_grant,
+    "CreateProjectMembership": governance.create_project_membership,
+    "ListProjectMemberships": governance.list_project_memberships,
+    "GetUserProfile": governance.get_user_profile,
 }
 
 
@@ -98,7 +128,10 @@ class DataZoneBackend:
                 raise ServiceError(
                     "UnknownOperationException", f"The DataZone stand-in does not implement {operation_name}"
                 )
-            domain = store.domain(params["domainIdentifier"])
+            # GetDomain names its domain `identifier`; every other operation `domainIdentifier`.
+            domain = store.domain(
+                params["identifier" if operation_name == "GetDomain" else "domainIdentifier"]
+            )
             domain.calls += 1
             return handler(store, domain, params)
 
@@ -111,8 +144,20 @@ class DataZoneBackend:
 
     # ------------------------------------------------------------------------------- Python helpers
 
-    def add_domain(self, domain_id: str, project_ids: Iterable[str] = ()) -> None:
-        """Create a domain (with DataZone's managed form types) and its projects."""
+    def add_domain(
+        self,
+        domain_id: str,
+        project_ids: Iterable[str] = (),
+        *,
+        version: str = "V1",
+        kms_key_arn: str | None = None,
+        governed: bool = False,
+    ) -> None:
+        """Create a domain (with DataZone's managed form types, a root domain unit) and its projects.
+
+        `version`: V1 (DataZone) or V2 (SageMaker Unified Studio); `kms_key_arn`: its customer managed key;
+        `governed`: no default type-creation grants on the root unit (local/standins/datazone/governance.py).
+        """
         if not DOMAIN_ID.fullmatch(domain_id):
             raise ValueError(f"{domain_id!r} does not match DataZone's domain id pattern")
         store = self._store
@@ -121,15 +166,37 @@ class DataZoneBackend:
                 raise ValueError(f"domain {domain_id} already exists")
             domain = Domain(domain_id, set())
             domain.form_types.update(types.managed_form_types(store))
+            governance.set_up(store, domain, version, kms_key_arn, governed)
             store.domains[domain_id] = domain
             for project_id in project_ids:
                 self.add_project(domain_id, project_id)
 
-    def add_project(self, domain_id: str, project_id: str) -> None:
+    def add_project(self, domain_id: str, project_id: str, domain_unit: str | None = None) -> None:
+        """A project, in `domain_unit` (default: the root unit)."""
         if not PROJECT_ID.fullmatch(project_id):
             raise ValueError(f"{project_id!r} does not match DataZone's project id pattern")
         with self._store.lock:
-            self._store.domain(domain_id).projects.add(project_id)
+            domain = self._store.domain(domain_id)
+            domain.projects.add(project_id)
+            if domain_unit is not None:
+                if domain_unit not in domain.governance.units:
+                    raise ValueError(f"domain unit {domain_unit} does not exist in {domain_id}")
+                domain.governance.project_units[project_id] = domain_unit
+
+    def add_domain_unit(self, domain_id: str, unit_id: str, parent: str | None = None) -> None:
+        """A domain unit under `parent` (default: the root unit)."""
+        with self._store.lock:
+            governance.add_unit(self._store.domain(domain_id), unit_id, parent)
+
+    def root_domain_unit(self, domain_id: str) -> str:
+        with self._store.lock:
+            return self._store.domain(domain_id).governance.root_unit
+
+    def add_member(self, domain_id: str, project_id: str, arn: str, designation: str) -> None:
+        """Make an IAM principal a project member (as CreateProjectMembership does)."""
+        with self._store.lock:
+            store = self._store
+            governance.add_member(store, store.domain(domain_id), project_id, arn, designation)
 
     def inject_fault(
         self,
@@ -156,6 +223,35 @@ class DataZoneBackend:
         """Let every listing change in progress take effect now (as time passing would)."""
         with self._store.lock:
             listings.settle(self._store.domain(domain_id))
+
+    def subscribe(self, domain_id: str, asset_id: str, project_id: str, reason: str = "standin") -> str:
+        """Subscribe `project_id` to the asset's listing (a request, then its acceptance, as the listing's
+        owner would); the subscription's id. The listing must be published."""
+        with self._store.lock:
+            domain = self._store.domain(domain_id)
+            asset = assets.live_asset(domain, asset_id)
+            if asset.listing_id is None:
+                raise ValueError(f"asset {asset_id} has no listing to subscribe to")
+            request = self.handle(
+                "CreateSubscriptionRequest",
+                {
+                    "domainIdentifier": domain_id,
+                    "subscribedPrincipals": [{"project": {"identifier": project_id}}],
+                    "subscribedListings": [{"identifier": asset.listing_id}],
+                    "requestReason": reason,
+                },
+            )
+            accepted = self.handle(
+                "AcceptSubscriptionRequest", {"domainIdentifier": domain_id, "identifier": request["id"]}
+            )
+            return str(accepted["existingSubscriptionId"])
+
+    def subscriptions(self, domain_id: str) -> list[tuple[str, str, str]]:
+        """(subscription id, listing id, status) of every subscription, in creation order."""
+        with self._store.lock:
+            return [
+                (s.id, s.listing_id, s.status) for s in self._store.domain(domain_id).subscriptions.values()
+            ]
 
     def lineage_events(self, domain_id: str) -> list[dict[str, Any]]:
         """Live (not deleted) lineage events, parsed, in the order they were posted (processed or not)."""

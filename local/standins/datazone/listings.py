@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 
 from local.standins.datazone.assets import live_asset
 from local.standins.datazone.records import Listing, ListingRevision
+from local.standins.datazone.rules import enforce_publish
 from local.standins.datazone.state import Domain, Store
 from local.standins.datazone.wire import Params, Response, compact
 from local.standins.errors import conflict, not_found, validation
@@ -40,8 +41,10 @@ def create_listing_change_set(store: Store, domain: Domain, params: Params) -> R
             raise conflict(f"Listing {listing.id} of asset {asset.id} has a change in progress")
         if params["action"] == "PUBLISH":
             revision = params.get("entityRevision") or asset.latest.revision
-            if asset.revision(revision) is None:
+            chosen = asset.revision(revision)
+            if chosen is None:
                 raise validation(f"Asset {asset.id} has no revision {revision}")
+            enforce_publish(store, domain, asset, chosen)
             change = ListingRevision("1", revision, "ACTIVE", now, due, "CREATING")
             if listing is None:
                 listing = Listing(store.new_id(), asset.id, [change])
@@ -51,7 +54,7 @@ def create_listing_change_set(store: Store, domain: Domain, params: Params) -> R
                 listing.revisions.append(replace(change, listing_revision=str(len(listing.revisions) + 1)))
         else:
             if listing is None:
-                raise not_found(f"Asset {asset.id} has no listing to unpublish")
+                return _unpublish_unlisted(store, asset.id)
             if listing.latest.status == "ACTIVE":
                 number = str(len(listing.revisions) + 1)
                 listing.revisions.append(
@@ -64,6 +67,20 @@ def create_listing_change_set(store: Store, domain: Domain, params: Params) -> R
         }
 
     return store.idempotent(domain, "CreateListingChangeSet", params, produce)
+
+
+def _unpublish_unlisted(store: Store, asset_id: str) -> Response:
+    """UNPUBLISH of an asset that was never published: undocumented (reading `unpublish_unlisted`)."""
+    answer = store.reading("unpublish_unlisted")
+    if answer == "conflict":
+        raise conflict(f"Asset {asset_id} is not published")
+    if answer == "validation":
+        raise validation(f"Asset {asset_id} has no listing to unpublish")
+    if answer == "accepted":
+        # Nothing to withdraw: an answer for a listing that does not exist. ListingId's pattern allows the
+        # asset id; the stand-in hands that back.
+        return {"listingId": asset_id, "listingRevision": "1", "status": "INACTIVE"}
+    raise not_found(f"Asset {asset_id} has no listing to unpublish")
 
 
 def get_listing(store: Store, domain: Domain, params: Params) -> Response:

@@ -13,14 +13,19 @@ import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from local.standins.datazone.events import LineageEvent
 from local.standins.datazone.graph import LineageGraph, NativeLineage
 from local.standins.datazone.index import SearchIndex
-from local.standins.datazone.records import Asset, AssetType, FormType, Listing
+from local.standins.datazone.records import Asset, AssetType, FormType, Governance, Listing
 from local.standins.datazone.wire import Params, Response, canonical
 from local.standins.errors import ServiceError, conflict, not_found, validation
+
+if TYPE_CHECKING:
+    from local.standins.datazone.glossaries import Glossary, GlossaryTerm
+    from local.standins.datazone.rules import Rule
+    from local.standins.datazone.subscriptions import Subscription, SubscriptionRequest
 
 MAX_PAGE = 50
 
@@ -28,8 +33,19 @@ MAX_PAGE = 50
 READING_DEFAULTS: dict[str, Any] = {
     # Whether form content members the form type's model does not declare are rejected.
     "reject_unknown_form_members": True,
-    # Whether DeleteAsset refuses an asset whose listing is ACTIVE (ConflictException) until unpublished.
-    "delete_requires_unpublish": True,
+    # Whether DeleteAsset refuses an asset whose listing is ACTIVE (ConflictException) until unpublished
+    # (the user guide says deleting an asset deletes its listing: False follows it).
+    "delete_requires_unpublish": False,
+    # The error DeleteAsset answers while the asset's listing has APPROVED subscriptions: "conflict" or
+    # "validation" (the user guide says it can't be deleted; the API reference names no error for it).
+    "subscribed_delete_refusal": "conflict",
+    # What UNPUBLISH of an asset that was never published answers: "not_found", "conflict", "validation"
+    # or "accepted" (a no-op answering the status INACTIVE). Undocumented.
+    "unpublish_unlisted": "not_found",
+    # Whether the error refusing a publish that a domain rule forbids names the rule (else a generic text).
+    "rule_refusal_names_rule": True,
+    # A glossary term rule: the asset needs "all" of the rule's terms, or "any" one of them.
+    "glossary_rule_requires": "all",
     # Search sees a write (create, revision, delete) only after this many further Search calls.
     "search_lag_calls": 0,
     # A posted lineage event turns SUCCESS (and feeds lineage nodes) only after this many lineage reads.
@@ -100,6 +116,18 @@ class Domain:
     lineage_version: int = 0  # moves whenever the processed, live events change
     graph_cache: tuple[tuple[int, int], LineageGraph] | None = None
     native: NativeLineage = field(default_factory=NativeLineage)
+    governance: Governance = field(default_factory=Governance)
+    # Governance: domain rules, glossaries, subscriptions (rules.py, glossaries.py, subscriptions.py).
+    rules: dict[str, Rule] = field(default_factory=dict)
+    glossaries: dict[str, Glossary] = field(default_factory=dict)
+    glossary_terms: dict[str, GlossaryTerm] = field(default_factory=dict)
+    subscription_requests: dict[str, SubscriptionRequest] = field(default_factory=dict)
+    subscriptions: dict[str, Subscription] = field(default_factory=dict)
+
+    @property
+    def project_units(self) -> dict[str, str]:
+        """Project -> its domain unit, for projects outside the root unit (governance.py keeps it)."""
+        return self.governance.project_units
 
     def live_assets(self) -> Iterator[Asset]:
         return (asset for asset in self.assets.values() if not asset.deleted)

@@ -3,7 +3,7 @@
     PYTHONPATH=lambdas:. .venv/bin/python -m tests.unit.lineage.measure_cpu [N]
 
 For N topics of the benchmark's shapes (bench/seed.py) it times, in this process, with `time.process_time`:
-parsing the definition (kafka_lineage.schemas), building the run's two bodies (events.build_run), and the
+parsing the definition (kafka_lineage.schemas), building the run's two bodies (events.build), and the
 whole per-topic path of the Applier (read a version, parse, build, post twice, report) against in-memory
 adapters that do no I/O. Boto3's own cost per call is not included (the benchmark measures that).
 """
@@ -17,10 +17,11 @@ from datetime import UTC, datetime
 
 from bench import seed
 from kafka_lineage.lineage.apply import Applier
-from kafka_lineage.lineage.events import derive_run_id
+from kafka_lineage.lineage.events import build
 from kafka_lineage.lineage.plan import Emit, content_for
 from kafka_lineage.lineage.resolve import Target
 from kafka_lineage.lineage.run import parse_topic_fields
+from kafka_lineage.lineage.run_identity import derive_run_id
 from kafka_lineage.model.asset_records import AssetRecord
 from kafka_lineage.model.registry import VersionDefinition
 from kafka_lineage.model.tables import GlueTable, TableColumn, TableRef
@@ -71,7 +72,7 @@ def main(n: int) -> None:
         started = time.process_time()
         parsed = parse_topic_fields(data_format, definition)
         parsed_at = time.process_time()
-        action.content.build(parsed.fields, parsed.row_fields, derive_run_id(action.fingerprint), MOMENT)
+        build(action.content, parsed.fields, parsed.row_fields, derive_run_id(action.fingerprint), MOMENT)
         built_at = time.process_time()
         parse_cpu[data_format] += parsed_at - started
         build_cpu[data_format] += built_at - parsed_at

@@ -7,7 +7,8 @@ import json
 from dataclasses import replace
 from datetime import UTC, datetime
 
-from kafka_lineage.lineage.events import SCHEMA_DRIFT_FACET_URL, build_run
+from kafka_lineage.lineage.events import build_run
+from kafka_lineage.lineage.facets import SCHEMA_DRIFT_FACET_URL
 from kafka_lineage.lineage.run import parse_topic_fields
 from local import debezium
 from tests.unit.lineage.lineage_builders import table

@@ -11,11 +11,11 @@ import pytest
 from botocore.exceptions import ReadTimeoutError
 
 from kafka_lineage.lineage.apply import Applier
-from kafka_lineage.lineage.events import parse_time
 from kafka_lineage.lineage.model import EdgeKey, LineageState
 from kafka_lineage.lineage.plan import EmitScope, make_plan, select, tables_needed
 from kafka_lineage.lineage.resolve import resolve
 from kafka_lineage.lineage.run import parse_topic_fields
+from kafka_lineage.lineage.run_identity import parse_time
 from kafka_lineage.model.lineage_events import EventSummary
 from kafka_lineage.model.registry import VersionDefinition
 from kafka_lineage.model.tables import TableRef

@@ -10,19 +10,19 @@ from typing import Any
 
 import pytest
 
-from kafka_lineage.lineage import events
-from kafka_lineage.lineage.events import (
-    MAX_EVENT_BYTES,
-    HopContent,
-    RunContent,
-    TopicField,
-    build_run,
+from kafka_lineage.lineage.content import HopContent, RunContent, TopicField
+from kafka_lineage.lineage.events import MAX_EVENT_BYTES, build_hop, build_run
+from kafka_lineage.lineage.facets import Shape, serialize, typed_event
+from kafka_lineage.lineage.render import Renderer
+from kafka_lineage.lineage.run import parse_topic_fields
+from kafka_lineage.lineage.run_identity import (
+    COMPLETE_AFTER,
     derive_event_time,
     derive_run_id,
     format_time,
     parse_time,
 )
-from kafka_lineage.lineage.run import parse_topic_fields
+from kafka_lineage.lineage.size_budget import SizeModel
 from kafka_lineage.model.tables import GlueTable, TableColumn, match_columns
 from kafka_lineage.model.topics import TopicKey
 from local import debezium
@@ -232,11 +232,11 @@ def test_a_2000_field_schema_fits_the_limit_with_reported_degradation(topic):
     kept = json.loads(run.bodies[1][1])["outputs"][0]["facets"]["columnLineage"]["fields"]
     assert len(kept) == run.lineage.emitted > 700
     # And not one more column would have fitted (the cut is as small as possible)
-    shape = events._Shape(False, "none", False, False, run.lineage.emitted + 1)
-    bigger = events._serialize(
-        events._event(described, parsed.fields, set(parsed.row_fields.values()),
+    shape = Shape(False, "none", False, False, run.lineage.emitted + 1)
+    bigger = serialize(
+        typed_event(described, parsed.fields, set(parsed.row_fields.values()),
                       match_columns(parsed.row_fields, described.table), shape, run.run_id,
-                      REGISTERED + events.COMPLETE_AFTER, "COMPLETE")
+                      REGISTERED + COMPLETE_AFTER, "COMPLETE")
     )  # fmt: skip
     assert len(bigger) > MAX_EVENT_BYTES
 
@@ -255,20 +255,20 @@ def test_the_size_model_is_exact_at_every_rung(budget):
     )
     # Then the bodies fit, and the model predicted the COMPLETE body's size to the byte
     assert all(len(body) <= budget for _, body in run.bodies)
-    model = events._SizeModel(
+    model = SizeModel(
         described, parsed.fields, set(parsed.row_fields.values()),
         match_columns(parsed.row_fields, described.table), run.run_id, REGISTERED,
     )  # fmt: skip
     for shape in (
-        events._Shape(),
-        events._Shape(descriptions=False, topic_schema="row"),
-        events._Shape(descriptions=False, topic_schema="none", table_schema=False),
-        events._Shape(descriptions=False, topic_schema="none", table_schema=False, transformations=False,
+        Shape(),
+        Shape(descriptions=False, topic_schema="row"),
+        Shape(descriptions=False, topic_schema="none", table_schema=False),
+        Shape(descriptions=False, topic_schema="none", table_schema=False, transformations=False,
                       lineage_columns=7),
     ):  # fmt: skip
-        body = events._serialize(
-            events._event(described, parsed.fields, set(parsed.row_fields.values()), model.matches, shape,
-                          run.run_id, REGISTERED + events.COMPLETE_AFTER, "COMPLETE")
+        body = serialize(
+            typed_event(described, parsed.fields, set(parsed.row_fields.values()), model.matches, shape,
+                          run.run_id, REGISTERED + COMPLETE_AFTER, "COMPLETE")
         )  # fmt: skip
         assert model.size(shape) == len(body)
 
@@ -285,12 +285,12 @@ def test_descriptions_are_dropped_first():
 @pytest.mark.parametrize(
     "shape",
     [
-        events._Shape(),
-        events._Shape(descriptions=False),
-        events._Shape(topic_schema="row"),
-        events._Shape(topic_schema="none", table_schema=False),
-        events._Shape(transformations=False, lineage_columns=3),
-        events._Shape(lineage_columns=0),
+        Shape(),
+        Shape(descriptions=False),
+        Shape(topic_schema="row"),
+        Shape(topic_schema="none", table_schema=False),
+        Shape(transformations=False, lineage_columns=3),
+        Shape(lineage_columns=0),
     ],
 )
 @pytest.mark.parametrize("data_format", ["AVRO", "JSON", "PROTOBUF"])
@@ -307,22 +307,20 @@ def test_the_fast_renderer_writes_what_the_typed_classes_write(shape, data_forma
         "eu-west-1",
     )
     parsed = parse_topic_fields(data_format, debezium.table_envelope("customers", data_format))
-    fields = (*parsed.fields, events.TopicField("after.ünïcode", "", "beschreibung"))
+    fields = (*parsed.fields, TopicField("after.ünïcode", "", "beschreibung"))
     row_fields = {**parsed.row_fields, "ünïcode": "after.ünïcode"}
     described = content(glue_table)
     matches = match_columns(row_fields, glue_table)
     run_id = derive_run_id(described.fingerprint())
     # When both renderers write the run in that shape
-    fast = events._Renderer(described, fields, set(row_fields.values()), matches, run_id, REGISTERED)
+    fast = Renderer(described, fields, set(row_fields.values()), matches, run_id, REGISTERED)
     bodies = fast.render(shape)
     # Then every body is byte for byte what openlineage-python's Serde makes of the typed RunEvent
-    for (event_type, body), moment in zip(
-        bodies, (REGISTERED, REGISTERED + events.COMPLETE_AFTER), strict=True
-    ):
-        typed = events._event(
+    for (event_type, body), moment in zip(bodies, (REGISTERED, REGISTERED + COMPLETE_AFTER), strict=True):
+        typed = typed_event(
             described, fields, set(row_fields.values()), matches, shape, run_id, moment, event_type
         )
-        assert body == events._serialize(typed)
+        assert body == serialize(typed)
 
 
 def hop(columns: tuple[str, ...] = ()) -> HopContent:
@@ -346,7 +344,7 @@ def hop(columns: tuple[str, ...] = ()) -> HopContent:
 
 def test_a_first_hop_maps_each_source_column_to_the_topics_after_field_and_keeps_the_rules():
     parsed = parse_topic_fields("AVRO", debezium.table_envelope("customers"))
-    built = hop().build(parsed.fields, parsed.row_fields, derive_run_id(hop().fingerprint()), REGISTERED)
+    built = build_hop(hop(), parsed.fields, parsed.row_fields, derive_run_id(hop().fingerprint()), REGISTERED)
     for _, body in built.bodies:
         assert_valid(body)
     event = json.loads(built.bodies[1][1])
@@ -359,7 +357,7 @@ def test_a_first_hop_maps_each_source_column_to_the_topics_after_field_and_keeps
     assert fields["after.email"]["inputFields"][0]["field"] == "email"
     assert (event["job"]["namespace"], event["job"]["name"]) == ("kafka-connect://cdc", "inventory-mysql")
     # A connector that lists its columns limits the lineage to them (matched case-insensitively)
-    listed = hop(("ID", "email")).build(parsed.fields, parsed.row_fields, derive_run_id("x"), REGISTERED)
+    listed = build_hop(hop(("ID", "email")), parsed.fields, parsed.row_fields, derive_run_id("x"), REGISTERED)
     listed_fields = json.loads(listed.bodies[0][1])["outputs"][0]["facets"]["columnLineage"]["fields"]
     assert {k: v["inputFields"][0]["field"] for k, v in listed_fields.items()} == {
         "after.id": "ID",
@@ -373,7 +371,7 @@ def test_a_first_hop_maps_each_source_column_to_the_topics_after_field_and_keeps
 def test_a_first_hop_too_large_degrades_step_by_step_until_it_fits():
     fields = tuple(TopicField(f"after.c{i:04d}", "string", "a description " * 4) for i in range(1500))
     rows = {f"c{i:04d}": f"after.c{i:04d}" for i in range(1500)}
-    built = hop().build(fields, rows, derive_run_id("x"), REGISTERED, max_bytes=60_000)
+    built = build_hop(hop(), fields, rows, derive_run_id("x"), REGISTERED, max_bytes=60_000)
     assert all(len(body) <= 60_000 for _, body in built.bodies)
     assert built.degraded[0] == "field descriptions dropped from the schema facets"
     assert 0 < built.lineage.emitted < 1500

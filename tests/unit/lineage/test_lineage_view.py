@@ -6,10 +6,11 @@ import json
 import re
 from html.parser import HTMLParser
 
-from kafka_lineage.lineage.events import build_run, derive_run_id
+from kafka_lineage.lineage.events import build_hop, build_run
 from kafka_lineage.lineage.plan import hop_content
 from kafka_lineage.lineage.resolve import FirstHop
 from kafka_lineage.lineage.run import parse_topic_fields
+from kafka_lineage.lineage.run_identity import derive_run_id
 from kafka_lineage.model.topics import TopicKey
 from local import debezium
 from local.lineage_view import edges_from_events, render_chains, render_html, render_text
@@ -90,8 +91,8 @@ def first_hop_events() -> list[dict]:
     described = hop_content(
         FirstHop(KEY, record(KEY.topic), settings().sources[0], source_edge(KEY.topic, "inventory.customers"))
     )
-    run = described.build(
-        parsed.fields, parsed.row_fields, derive_run_id(described.fingerprint()), REGISTERED
+    run = build_hop(
+        described, parsed.fields, parsed.row_fields, derive_run_id(described.fingerprint()), REGISTERED
     )
     for _, body in run.bodies:
         assert_valid(body)

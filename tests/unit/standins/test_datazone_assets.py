@@ -208,7 +208,8 @@ class TestCreateAsset:
         )
         assert "at most 10 forms" in error.message
 
-    def test_given_a_form_the_asset_type_lacks_then_validation_error(self):
+    def test_given_a_form_the_asset_type_lacks_and_no_type_then_validation_error(self):
+        # An extra metadata form (beyond the asset type's) must name its form type.
         w = kafka_world()
         forms = [*kafka_forms(TOPIC), {"formName": "Extra", "content": "{}"}]
         error = error_of(
@@ -219,7 +220,9 @@ class TestCreateAsset:
             owningProjectIdentifier=PROJECT,
             formsInput=forms,
         )
-        assert error.message == f"Form Extra is not defined in asset type {ASSET_TYPE}@1"
+        assert error.message == (
+            f"Form Extra is not defined in asset type {ASSET_TYPE}@1; an extra form needs a typeIdentifier"
+        )
 
     def test_given_a_required_form_left_out_then_the_message_names_it(self):
         w = kafka_world()
@@ -326,7 +329,7 @@ class TestCreateAsset:
             == "ValidationException"
         )
 
-    def test_given_glossary_terms_then_not_found_because_the_stand_in_has_no_glossaries(self):
+    def test_given_an_unknown_glossary_term_then_not_found(self):
         w = kafka_world()
         error = error_of(
             w,
@@ -558,8 +561,8 @@ class TestDeleteAsset:
         assert error_of(w, "GetAsset", identifier=asset["id"]).code == "ResourceNotFoundException"
         assert error_of(w, "DeleteAsset", identifier=asset["id"]).code == "ResourceNotFoundException"
 
-    def test_given_a_published_asset_then_delete_is_refused_until_unpublished(self):
-        w = kafka_world()
+    def test_given_a_published_asset_then_delete_is_refused_until_unpublished_under_that_reading(self):
+        w = kafka_world(delete_requires_unpublish=True)
         asset = create_topic_asset(w, TOPIC)
         w.call("CreateListingChangeSet", entityIdentifier=asset["id"], entityType="ASSET", action="PUBLISH")
         error = error_of(w, "DeleteAsset", identifier=asset["id"])
@@ -568,7 +571,7 @@ class TestDeleteAsset:
         assert w.call("DeleteAsset", identifier=asset["id"]) == {}
         assert w.backend.listings(DOMAIN) == []
 
-    def test_given_the_lenient_reading_then_a_published_asset_is_deleted_with_its_listing(self):
+    def test_given_the_documented_reading_then_a_published_asset_is_deleted_with_its_listing(self):
         w = kafka_world(delete_requires_unpublish=False)
         asset = create_topic_asset(w, TOPIC)
         listing = w.call(

@@ -112,7 +112,7 @@ def test_a_change_while_another_is_in_progress_is_a_conflict() -> None:
 
 
 def test_an_unpublish_shows_the_listing_active_until_it_takes_effect_and_delete_waits_for_it() -> None:
-    w = kafka_world(listing_change_calls=2)
+    w = kafka_world(listing_change_calls=2, delete_requires_unpublish=True)
     asset = create_topic_asset(w, TOPIC)
     listing = change(w, asset["id"], "PUBLISH")["listingId"]
     w.backend.settle_listings(w.call("GetAsset", identifier=asset["id"])["domainId"])

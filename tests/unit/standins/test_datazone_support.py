@@ -29,7 +29,7 @@ class Readings:
     """Stands in for the server's Readings: the backend reads any attribute it finds."""
 
     reject_unknown_form_members: bool = True
-    delete_requires_unpublish: bool = True
+    delete_requires_unpublish: bool = False
     search_lag_calls: int = 0
     lineage_processing_lag_calls: int = 0
     normalize_form_content: bool = True
@@ -42,6 +42,10 @@ class Readings:
     listing_change_calls: int = 0
     asset_type_create_existing: str = "revision"
     managed_form_members_undeclared: str = ""
+    subscribed_delete_refusal: str = "conflict"
+    unpublish_unlisted: str = "not_found"
+    rule_refusal_names_rule: bool = True
+    glossary_rule_requires: str = "all"
 
 
 @dataclass
