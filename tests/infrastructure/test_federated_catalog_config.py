@@ -24,7 +24,7 @@ def test_a_rule_a_mapping_and_extra_databases_in_federated_catalogs_are_granted_
     source = copy.deepcopy(shipped_context()[CONTEXT_KEY]["sources"][0])
     source["tableRule"] = {**source["tableRule"], "catalog": "s3tablescatalog/Lake-Tables"}
     mapping = {
-        "topic": "orders",
+        "topic": "dbserver1.inventory.orders",
         "database": "sales",
         "table": "orders",
         "catalog": "s3tablescatalog/finance",
@@ -46,7 +46,12 @@ def test_a_rule_a_mapping_and_extra_databases_in_federated_catalogs_are_granted_
 
 @pytest.mark.parametrize("catalog", ["s3tablescatalog/", "a/b/c", "s3tables catalog/x", ""])
 def test_a_catalog_name_glue_cannot_have_fails_synth_naming_the_setting(catalog: str) -> None:
-    mapping = {"topic": "dbserver1.inventory.orders", "database": "sales", "table": "orders", "catalog": catalog}
+    mapping = {
+        "topic": "dbserver1.inventory.orders",
+        "database": "sales",
+        "table": "orders",
+        "catalog": catalog,
+    }
 
     with pytest.raises(ConfigError, match="catalog"):
         load_config(context(tableMappings=[mapping]))
