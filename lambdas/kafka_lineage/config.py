@@ -395,19 +395,27 @@ class Tuning(BaseModel):
     max_concurrency: Annotated[int, Field(ge=1, le=64)] = Field(
         default=8, description="Parallel workers for per-item work (reads and DataZone writes)."
     )
-    # Requests per second, per service; the account's quotas are shared, so stay well under them.
+    # Ceilings of the adaptive pacing (aws/pacing.py): each operation starts below its quota
+    # (kafka_lineage.model.quotas) and adapts to what the account leaves, never above these.
     datazone_rps: Annotated[float, Field(gt=0, le=1000)] = Field(
-        default=10.0,
-        description="DataZone requests per second, every HTTP attempt (retries too) counted. The account's "
-        "quotas are shared with everything else in it: stay well under them (DataZone publishes 20 TPS for "
-        "CreateAsset, CreateAssetRevision, DeleteAsset and Search).",
+        default=20.0,
+        description="Ceiling, in requests per second (every HTTP attempt, retries too), of each DataZone "
+        "operation's pace: CreateAsset, CreateListingChangeSet, Search, PostLineageEvent... are paced apart, "
+        "each at its own quota (20 TPS for most, as 'Quotas for Amazon DataZone' documents; an operation "
+        "quoted lower keeps its proportion of this). Each pace starts below it and adapts to what the "
+        "account's other users leave.",
     )
     glue_rps: Annotated[float, Field(gt=0, le=1000)] = Field(
-        default=20.0, description="Glue (Schema Registry and Data Catalog) requests per second."
+        default=20.0,
+        description="Ceiling, in requests per second, of each Glue operation's pace (Schema Registry and "
+        "Data Catalog reads), per source account: AWS publishes no rate for them. Each pace starts below it "
+        "and adapts to throttling.",
     )
     ssm_write_rps: Annotated[float, Field(gt=0, le=1000)] = Field(
         default=2.0,
-        description="SSM PutParameter / DeleteParameter(s) requests per second (the state writes).",
+        description="Ceiling, in requests per second, of the state's SSM writes (PutParameter and "
+        "DeleteParameter(s), one pace for all: AWS publishes no write rate, and the account's Parameter "
+        "Store throughput is shared). The reads keep their documented 40 TPS.",
     )
     # Stop starting new work this many seconds before the invocation's deadline (checkpointing).
     deadline_margin_seconds: Annotated[float, Field(ge=0, le=600)] = Field(

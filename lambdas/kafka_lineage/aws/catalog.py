@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from kafka_lineage.aws.calls import instrument
 from kafka_lineage.aws.form_members import declared_paths
-from kafka_lineage.aws.pacing import RateLimiter
+from kafka_lineage.aws.pacing import Pacer
 from kafka_lineage.model import clock as default_clock
 from kafka_lineage.model.catalog import AssetContent, AssetType, CatalogAsset, Deletion, FormInput, FormSpec
 from kafka_lineage.model.failures import (
@@ -76,7 +76,7 @@ class Catalog:
         datazone: DataZoneClient,
         domain_id: str,
         project_id: str,
-        limiter: RateLimiter | None = None,
+        limiter: Pacer | None = None,
         *,
         listing_wait_seconds: float | None = None,
         sleep: Callable[[float], None] | None = None,

@@ -31,7 +31,14 @@ class Conflict(AwsError):
 
 
 class Throttled(AwsError):
-    """A rate or quota refused the call, even after the SDK's backing off."""
+    """A request rate refused the call, even after the retries paced by the call layer."""
+
+
+class QuotaExceeded(AwsError):
+    """A service quota on an amount (assets per domain, schema versions per account, standard-tier
+    parameters...) refused the call: not throttling, so never retried as such; `.quota` names the quota."""
+
+    quota: str = "a service quota"
 
 
 class AccessDenied(AwsError):
