@@ -15,12 +15,13 @@ from aws_cdk import aws_sqs as sqs
 from aws_cdk import aws_ssm as ssm
 from constructs import Construct, IConstruct
 
+from kafka_lineage.config import ConfigError
 from kafka_lineage.model.events import DRIFT_DETAIL_TYPE, DRIFT_SOURCE, TopicAssetChanged
 
 from .bundling import dependencies_layer
 from .config import DeploymentContext, StackConfig, as_stack_config
 from .datazone_types import DataZoneTypes
-from .functions import LineageFunction
+from .functions import MEMBER_DESIGNATION, LineageFunction
 from .monitoring import Monitoring
 from .nag import nag_arn
 from .trail import ManagementEventsTrail
@@ -91,6 +92,9 @@ class KafkaLineage(Construct):
                 "kafka-lineage:placeholder",
                 f"cdk.json context {key} is a placeholder: set it before `cdk deploy` (docs/deploy.md)",
             )
+        for warning in config.warnings:
+            cdk.Annotations.of(self).add_warning_v2("kafka-lineage:config", warning)
+        self._check_regions()
         retention = _RETENTION[deployment.log_retention_days]
         environment = {**settings.to_environment(), **EXTRA_ENVIRONMENT}
 
@@ -112,6 +116,9 @@ class KafkaLineage(Construct):
             layer=self.layer,
             removal_policy=deployment.asset_type_removal_policy,
             log_retention=retention,
+            domain_unit_id=deployment.domain_unit_id,
+            handler_role_name=config.role_name("AssetTypeHandler"),
+            create_membership=deployment.project_membership == "stack",
         )
 
         common: dict[str, Any] = {
@@ -121,6 +128,8 @@ class KafkaLineage(Construct):
             "log_retention": retention,
             "domain_id": settings.domain_id,
             "project_id": settings.project_id,
+            "create_membership": deployment.project_membership == "stack",
+            "kms_key_arn": deployment.domain_kms_key_arn,
         }
         reserve = deployment.reserve_concurrency
         self.schema_sync = LineageFunction(
@@ -131,6 +140,7 @@ class KafkaLineage(Construct):
             memory_mb=deployment.schema_sync_memory_mb,
             timeout_seconds=deployment.schema_sync_timeout_seconds,
             reserved_concurrency=SCHEMA_SYNC_CONCURRENCY if reserve else None,
+            role_name=config.role_name("SchemaSync"),
             **common,
         )
         self.lineage = LineageFunction(
@@ -141,7 +151,20 @@ class KafkaLineage(Construct):
             memory_mb=deployment.lineage_memory_mb,
             timeout_seconds=deployment.lineage_timeout_seconds,
             reserved_concurrency=LINEAGE_CONCURRENCY if reserve else None,
+            role_name=config.role_name("LineageEmission"),
             **common,
+        )
+        # Before any type is created: the domain, the project, its grants, key and members as the stack needs
+        # them, each missing piece named (lambdas/asset_type_resource/governance.py).
+        self.types.add_governance_check(
+            members={
+                "schema-sync": (self.schema_sync.role, MEMBER_DESIGNATION),
+                "lineage-emission": (self.lineage.role, MEMBER_DESIGNATION),
+                "asset-type-resource": (self.types.handler_role, "PROJECT_OWNER"),
+            },
+            kms_key_arn=deployment.domain_kms_key_arn,
+            membership_mode=deployment.project_membership,
+            after=[fn.membership for fn in (self.schema_sync, self.lineage) if fn.membership is not None],
         )
         self._grant_schema_sync()
         self._grant_lineage()
@@ -186,6 +209,24 @@ class KafkaLineage(Construct):
 
     def get_logical_id(self, element: cdk.CfnElement) -> str:
         return cdk.Stack.of(self).get_logical_id(element)
+
+    def _check_regions(self) -> None:
+        """Refuse a source cluster in another region than the stack's, when the stack's region is known.
+
+        The functions call Glue, MSK and MSK Connect with clients of their own region, and build the
+        registries' ARNs in it: a cluster elsewhere would fail at run time. Supporting it on purpose would
+        take region-correct clients and ARNs throughout; until then, one region per deployment (deploy the
+        stack once per region).
+        """
+        region = cdk.Stack.of(self).region
+        if cdk.Token.is_unresolved(region):
+            return  # an environment-agnostic stack: the region is known at deploy time only
+        for index, source in enumerate(self.config.settings.sources):
+            if source.region != region:
+                raise ConfigError(
+                    f"cdk.json context kafkaLineage.sources[{index}].clusterArn is in {source.region}, but "
+                    f"the stack deploys to {region}: deploy a stack in {source.region} for that cluster"
+                )
 
     # --- IAM ------------------------------------------------------------------------------------------
     # Which resource types an action accepts is the IAM Service Authorization Reference's (SAR) word, and
@@ -284,6 +325,13 @@ class KafkaLineage(Construct):
         if databases:
             catalog_arns = [self.format_arn(service="glue", resource="catalog")]
             for database in databases:
+                # `<catalog>/<database>` in a federated catalog: its catalog ARN too (Glue "Specifying
+                # resource ARNs": catalog/s3tablescatalog/<bucket>, database/<catalog>/<db>, table/...).
+                catalog, _, _ = database.rpartition("/")
+                if catalog:
+                    catalog_arns.append(
+                        self.format_arn(service="glue", resource="catalog", resource_name=catalog)
+                    )
                 catalog_arns.append(
                     self.format_arn(service="glue", resource="database", resource_name=database)
                 )
@@ -295,6 +343,7 @@ class KafkaLineage(Construct):
         self._grant_mappings(fn, "lineage", "drift")
         self._grant_lease(fn, holder=LINEAGE_HOLDER)
         self.connector_resources = fn.allow_reading_connectors(self.config.settings.sources)
+        self.delivery_resources = fn.allow_reading_delivery(self.config.settings.sources)
         fn.allow(
             "PutSchemaDriftEvents",
             ["events:PutEvents"],
@@ -394,7 +443,9 @@ class KafkaLineage(Construct):
         # Nothing should run before the asset type exists and the roles are project members.
         for rule in rules:
             rule.node.add_dependency(self.types.asset_type)
-            rule.node.add_dependency(self.schema_sync.membership, self.lineage.membership)
+            for fn in (self.schema_sync, self.lineage):
+                if fn.membership is not None:
+                    rule.node.add_dependency(fn.membership)
         self.rules = rules
 
     def _accept_source_events(self) -> None:
@@ -457,7 +508,7 @@ class KafkaLineage(Construct):
                 "AwsSolutions-IAM5[Resource::*]",
                 "Only actions the IAM Service Authorization Reference gives no resource type: X-Ray's "
                 "writes, DataZone's data-plane calls (authorised by project membership too), "
-                "kafka:GetBootstrapBrokers and kafkaconnect:ListConnectors",
+                "kafka:GetBootstrapBrokers, kafkaconnect:ListConnectors and firehose:ListDeliveryStreams",
             )
             wildcards = [
                 nag_arn(self, "ssm", f"parameter{state_root}/*"),
@@ -470,13 +521,19 @@ class KafkaLineage(Construct):
             if fn is self.lineage:
                 wildcards += [nag_arn(self, "glue", f"table/{db}/*") for db in self.config.own_databases]
                 wildcards += [nag_arn(self, "kafkaconnect", name) for name in self.connector_resources]
+                wildcards += [
+                    nag_arn(self, service, name) if service else name
+                    for service, name in self.delivery_resources
+                ]
             for resource in wildcards:
                 _acknowledge(
                     policy,
                     f"AwsSolutions-IAM5[Resource::{resource}]",
                     "Scoped to the configured registries' schemas, the named Glue databases' tables, the "
-                    "MSK Connect connectors the sources read (connector/<name>/<uuid>) or the MAPPING_PATH "
-                    "subtree, whose members appear at run time and cannot be listed here",
+                    "MSK Connect connectors the sources read (connector/<name>/<uuid>), the sources' "
+                    "clusters' MSK channels, this account's delivery streams and S3 Tables catalogs (read "
+                    "only) or the MAPPING_PATH subtree, whose members appear at run time and cannot be "
+                    "listed here",
                 )
         _acknowledge(
             _default_policy(self.types.handler_role),
