@@ -100,7 +100,7 @@ def test_the_reference_shows_every_key_its_type_default_and_description():
             rows = [line for line in reference.splitlines() if line.startswith(f"| `{key}` |")]
             assert any(gen._cell(field.description) in row for row in rows), (section.title, key)
     # and declared defaults and constraints come from the models
-    assert "| `datazoneRps` | `datazone_rps` | number | `10.0` | &gt; 0; ≤ 1000 |" in reference
+    assert "| `datazoneRps` | `datazone_rps` | number | `20.0` | &gt; 0; ≤ 1000 |" in reference
     assert '| `assetTypeRemovalPolicy` | `"retain"` or `"destroy"` | `"retain"` |' in reference
     assert "| `domainId` | string | required |" in reference
 
