@@ -35,11 +35,50 @@ class Dataset:
         return f"{self.namespace}/{self.name}"
 
     @property
+    def is_glue_table(self) -> bool:
+        return self.namespace.startswith("arn:") and self.namespace.endswith(":table") and "/" in self.name
+
+    @property
+    def catalog(self) -> str:
+        """A Glue table's federated catalog (`s3tablescatalog/<bucket>`), '' for the root catalog's."""
+        parts = self.name.split("/")
+        return "/".join(parts[:-2]) if self.is_glue_table and len(parts) > 2 else ""
+
+    @property
     def label(self) -> str:
-        """A readable name: `database.table` for a Glue table, the topic for Kafka, else the name."""
-        if self.namespace.startswith("arn:") and self.namespace.endswith(":table") and "/" in self.name:
-            return self.name.replace("/", ".", 1)
+        """A readable name: `database.table` for a Glue table (its catalog aside), the topic for Kafka,
+        `bucket/prefix` for S3, else the name."""
+        if self.is_glue_table:
+            database, table = self.name.split("/")[-2:]
+            return f"{database}.{table}"
+        if self.namespace.startswith("s3://"):
+            return f"{self.namespace.removeprefix('s3://')}/{self.name.lstrip('/')}"
         return self.name
+
+    @property
+    def kind(self) -> str:
+        """What the node is, as the picture names it."""
+        if self.namespace.startswith("kafka://"):
+            return "topic"
+        if self.catalog.startswith("s3tablescatalog/"):
+            return f"S3 Tables · {self.catalog.removeprefix('s3tablescatalog/')}"
+        if self.catalog:
+            return f"table · {self.catalog}"
+        if self.namespace.startswith("s3://"):
+            return "S3 bucket"
+        return "Glue table" if self.is_glue_table else "table"
+
+
+# A job's kind by its namespace: the managed delivery paths name theirs (kafka_lineage.delivery).
+JOB_KINDS = (
+    ("kafka-connect://", "MSK Connect"),
+    ("msk-channel://", "MSK channel"),
+    ("firehose://", "Firehose"),
+)
+
+
+def job_kind(namespace: str) -> str:
+    return next((kind for prefix, kind in JOB_KINDS if namespace.startswith(prefix)), "job")
 
 
 @dataclass(frozen=True)
@@ -150,13 +189,17 @@ def render_text(edges: Sequence[Edge], max_columns: int = 12) -> str:
 
 # -- HTML ------------------------------------------------------------------------------------------------
 
-_NODE_W, _NODE_H, _ROW, _GAP_X, _PAD = 300, 44, 64, 120, 24
+# The page fits a 1,280-pixel screen: the picture is at most MAX_WIDTH wide (the body's margins aside) and
+# scales down further with the window (viewBox, max-width 100%); each node's full name is its tooltip.
+MAX_WIDTH = 1280 - 2 * 24
+_NODE_W, _NODE_H, _ROW, _GAP_X, _PAD = 196, 44, 60, 50, 12
 _STYLE = """
 body { font: 14px/1.4 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 24px; color: #1d2330; }
 h1 { font-size: 20px; margin: 0 0 4px; } p.meta { color: #5b6475; margin: 0 0 16px; }
 svg text { font: 12px system-ui, sans-serif; } .topic rect { fill: #e8f1ff; stroke: #2f6fdb; }
 .job rect { fill: #f3f0ff; stroke: #7a5cd6; } .table rect { fill: #e9f8ef; stroke: #2a9d5b; }
-.source rect { fill: #fff4e5; stroke: #d98a1f; }
+.source rect { fill: #fff4e5; stroke: #d98a1f; } .s3tables rect { fill: #e6f7f7; stroke: #138a8a; }
+.bucket rect { fill: #f6f1e7; stroke: #9a7b3c; } svg.graph { max-width: 100%; height: auto; display: block; }
 rect { stroke-width: 1.5; rx: 8; } path.edge { fill: none; stroke: #8a93a6; stroke-width: 1.5; }
 .kind { fill: #5b6475; font-size: 10px; text-transform: uppercase; letter-spacing: .05em; }
 section { margin-top: 28px; } h2 { font-size: 15px; margin: 0 0 6px; }
@@ -165,15 +208,15 @@ th { background: #f4f6fa; text-align: left; } code { font-size: 12px; } .muted {
 """
 
 
-def _clip(text: str, limit: int = 44) -> str:
+def _clip(text: str, limit: int = 30) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _node(x: int, y: int, kind: str, label: str, identifier: str) -> str:
+def _node(x: int, y: int, kind: str, label: str, identifier: str, caption: str = "") -> str:
     return (
         f'<g class="{kind}"><title>{html.escape(identifier)}</title>'
         f'<rect x="{x}" y="{y}" width="{_NODE_W}" height="{_NODE_H}"/>'
-        f'<text class="kind" x="{x + 10}" y="{y + 15}">{kind}</text>'
+        f'<text class="kind" x="{x + 10}" y="{y + 15}">{html.escape(_clip(caption or kind, 34))}</text>'
         f'<text x="{x + 10}" y="{y + 33}">{html.escape(_clip(label))}</text></g>'
     )
 
@@ -233,28 +276,34 @@ def render_chains(edges: Sequence[Edge]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def render_html(
-    edges: Sequence[Edge], title: str = "Lineage: database table → Kafka topic → Glue table"
-) -> str:
+def render_html(edges: Sequence[Edge], title: str = "Lineage: database table → Kafka topic → table") -> str:
     """A self-contained page: the graph in columns (database tables, source jobs, topics, sink jobs, Glue
     tables: each dataset placed by how many hops feed it, each job between its datasets) and each edge's
     column mappings."""
     depth = _depths(edges)
     levels = max(depth.values(), default=0)
-    columns: dict[int, list[tuple[str, str, str, str]]] = {}  # column -> (kind, label, identifier, key)
-    for dataset in sorted(depth, key=lambda d: d.label):
+    # column -> (css class, label, identifier, key, caption)
+    columns: dict[int, list[tuple[str, str, str, str, str]]] = {}
+    for dataset in sorted(depth, key=lambda d: (d.kind, d.label)):
         kind = (
             "topic" if _is_topic(dataset) else ("source" if depth[dataset] == 0 and levels > 1 else "table")
         )
+        if kind == "table" and dataset.kind.startswith("S3 Tables"):
+            kind = "s3tables"
+        elif kind == "table" and dataset.kind == "S3 bucket":
+            kind = "bucket"
+        caption = dataset.kind if kind not in ("topic", "source") else kind
         columns.setdefault(2 * depth[dataset], []).append(
-            (kind, dataset.label, dataset.identifier, dataset.identifier)
+            (kind, dataset.label, dataset.identifier, dataset.identifier, caption)
         )
     jobs: dict[tuple[str, str], int] = {}
     for edge in edges:
         job = (edge.job_namespace, edge.job_name)
         jobs[job] = max(jobs.get(job, 0), 2 * depth[edge.upstream] + 1)
-    for job, column in sorted(jobs.items()):
-        columns.setdefault(column, []).append(("job", job[1], f"{job[0]}/{job[1]}", f"job:{job[0]}/{job[1]}"))
+    for job, column in sorted(jobs.items(), key=lambda item: (job_kind(item[0][0]), item[0][1])):
+        columns.setdefault(column, []).append(
+            ("job", job[1], f"{job[0]}/{job[1]}", f"job:{job[0]}/{job[1]}", job_kind(job[0]))
+        )
     rows = max((len(nodes) for nodes in columns.values()), default=1)
     count = max(columns, default=0) + 1
     xs = [_PAD + i * (_NODE_W + _GAP_X) for i in range(count)]
@@ -262,10 +311,10 @@ def render_html(
     place: dict[str, tuple[int, int]] = {}
     for column, nodes in columns.items():
         offset = (rows - len(nodes)) * _ROW // 2  # centre shorter columns
-        for index, (_, _, _, key) in enumerate(nodes):
+        for index, (_, _, _, key, _) in enumerate(nodes):
             place[key] = (xs[column], _PAD + offset + index * _ROW)
     parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        f'<svg class="graph" xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
         f'viewBox="0 0 {width} {height}" role="img" aria-label="lineage graph">',
         '<defs><marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" '
         'markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#8a93a6" '
@@ -282,9 +331,9 @@ def render_html(
             (x1, y1), (x2, y2) = place[a], place[b]
             parts.append(_link(x1 + _NODE_W, y1 + half, x2, y2 + half))
     for nodes in columns.values():
-        for kind, label, identifier, key in nodes:
+        for kind, label, identifier, key, caption in nodes:
             x, y = place[key]
-            parts.append(_node(x, y, kind, label, identifier))
+            parts.append(_node(x, y, kind, label, identifier, caption))
     parts.append("</svg>")
 
     sections = []

@@ -123,3 +123,61 @@ def test_the_picture_has_three_columns_database_table_topic_glue_table_with_the_
     assert xs["source"] < xs["topic"] < xs["table"]
     jobs = sorted(int(x) for x in re.findall(r'<g class="job"><title>[^<]*</title><rect x="(\d+)"', page))
     assert xs["source"] < jobs[0] < xs["topic"] < jobs[1] < xs["table"]
+
+
+def test_the_picture_fits_a_1280_pixel_screen_and_names_each_delivery_path() -> None:
+    # Given a first hop and three sink paths side by side: MSK Connect, an MSK channel into S3 Tables and
+    # a Firehose stream into an S3 bucket
+    from local.lineage_view import MAX_WIDTH, Dataset, Edge
+
+    topic = Dataset("kafka://b-1.cdc.x.kafka.eu-west-1.amazonaws.com:9098", "dbserver1.inventory.orders")
+    glue = "arn:aws:glue:eu-west-1:123456789012:table"
+    edges = [
+        Edge(
+            Dataset("mysql://mysql:3306", "inventory.orders"),
+            topic,
+            "kafka-connect://cdc",
+            "inventory-source",
+            "r0",
+            "t",
+            (),
+        ),
+        Edge(topic, Dataset(glue, "lakehouse/orders"), "kafka-connect://cdc", "lake-sink", "r1", "t", ()),
+        Edge(
+            topic,
+            Dataset(glue, "s3tablescatalog/lake-tables/sales/orders"),
+            "msk-channel://cdc",
+            "orders-channel",
+            "r2",
+            "t",
+            (),
+        ),
+        Edge(
+            topic,
+            Dataset("s3://raw-zone", "orders/"),
+            "firehose://eu-west-1/123456789012",
+            "orders-raw",
+            "r3",
+            "t",
+            (),
+        ),
+    ]
+
+    page = render_html(edges)
+
+    width = int(re.search(r'<svg class="graph"[^>]* width="(\d+)"', page)[1])
+    assert width <= MAX_WIDTH
+    assert "max-width: 100%" in page
+    for caption in (
+        "MSK Connect",
+        "MSK channel",
+        "Firehose",
+        "S3 Tables · lake-tables",
+        "S3 bucket",
+        "Glue table",
+    ):
+        assert f">{caption}</text>" in page, caption
+    assert (
+        "<title>arn:aws:glue:eu-west-1:123456789012:table/s3tablescatalog/lake-tables/sales/orders</title>"
+        in page
+    )
