@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 
 import aws_cdk as cdk
@@ -118,3 +119,10 @@ def test_a_cluster_in_another_region_than_the_stack_is_refused_naming_the_source
             config=config,
             env=cdk.Environment(account="111122223333", region="us-east-1"),
         )
+
+
+def test_the_asset_type_resource_changes_with_every_synthesis_so_each_deploy_re_resolves(synth: Synthesized):
+    # Managed form revisions may move on between deploys (readings.py managed_form_revision_must_be_latest)
+    (asset_type,) = synth.resources("Custom::DataZoneAssetType").values()
+    resolved_at = asset_type["Properties"]["ResolvedAt"]
+    assert datetime.fromisoformat(resolved_at).tzinfo is not None
