@@ -476,7 +476,7 @@ def demo(aws: Any, domain_id: str, state_root: str, out_dir: Path, context: Any,
     from botocore.exceptions import ClientError
 
     from lineage_emission.handler import handler
-    from local import demo_connectors
+    from local import demo_connectors, demo_delivery
 
     glue, ssm = boto3.client("glue"), boto3.client("ssm")
     for database, name, columns in _demo_tables():
@@ -503,6 +503,9 @@ def demo(aws: Any, domain_id: str, state_root: str, out_dir: Path, context: Any,
         routing = config.get("topics.regex") and f"topics.regex {config['topics.regex']}"
         what = routing or config.get("topics") or config.get("table.include.list", "")
         print(f"MSK Connect connector {name} ({config['connector.class'].rsplit('.', 1)[1]}): {what}")
+    lakehouse = {name: columns for database, name, columns in _demo_tables() if database == DEMO_DATABASE}
+    for line in demo_delivery.create(aws, lakehouse):
+        print(line)
 
     for title in ("Lineage emission", "Lineage emission again, nothing changed"):
         aws.calls.clear()

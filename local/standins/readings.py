@@ -234,3 +234,8 @@ class Readings:
     <bucket>`). The API reference says only "the ID of the Data Catalog in which the table resides".
     "qualified": the id the caller sent; "account": the account alone. The table's ARN must come out the
     same either way."""
+
+    channels_on_standard_brokers: str = "bad_request"
+    """MSK: what ListChannels answers for a cluster of standard (not Express) brokers. The guide says
+    channels are for Express brokers only, not what the API answers elsewhere. "bad_request":
+    BadRequestException; "empty": no channels. Lineage lists nothing there either way, and fails nothing."""

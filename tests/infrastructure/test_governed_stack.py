@@ -62,6 +62,7 @@ def test_grants_then_the_check_then_the_form_types(synth: Synthesized):
     props = check["Properties"]
     assert (props["DomainUnitId"], props["GrantsByStack"], props["KmsKeyArn"]) == (UNIT, "true", KEY)
     assert props["MembershipMode"] == "manual"
+    assert json.loads(props["ClusterRegions"]) == ["eu-west-1", "eu-west-1"]
 
 
 def test_manual_membership_creates_no_membership_and_names_the_roles(synth: Synthesized):
