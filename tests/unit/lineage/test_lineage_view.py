@@ -221,4 +221,4 @@ def test_a_run_with_schema_drift_shows_it_on_its_edge_in_the_listing_and_the_pag
     (plain,) = edges_from_events(customers_events())
     assert plain.drift is None
     assert "table drifted" not in render_html([plain])
-    assert "<div class=\"drift\">" not in render_html([plain])
+    assert '<div class="drift">' not in render_html([plain])
