@@ -164,6 +164,7 @@ class KafkaLineage(Construct):
             },
             kms_key_arn=deployment.domain_kms_key_arn,
             membership_mode=deployment.project_membership,
+            cluster_regions=tuple(source.region for source in settings.sources),
             after=[fn.membership for fn in (self.schema_sync, self.lineage) if fn.membership is not None],
         )
         self._grant_schema_sync()
@@ -325,6 +326,13 @@ class KafkaLineage(Construct):
         if databases:
             catalog_arns = [self.format_arn(service="glue", resource="catalog")]
             for database in databases:
+                # `<catalog>/<database>` in a federated catalog: its catalog ARN too (Glue "Specifying
+                # resource ARNs": catalog/s3tablescatalog/<bucket>, database/<catalog>/<db>, table/...).
+                catalog, _, _ = database.rpartition("/")
+                if catalog:
+                    catalog_arns.append(
+                        self.format_arn(service="glue", resource="catalog", resource_name=catalog)
+                    )
                 catalog_arns.append(
                     self.format_arn(service="glue", resource="database", resource_name=database)
                 )
@@ -336,6 +344,7 @@ class KafkaLineage(Construct):
         self._grant_mappings(fn, "lineage", "drift")
         self._grant_lease(fn, holder=LINEAGE_HOLDER)
         self.connector_resources = fn.allow_reading_connectors(self.config.settings.sources)
+        self.delivery_resources = fn.allow_reading_delivery(self.config.settings.sources)
         fn.allow(
             "PutSchemaDriftEvents",
             ["events:PutEvents"],
@@ -500,7 +509,7 @@ class KafkaLineage(Construct):
                 "AwsSolutions-IAM5[Resource::*]",
                 "Only actions the IAM Service Authorization Reference gives no resource type: X-Ray's "
                 "writes, DataZone's data-plane calls (authorised by project membership too), "
-                "kafka:GetBootstrapBrokers and kafkaconnect:ListConnectors",
+                "kafka:GetBootstrapBrokers, kafkaconnect:ListConnectors and firehose:ListDeliveryStreams",
             )
             wildcards = [
                 nag_arn(self, "ssm", f"parameter{state_root}/*"),
@@ -513,13 +522,19 @@ class KafkaLineage(Construct):
             if fn is self.lineage:
                 wildcards += [nag_arn(self, "glue", f"table/{db}/*") for db in self.config.own_databases]
                 wildcards += [nag_arn(self, "kafkaconnect", name) for name in self.connector_resources]
+                wildcards += [
+                    nag_arn(self, service, name) if service else name
+                    for service, name in self.delivery_resources
+                ]
             for resource in wildcards:
                 _acknowledge(
                     policy,
                     f"AwsSolutions-IAM5[Resource::{resource}]",
                     "Scoped to the configured registries' schemas, the named Glue databases' tables, the "
-                    "MSK Connect connectors the sources read (connector/<name>/<uuid>) or the MAPPING_PATH "
-                    "subtree, whose members appear at run time and cannot be listed here",
+                    "MSK Connect connectors the sources read (connector/<name>/<uuid>), the sources' "
+                    "clusters' MSK channels, this account's delivery streams and S3 Tables catalogs (read "
+                    "only) or the MAPPING_PATH subtree, whose members appear at run time and cannot be "
+                    "listed here",
                 )
         _acknowledge(
             _default_policy(self.types.handler_role),
