@@ -382,7 +382,12 @@ def local_lineage(
 
 
 @local.command("demo")
-@_LOG_FILE
+@click.option(
+    "--log-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Where the functions' JSON logs go (default out/demo/functions.log); the terminal shows the tables.",
+)
 @click.pass_context
 def local_demo(ctx: click.Context, log_file: Path | None) -> None:
     """`make demo`: the whole pipeline on the stand-ins, step by step."""
