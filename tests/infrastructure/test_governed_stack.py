@@ -127,3 +127,26 @@ def test_the_asset_type_resource_changes_with_every_synthesis_so_each_deploy_re_
     (asset_type,) = synth.resources("Custom::DataZoneAssetType").values()
     resolved_at = asset_type["Properties"]["ResolvedAt"]
     assert datetime.fromisoformat(resolved_at).tzinfo is not None
+
+
+def test_a_role_source_without_external_id_synthesizes_with_a_warning_naming_it(
+    synth_factory: Callable[[dict[str, Any]], Synthesized],
+):
+    context = copy.deepcopy(shipped_context())
+    context[CONTEXT_KEY]["sources"][0]["roleArn"] = "arn:aws:iam::111122223333:role/kafka-lineage-source-read"
+    synthesized = synth_factory(context)
+    warnings = [
+        str(entry.data)
+        for construct in synthesized.stack.node.find_all()
+        for entry in construct.node.metadata
+        if entry.type == "aws:cdk:warning"
+    ]
+    assert any("sources[0].roleArn is assumed without an externalId" in w for w in warnings)
+
+
+def test_embedded_manual_roles_follow_the_enclosing_stack_and_a_name_too_long_is_refused():
+    raw = {**shipped_context()[CONTEXT_KEY], "projectMembership": "manual"}
+    config = load_config(raw, extra_environment=EXTRA_ENVIRONMENT)
+    assert config.role_name("SchemaSync", "DataPlatform") == "DataPlatform-SchemaSync"
+    with pytest.raises(ConfigError, match=r"kafkaLineage\.projectMembership: \"manual\" names the roles"):
+        config.role_name("AssetTypeHandler", "D" * 48)
