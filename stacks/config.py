@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError, field_validator
 
 from kafka_lineage.config import (
     DEFAULT_ASSET_TYPE_NAME,
@@ -29,11 +29,15 @@ from kafka_lineage.config import (
     ConfigError,
     Settings,
     Source,
+    TableRule,
     Tuning,
 )
+from kafka_lineage.model.asset_forms import clashes
 from kafka_lineage.model.errors import Location, describe
-from kafka_lineage.model.names import GlueCatalogName
+from kafka_lineage.model.names import GlueDatabasePath
 from kafka_lineage.model.table_mapping import TableMapping
+
+MAX_ASSET_FORMS = 10  # CreateAsset formsInput: an asset carries at most 10 forms
 
 CONTEXT_KEY = "kafkaLineage"
 PLACEHOLDER_MARK = "PLACEHOLDER"
@@ -43,6 +47,29 @@ LOG_RETENTION_DAYS = (1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 
 # EventBridge schedule expressions: rate(value unit) or a six-field cron(...).
 _RATE = re.compile(r"rate\(([1-9]\d*) (minute|minutes|hour|hours|day|days)\)")
 _CRON = re.compile(r"cron\((\S+ ){5}\S+\)")
+# EventBridge cron fields (Scheduler / EventBridge "Cron expressions" reference): name, range, names allowed.
+_MONTHS = ("JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC")
+_DAYS = ("SUN", "MON", "TUE", "WED", "THU", "FRI", "SAT")
+_CRON_FIELDS: tuple[tuple[str, int, int, tuple[str, ...]], ...] = (
+    ("minutes", 0, 59, ()),
+    ("hours", 0, 23, ()),
+    ("day-of-month", 1, 31, ()),
+    ("month", 1, 12, _MONTHS),
+    ("day-of-week", 1, 7, _DAYS),
+    ("year", 1970, 2199, ()),
+)
+# CloudFormation stack names: a letter, then letters, digits and hyphens, at most 128 characters.
+STACK_NAME = r"^[A-Za-z][A-Za-z0-9-]{0,127}$"
+# DataZone domain unit ids (AWS::DataZone::PolicyGrant DomainUnitFilterForProject.DomainUnit).
+DOMAIN_UNIT_ID = r"^[a-z0-9_\-]{1,256}$"
+_KMS_KEY_ARN = re.compile(r"arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key/[A-Za-z0-9-]{1,128}")
+# Search's filter values are at most 128 characters (botocore datazone FilterValueString), and the
+# functions find their assets by a filter on the asset type's name; CreateAssetType itself takes 256.
+ASSET_TYPE_NAME_MAX = 128
+# The roles that must be project members, by the suffix of their fixed names under projectMembership
+# "manual" (IAM role names are at most 64 characters).
+MEMBER_ROLES = ("SchemaSync", "LineageEmission", "AssetTypeHandler")
+IAM_ROLE_NAME_MAX = 64
 _EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
 _SNS_ARN = re.compile(r"arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}")
 # Where the stack writes the explicit table mappings of cdk.json (docs/lineage.md).
@@ -51,6 +78,55 @@ SCHEDULE_OFF = "off"
 # Leaf names: a 16-hex-digit hash (unique, and never starts with "aws"/"ssm") plus a readable part.
 _READABLE_CHARS = 40
 _UNSAFE_SSM_CHARS = re.compile(r"[^a-zA-Z0-9_.\-]")
+
+
+def _cron_value(token: str, low: int, names: tuple[str, ...]) -> int | None:
+    """The number a cron token stands for (a name counts from `low`), or None when it is not a value."""
+    if token.upper() in names:
+        return names.index(token.upper()) + low
+    return int(token) if token.isdigit() else None
+
+
+def _check_cron_field(text: str, name: str, low: int, high: int, names: tuple[str, ...]) -> str | None:
+    """Why a cron field is out of range, or None. Checks every number, range bound and step."""
+    for part in text.split(","):
+        base, _, step = part.partition("/")
+        if step and (not step.isdigit() or not 1 <= int(step) <= high):
+            return f"{name} step {step!r} is not 1-{high}"
+        if base in ("*", "?") or (name.startswith("day-of") and _cron_special(base, name, low, high)):
+            continue
+        for bound in base.split("-"):
+            value = _cron_value(bound, low, names)
+            if value is None or not low <= value <= high:
+                allowed = f"{low}-{high}" + (f" or {names[0]}-{names[-1]}" if names else "")
+                return f"{name} {bound!r} is outside {allowed}"
+    return None
+
+
+def _cron_special(base: str, name: str, low: int, high: int) -> bool:
+    """L, W and # in the day fields (`L`, `15W`, `LW`, `5L`, `3#2`), with their numbers in range."""
+    token = base.upper()
+    if name == "day-of-month":
+        number = token.rstrip("LW")
+        numbered = token.endswith("W") and number.isdigit() and low <= int(number) <= high
+        return token in ("L", "LW") or numbered
+    if "#" in token:
+        day, _, nth = token.partition("#")
+        return day.isdigit() and low <= int(day) <= high and nth.isdigit() and 1 <= int(nth) <= 5
+    number = token.rstrip("L")
+    return token == "L" or (token.endswith("L") and number.isdigit() and low <= int(number) <= high)
+
+
+def _check_cron(value: str, key: str) -> None:
+    fields = value[len("cron(") : -1].split()
+    for text, (name, low, high, names) in zip(fields, _CRON_FIELDS, strict=True):
+        problem = _check_cron_field(text, name, low, high, names)
+        if problem:
+            raise ValueError(f"{key} {value!r}: {problem} (EventBridge would refuse it at deploy time)")
+    day_of_month, day_of_week = fields[2], fields[4]
+    # EventBridge: one of day-of-month and day-of-week must be "?".
+    if (day_of_month == "?") == (day_of_week == "?"):
+        raise ValueError(f"{key} {value!r}: exactly one of day-of-month and day-of-week must be '?'")
 
 
 def _schedule(value: str | None, key: str) -> str | None:
@@ -66,6 +142,8 @@ def _schedule(value: str | None, key: str) -> str | None:
         raise ValueError(
             f"{key} {value!r}: EventBridge wants rate(1 hour) but rate(2 hours) (singular for 1)"
         )
+    if _CRON.fullmatch(value):
+        _check_cron(value, key)
     return value
 
 
@@ -102,8 +180,8 @@ class DeploymentContext(BaseModel):
     stack_name: str = Field(
         default="KafkaLineage",
         alias="stackName",
-        pattern=r"[A-Za-z][A-Za-z0-9-]{0,127}",
-        description="The CloudFormation stack name.",
+        pattern=STACK_NAME,
+        description="The CloudFormation stack name: a letter, then letters, digits and hyphens (max. 128).",
     )
     # Runtime settings: validated by kafka_lineage.config.Settings (see build_settings).
     domain_id: str = Field(
@@ -126,7 +204,9 @@ class DeploymentContext(BaseModel):
     asset_type_name: str = Field(
         default=DEFAULT_ASSET_TYPE_NAME,
         alias="assetTypeName",
-        description="The asset type the functions use.",
+        max_length=ASSET_TYPE_NAME_MAX,
+        description="The asset type the functions use; at most 128 characters, the longest value a DataZone "
+        "Search filter takes.",
     )
     tuning: dict[str, Any] = Field(
         default_factory=dict,
@@ -141,6 +221,21 @@ class DeploymentContext(BaseModel):
         "DataZone's lineage graph, 0 to 10 (0: no walk); passed as `DRIFT_DOWNSTREAM_DEPTH` when not the "
         "default.",
     )
+    # Checked by Settings (kafka_lineage.model.asset_forms); Any so that their messages name the key once.
+    asset_forms: Any = Field(
+        default=(),
+        alias="assetForms",
+        description="Extra metadata forms every topic asset carries, for domains whose rules require forms "
+        "before publishing: `[{formName, typeIdentifier, typeRevision?, content}]`; `content` may use "
+        "`{topic}`, `{registryName}` and `{schemaArn}`. Passed as `ASSET_FORMS`; a form name of the asset "
+        "type's own forms fails synth.",
+    )
+    glossary_terms: Any = Field(
+        default=(),
+        alias="glossaryTerms",
+        description="Glossary term ids attached to every topic asset (at most 20), for domains whose rules "
+        "require terms before publishing. Passed as `GLOSSARY_TERMS`.",
+    )
     # Stack-only settings.
     table_mappings: tuple[TableMapping, ...] = Field(
         default=(),
@@ -148,17 +243,19 @@ class DeploymentContext(BaseModel):
         description="Explicit topic -> table mappings, written as SSM parameters under "
         "`{mappingPath}/table-mappings/cdk/` (lineage's `cdk` tier); a topic at most once per registry.",
     )
-    extra_databases: tuple[GlueCatalogName, ...] = Field(
+    extra_databases: tuple[GlueDatabasePath, ...] = Field(
         default=(),
         alias="extraDatabases",
         description="Glue databases the lineage function may also read (besides those of table rules and "
-        "mappings); a topic mapped elsewhere fails with AccessDenied naming this setting.",
+        "mappings), `<catalog>/<database>` for one of a federated catalog such as "
+        "`s3tablescatalog/<table bucket>/<database>`; a topic mapped elsewhere fails with AccessDenied "
+        "naming this setting.",
     )
     schedules: Schedules = Field(
         default=Schedules(),
         description='EventBridge schedules: `rate(N unit)`, a six-field `cron(...)`, or `"off"`.',
     )
-    reserve_concurrency: bool = Field(
+    reserve_concurrency: StrictBool = Field(
         default=True,
         alias="reserveConcurrency",
         description="Reserve one schema-sync and two lineage runs at a time; turn off in accounts at the "
@@ -173,14 +270,14 @@ class DeploymentContext(BaseModel):
         default=None, alias="alarmTopicArn", description="An existing SNS topic for the alarms instead."
     )
     # Breaking "Schema Drift Detected" events to the alarm topic too (needs alarmEmail or alarmTopicArn).
-    notify_breaking_drift: bool = Field(
+    notify_breaking_drift: StrictBool = Field(
         default=False,
         alias="notifyBreakingDrift",
         description='Also send each breaking "Schema Drift Detected" event (its detail) to the alarm topic; '
         "needs `alarmEmail` or `alarmTopicArn` (an existing topic must let events.amazonaws.com publish, and "
         "use its key).",
     )
-    create_cloud_trail: bool = Field(
+    create_cloud_trail: StrictBool = Field(
         default=False,
         alias="createCloudTrail",
         description="Create a single-region trail of write management events, so that Glue Schema Registry "
@@ -217,6 +314,36 @@ class DeploymentContext(BaseModel):
         alias="lineageTimeoutSeconds",
         description="lineage-emission's timeout; at least `tuning.deadlineMarginSeconds` + 30.",
     )
+    # Governed domains (docs/governed-domains.md).
+    domain_unit_id: str | None = Field(
+        default=None,
+        alias="domainUnitId",
+        pattern=DOMAIN_UNIT_ID,
+        description=(
+            "The domain unit that owns the project. When set, the stack grants the project's owners the "
+            "CREATE_FORM_TYPE and CREATE_ASSET_TYPE policies on it (AWS::DataZone::PolicyGrant), before it "
+            "creates the form types. When unset, the deploy checks that those grants exist and stops, naming "
+            "the missing grant, when they do not."
+        ),
+    )
+    domain_kms_key_arn: str | None = Field(
+        default=None,
+        alias="domainKmsKeyArn",
+        description=(
+            "ARN of the domain's customer managed KMS key, if it has one: both functions may then use that "
+            "key (kms:Decrypt, kms:GenerateDataKey), and no other. The deploy checks it against GetDomain."
+        ),
+    )
+    project_membership: Literal["stack", "manual"] = Field(
+        default="stack",
+        alias="projectMembership",
+        description=(
+            '"stack": the stack makes its three roles project members (AWS::DataZone::ProjectMembership), '
+            'which needs the deploying principal to be a project owner. "manual": a project owner adds them '
+            "(the roles then have fixed names, <stackName>-SchemaSync, -LineageEmission and "
+            "-AssetTypeHandler, and the deploy stops naming each missing membership and its command)."
+        ),
+    )
 
     @field_validator("alarm_email")
     @classmethod
@@ -230,6 +357,15 @@ class DeploymentContext(BaseModel):
     def _topic_arn(cls, value: str | None) -> str | None:
         if value is not None and not _SNS_ARN.fullmatch(value):
             raise ValueError(f"{value!r} is not an SNS topic ARN")
+        return value
+
+    @field_validator("domain_kms_key_arn")
+    @classmethod
+    def _kms_key_arn(cls, value: str | None) -> str | None:
+        if value is not None and not _KMS_KEY_ARN.fullmatch(value):
+            raise ValueError(
+                f"{value!r} is not a KMS key ARN (arn:aws:kms:<region>:<account>:key/<key id>; not an alias)"
+            )
         return value
 
     @field_validator("log_retention_days")
@@ -260,8 +396,8 @@ class StackConfig:
     @property
     def databases(self) -> tuple[str, ...]:
         """Glue databases the lineage function may read: from table rules, mappings and extraDatabases."""
-        names = {s.table_rule.database for s in self.settings.sources if s.table_rule is not None}
-        names.update(m.database for m in self.deployment.table_mappings)
+        names = {_rule_database(s.table_rule) for s in self.settings.sources if s.table_rule is not None}
+        names.update(m.database_path for m in self.deployment.table_mappings)
         names.update(self.deployment.extra_databases)
         return tuple(sorted(names))
 
@@ -285,8 +421,10 @@ class StackConfig:
         stack's mappings that name no role source, and extraDatabases. A source with a role reads its
         tables through that role, in its own account."""
         role_keys = {source.key for source in self.settings.sources if source.role_arn}
-        names = {s.table_rule.database for s in self.own_sources if s.table_rule is not None}
-        names.update(m.database for m in self.deployment.table_mappings if m.registry_name not in role_keys)
+        names = {_rule_database(s.table_rule) for s in self.own_sources if s.table_rule is not None}
+        names.update(
+            m.database_path for m in self.deployment.table_mappings if m.registry_name not in role_keys
+        )
         names.update(self.deployment.extra_databases)
         return tuple(sorted(names))
 
@@ -302,6 +440,35 @@ class StackConfig:
     @property
     def cluster_arns(self) -> tuple[str, ...]:
         return tuple(sorted({source.cluster_arn for source in self.settings.sources}))
+
+    def role_name(self, role: str, stack_name: str | None = None) -> str | None:
+        """The fixed name of one of the stack's roles under projectMembership "manual" (a project owner adds
+        them by ARN, so the ARNs must be known before and stay across deploys); None lets CloudFormation
+        name it. `stack_name`: the enclosing stack's, when the construct is embedded in another app's stack
+        (two embeddings in one account then keep apart); default `stackName`."""
+        if self.deployment.project_membership != "manual":
+            return None
+        name = f"{stack_name or self.deployment.stack_name}-{role}"
+        if len(name) > IAM_ROLE_NAME_MAX:
+            raise ConfigError(
+                f'cdk.json context {CONTEXT_KEY}.projectMembership: "manual" names the roles '
+                f"<stack name>-{role}, and {name!r} passes IAM's {IAM_ROLE_NAME_MAX} characters; use a "
+                "shorter stack name"
+            )
+        return name
+
+    @property
+    def warnings(self) -> list[str]:
+        """Settings that deploy but weaken the stack: each names its context key."""
+        found = []
+        for index, source in enumerate(self.settings.sources):
+            if source.role_arn and not source.external_id:
+                found.append(
+                    f"cdk.json context {CONTEXT_KEY}.sources[{index}].roleArn is assumed without an "
+                    "externalId: set externalId (and the source stack's externalId) so that only this "
+                    "stack's roles can use the role (the confused-deputy guard)"
+                )
+        return found
 
     @property
     def placeholders(self) -> list[str]:
@@ -327,8 +494,14 @@ def load_config(raw: Any, extra_environment: Mapping[str, str] | None = None) ->
     """
     if raw is None:
         raise ConfigError(f"cdk.json context {CONTEXT_KEY} is missing: see docs/configuration.md (its keys)")
-    if isinstance(raw, str) and not raw.lstrip().startswith("{") and Path(raw).is_file():
-        raw = Path(raw).read_text()  # `-c kafkaLineage=<file>`: the object in a JSON file
+    if isinstance(raw, str) and not raw.lstrip().startswith(("{", "[")):
+        # `-c kafkaLineage=<file>`: the object in a JSON file (anything else than JSON is taken as a path)
+        if not Path(raw).is_file():
+            raise ConfigError(
+                f"cdk.json context {CONTEXT_KEY}: {raw!r} is neither a JSON object nor an existing file "
+                f"(pass -c {CONTEXT_KEY}='{{...}}' or -c {CONTEXT_KEY}=<path of a JSON file>)"
+            )
+        raw = Path(raw).read_text()
     if isinstance(raw, str):
         try:
             raw = json.loads(raw)
@@ -342,6 +515,26 @@ def load_config(raw: Any, extra_environment: Mapping[str, str] | None = None) ->
         deployment = DeploymentContext.model_validate(values)
     except ValidationError as error:
         raise ConfigError(_describe(error, prefix=CONTEXT_KEY)) from error
+    return config_from_context(deployment, extra_environment)
+
+
+def as_stack_config(
+    config: Mapping[str, Any] | str | DeploymentContext | StackConfig,
+    extra_environment: Mapping[str, str] | None = None,
+) -> StackConfig:
+    """What the KafkaLineage construct accepts as `config`: the context object (a dict or JSON text, validated
+    as cdk.json's is), the typed model, or an already validated StackConfig."""
+    if isinstance(config, StackConfig):
+        return config
+    if isinstance(config, DeploymentContext):
+        return config_from_context(config, extra_environment)
+    return load_config(config, extra_environment)
+
+
+def config_from_context(
+    deployment: DeploymentContext, extra_environment: Mapping[str, str] | None = None
+) -> StackConfig:
+    """The checks beyond the model's own: the runtime Settings, cross-references and Lambda's limits."""
     settings = build_settings(deployment)
     _check_cross_references(settings, deployment)
     check_environment_size({**settings.to_environment(), **(extra_environment or {})})
@@ -371,11 +564,35 @@ def build_settings(deployment: DeploymentContext) -> Settings:
         "asset_type_name": deployment.asset_type_name,
         "tuning": tuning,
         "drift_downstream_depth": deployment.drift_downstream_depth,
+        "asset_forms": deployment.asset_forms,
+        "glossary_terms": deployment.glossary_terms,
     }
     try:
-        return Settings.model_validate(raw)
+        settings = Settings.model_validate(raw)
     except ValidationError as error:
         raise ConfigError(_describe(error, prefix=CONTEXT_KEY)) from error
+    _check_asset_forms(settings)
+    return settings
+
+
+def _check_asset_forms(settings: Settings) -> None:
+    """assetForms against the asset type the stack deploys: no form name of its own, room for all."""
+    if not settings.asset_forms:
+        return
+    from .datazone_types import ASSET_TYPE_FILE  # the CDK import only when there is something to check
+
+    own = set(json.loads(ASSET_TYPE_FILE.read_text(encoding="utf-8"))["forms"])
+    taken = clashes(settings.asset_forms, own)
+    if taken:
+        raise ConfigError(
+            f"cdk.json context {CONTEXT_KEY}.assetForms: formName {taken} is a form of the asset type "
+            f"({ASSET_TYPE_FILE.name}) already; choose another name"
+        )
+    if len(own) + len(settings.asset_forms) > MAX_ASSET_FORMS:
+        raise ConfigError(
+            f"cdk.json context {CONTEXT_KEY}.assetForms: {len(settings.asset_forms)} forms and the asset "
+            f"type's {len(own)} pass DataZone's {MAX_ASSET_FORMS} forms an asset"
+        )
 
 
 def _check_cross_references(settings: Settings, deployment: DeploymentContext) -> None:
@@ -388,9 +605,30 @@ def _check_cross_references(settings: Settings, deployment: DeploymentContext) -
                 f"{key}.registryName: {mapping.registry_name!r} is not the registryName of any source "
                 "(a source with a roleArn is named <account>:<registryName>)"
             )
+        candidates = [
+            source
+            for source in settings.sources
+            if mapping.registry_name is None or source.key == mapping.registry_name
+        ]
+        if candidates and not any(source.mirrors(mapping.topic) for source in candidates):
+            which = (
+                f"source {mapping.registry_name!r}" if mapping.registry_name is not None else "every source"
+            )
+            raise ConfigError(
+                f"{key}.topic: {mapping.topic!r} is dropped by the include/exclude filters of {which}, so no "
+                "asset or lineage would ever use this mapping; fix the filters or remove the mapping"
+            )
         if (mapping.registry_name, mapping.topic) in seen:
             raise ConfigError(f"{key}: topic {mapping.topic!r} is mapped more than once")
         seen.add((mapping.registry_name, mapping.topic))
+    longest = max(len(role) for role in MEMBER_ROLES)
+    manual = deployment.project_membership == "manual"
+    if manual and len(deployment.stack_name) + 1 + longest > IAM_ROLE_NAME_MAX:
+        raise ConfigError(
+            f'cdk.json context {CONTEXT_KEY}.stackName: with projectMembership "manual" the roles are '
+            f"named <stackName>-{max(MEMBER_ROLES, key=len)}, at most {IAM_ROLE_NAME_MAX} characters; use "
+            f"a stack name of at most {IAM_ROLE_NAME_MAX - 1 - longest} characters"
+        )
     if deployment.notify_breaking_drift and not (deployment.alarm_email or deployment.alarm_topic_arn):
         raise ConfigError(
             f"cdk.json context {CONTEXT_KEY}.notifyBreakingDrift: needs an alarm topic to send to; "
@@ -482,6 +720,8 @@ _SETTINGS_KEYS = {
     "state_root": "mappingPath",
     "asset_type_name": "assetTypeName",
     "drift_downstream_depth": "driftDownstreamDepth",
+    "asset_forms": "assetForms",
+    "glossary_terms": "glossaryTerms",
 }
 
 
@@ -495,3 +735,8 @@ def _describe(error: ValidationError, prefix: str) -> str:
         return _camel(part) if location[0] == "tuning" else part
 
     return describe(error, root=f"cdk.json context {prefix}", name=key)
+
+
+def _rule_database(rule: TableRule) -> str:
+    """A table rule's database as the grants name it: `<catalog>/<database>` in a federated catalog."""
+    return f"{rule.catalog}/{rule.database}" if rule.catalog else rule.database

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from local.standins.datazone.events import LineageEvent
 from local.standins.datazone.graph import LineageGraph, NativeLineage
 from local.standins.datazone.index import SearchIndex
-from local.standins.datazone.records import Asset, AssetType, FormType, Listing
+from local.standins.datazone.records import Asset, AssetType, FormType, Governance, Listing
 from local.standins.datazone.wire import Params, Response, canonical
 from local.standins.errors import ServiceError, conflict, not_found, validation
 
@@ -70,6 +70,13 @@ READING_DEFAULTS: dict[str, Any] = {
     "listing_change_calls": 0,
     # CreateAssetType on an existing name: "revision" (a new revision) or "conflict" (ConflictException).
     "asset_type_create_existing": "revision",
+    # Whether DataZone adds AssetCommonDetailsForm to an asset type: "added" (when not declared; a declared
+    # one is kept), "refused" (added; declaring it is a ValidationException) or "absent" (never added).
+    "asset_type_common_details": "added",
+    # Whether a managed form type may be used only at its latest revision (CreateAssetType, asset forms).
+    "managed_form_revision_must_be_latest": True,
+    # DeleteAssetType while assets use the type: "conflict" (ConflictException) or "validation".
+    "delete_asset_type_in_use": "conflict",
     # Managed form type members left out of the models served (comma-separated "FormType.path").
     "managed_form_members_undeclared": "",
     # Lineage readings (documented in local/standins/readings.py).
@@ -116,12 +123,18 @@ class Domain:
     lineage_version: int = 0  # moves whenever the processed, live events change
     graph_cache: tuple[tuple[int, int], LineageGraph] | None = None
     native: NativeLineage = field(default_factory=NativeLineage)
+    governance: Governance = field(default_factory=Governance)
     # Governance: domain rules, glossaries, subscriptions (rules.py, glossaries.py, subscriptions.py).
     rules: dict[str, Rule] = field(default_factory=dict)
     glossaries: dict[str, Glossary] = field(default_factory=dict)
     glossary_terms: dict[str, GlossaryTerm] = field(default_factory=dict)
     subscription_requests: dict[str, SubscriptionRequest] = field(default_factory=dict)
     subscriptions: dict[str, Subscription] = field(default_factory=dict)
+
+    @property
+    def project_units(self) -> dict[str, str]:
+        """Project -> its domain unit, for projects outside the root unit (governance.py keeps it)."""
+        return self.governance.project_units
 
     def live_assets(self) -> Iterator[Asset]:
         return (asset for asset in self.assets.values() if not asset.deleted)
