@@ -49,7 +49,9 @@ lint: venv
 
 # lambdas/ is held to mypy's strict flags (per module in pyproject.toml [tool.mypy]), the rest to the defaults.
 typecheck: venv
-	$(VENV)/bin/mypy lambdas stacks local bench tests app.py
+	$(VENV)/bin/mypy lambdas stacks kafka_lineage_cdk local bench tests app.py docs/gen_reference.py
+	$(VENV)/bin/mypy examples/existing-app/app.py
+	$(VENV)/bin/mypy examples/two-accounts/app.py
 
 # The whole suite, after lint and types, with the line coverage of lambdas/: fails under the floor in
 # pyproject.toml ([tool.coverage.report] fail_under). Each part of the suite on its own below.

@@ -1,22 +1,24 @@
 #!/usr/bin/env python3
-"""CDK entry point (`make synth`, `npx cdk deploy`): see docs/deploy.md."""
+"""CDK entry point (`make synth`, `npx cdk deploy`): see docs/deploy.md.
+
+The repository's own app, a thin user of the package's constructs: the KafkaLineage construct in a stack of
+its own, named by the `kafkaLineage` context (cdk.json), and the KafkaLineageSource construct when
+`-c kafkaLineageSource=...` asks for the source-account stack (stacks/app.py).
+"""
 
 from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
 
 # jsii's banner for Node 20 (still the machines' Node) names this variable; the Makefile's older one no
 # longer silences it. Set before aws_cdk starts the jsii runtime.
 os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
 
-# The stack validates its settings with the Lambdas' own model (lambdas/kafka_lineage/config.py).
-sys.path.insert(0, str(Path(__file__).resolve().parent / "lambdas"))
-
 import aws_cdk as cdk
 
-from kafka_lineage.config import ConfigError
+# Imported first: it puts the functions' code (lambdas/) on the path, whose settings model the stacks use.
+from kafka_lineage_cdk import ConfigError
 from stacks.app import build_app
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import aws_cdk as cdk
 from cdk_nag import AwsSolutionsChecks
 
-from stacks.config import CONTEXT_KEY, load_config
-from stacks.lineage_stack import EXTRA_ENVIRONMENT, KafkaLineageStack
-from stacks.source_config import SOURCE_CONTEXT_KEY, load_source_config
-from stacks.source_stack import SourceAccountStack
+from .config import CONTEXT_KEY, load_config
+from .lineage_stack import EXTRA_ENVIRONMENT, KafkaLineageStack
+from .source_config import SOURCE_CONTEXT_KEY, load_source_config
+from .source_stack import SourceAccountStack
 
 
 def build_app(app: cdk.App) -> KafkaLineageStack:

@@ -25,10 +25,22 @@ import jsii
 from aws_cdk import aws_lambda as lambda_
 from constructs import Construct
 
+# In a checkout ROOT is the repository. Installed from the wheel it is the kafka_lineage_cdk package, which
+# carries lambdas/ and smithy/ beside stacks/ just as the repository does (pyproject.toml: the wheel).
 ROOT = Path(__file__).resolve().parent.parent
+INSTALLED = (ROOT / "__init__.py").is_file()
 LAMBDAS_DIR = ROOT / "lambdas"
 REQUIREMENTS = LAMBDAS_DIR / "requirements.lock"
-BUILD_DIR = ROOT / "build"
+# The layer cache: build/ in a checkout; never inside an installed package (site-packages may be read-only,
+# and is no place for 70 MB of wheels), but the user's cache directory. KAFKA_LINEAGE_BUILD_DIR overrides.
+BUILD_DIR = Path(
+    os.environ.get("KAFKA_LINEAGE_BUILD_DIR")
+    or (
+        Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "kafka-lineage-cdk"
+        if INSTALLED
+        else ROOT / "build"
+    )
+)
 
 # One runtime and architecture for every function: the newest Python Lambda runs, on Graviton (arm64),
 # which costs less per GB-second than x86_64. The layer's wheels are chosen to match.

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError, field_validator
 
 from kafka_lineage.config import (
     DEFAULT_ASSET_TYPE_NAME,
@@ -43,6 +43,29 @@ LOG_RETENTION_DAYS = (1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 
 # EventBridge schedule expressions: rate(value unit) or a six-field cron(...).
 _RATE = re.compile(r"rate\(([1-9]\d*) (minute|minutes|hour|hours|day|days)\)")
 _CRON = re.compile(r"cron\((\S+ ){5}\S+\)")
+# EventBridge cron fields (Scheduler / EventBridge "Cron expressions" reference): name, range, names allowed.
+_MONTHS = ("JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC")
+_DAYS = ("SUN", "MON", "TUE", "WED", "THU", "FRI", "SAT")
+_CRON_FIELDS: tuple[tuple[str, int, int, tuple[str, ...]], ...] = (
+    ("minutes", 0, 59, ()),
+    ("hours", 0, 23, ()),
+    ("day-of-month", 1, 31, ()),
+    ("month", 1, 12, _MONTHS),
+    ("day-of-week", 1, 7, _DAYS),
+    ("year", 1970, 2199, ()),
+)
+# CloudFormation stack names: a letter, then letters, digits and hyphens, at most 128 characters.
+STACK_NAME = r"^[A-Za-z][A-Za-z0-9-]{0,127}$"
+# DataZone domain unit ids (AWS::DataZone::PolicyGrant DomainUnitFilterForProject.DomainUnit).
+DOMAIN_UNIT_ID = r"^[a-z0-9_\-]{1,256}$"
+_KMS_KEY_ARN = re.compile(r"arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key/[A-Za-z0-9-]{1,128}")
+# Search's filter values are at most 128 characters (botocore datazone FilterValueString), and the
+# functions find their assets by a filter on the asset type's name; CreateAssetType itself takes 256.
+ASSET_TYPE_NAME_MAX = 128
+# The roles that must be project members, by the suffix of their fixed names under projectMembership
+# "manual" (IAM role names are at most 64 characters).
+MEMBER_ROLES = ("SchemaSync", "LineageEmission", "AssetTypeHandler")
+IAM_ROLE_NAME_MAX = 64
 _EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
 _SNS_ARN = re.compile(r"arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}")
 # Where the stack writes the explicit table mappings of cdk.json (docs/lineage.md).
@@ -51,6 +74,55 @@ SCHEDULE_OFF = "off"
 # Leaf names: a 16-hex-digit hash (unique, and never starts with "aws"/"ssm") plus a readable part.
 _READABLE_CHARS = 40
 _UNSAFE_SSM_CHARS = re.compile(r"[^a-zA-Z0-9_.\-]")
+
+
+def _cron_value(token: str, low: int, names: tuple[str, ...]) -> int | None:
+    """The number a cron token stands for (a name counts from `low`), or None when it is not a value."""
+    if token.upper() in names:
+        return names.index(token.upper()) + low
+    return int(token) if token.isdigit() else None
+
+
+def _check_cron_field(text: str, name: str, low: int, high: int, names: tuple[str, ...]) -> str | None:
+    """Why a cron field is out of range, or None. Checks every number, range bound and step."""
+    for part in text.split(","):
+        base, _, step = part.partition("/")
+        if step and (not step.isdigit() or not 1 <= int(step) <= high):
+            return f"{name} step {step!r} is not 1-{high}"
+        if base in ("*", "?") or (name.startswith("day-of") and _cron_special(base, name, low, high)):
+            continue
+        for bound in base.split("-"):
+            value = _cron_value(bound, low, names)
+            if value is None or not low <= value <= high:
+                allowed = f"{low}-{high}" + (f" or {names[0]}-{names[-1]}" if names else "")
+                return f"{name} {bound!r} is outside {allowed}"
+    return None
+
+
+def _cron_special(base: str, name: str, low: int, high: int) -> bool:
+    """L, W and # in the day fields (`L`, `15W`, `LW`, `5L`, `3#2`), with their numbers in range."""
+    token = base.upper()
+    if name == "day-of-month":
+        number = token.rstrip("LW")
+        numbered = token.endswith("W") and number.isdigit() and low <= int(number) <= high
+        return token in ("L", "LW") or numbered
+    if "#" in token:
+        day, _, nth = token.partition("#")
+        return day.isdigit() and low <= int(day) <= high and nth.isdigit() and 1 <= int(nth) <= 5
+    number = token.rstrip("L")
+    return token == "L" or (token.endswith("L") and number.isdigit() and low <= int(number) <= high)
+
+
+def _check_cron(value: str, key: str) -> None:
+    fields = value[len("cron(") : -1].split()
+    for text, (name, low, high, names) in zip(fields, _CRON_FIELDS, strict=True):
+        problem = _check_cron_field(text, name, low, high, names)
+        if problem:
+            raise ValueError(f"{key} {value!r}: {problem} (EventBridge would refuse it at deploy time)")
+    day_of_month, day_of_week = fields[2], fields[4]
+    # EventBridge: one of day-of-month and day-of-week must be "?".
+    if (day_of_month == "?") == (day_of_week == "?"):
+        raise ValueError(f"{key} {value!r}: exactly one of day-of-month and day-of-week must be '?'")
 
 
 def _schedule(value: str | None, key: str) -> str | None:
@@ -66,6 +138,8 @@ def _schedule(value: str | None, key: str) -> str | None:
         raise ValueError(
             f"{key} {value!r}: EventBridge wants rate(1 hour) but rate(2 hours) (singular for 1)"
         )
+    if _CRON.fullmatch(value):
+        _check_cron(value, key)
     return value
 
 
@@ -102,8 +176,8 @@ class DeploymentContext(BaseModel):
     stack_name: str = Field(
         default="KafkaLineage",
         alias="stackName",
-        pattern=r"[A-Za-z][A-Za-z0-9-]{0,127}",
-        description="The CloudFormation stack name.",
+        pattern=STACK_NAME,
+        description="The CloudFormation stack name: a letter, then letters, digits and hyphens (max. 128).",
     )
     # Runtime settings: validated by kafka_lineage.config.Settings (see build_settings).
     domain_id: str = Field(
@@ -126,7 +200,9 @@ class DeploymentContext(BaseModel):
     asset_type_name: str = Field(
         default=DEFAULT_ASSET_TYPE_NAME,
         alias="assetTypeName",
-        description="The asset type the functions use.",
+        max_length=ASSET_TYPE_NAME_MAX,
+        description="The asset type the functions use; at most 128 characters, the longest value a DataZone "
+        "Search filter takes.",
     )
     tuning: dict[str, Any] = Field(
         default_factory=dict,
@@ -158,7 +234,7 @@ class DeploymentContext(BaseModel):
         default=Schedules(),
         description='EventBridge schedules: `rate(N unit)`, a six-field `cron(...)`, or `"off"`.',
     )
-    reserve_concurrency: bool = Field(
+    reserve_concurrency: StrictBool = Field(
         default=True,
         alias="reserveConcurrency",
         description="Reserve one schema-sync and two lineage runs at a time; turn off in accounts at the "
@@ -173,14 +249,14 @@ class DeploymentContext(BaseModel):
         default=None, alias="alarmTopicArn", description="An existing SNS topic for the alarms instead."
     )
     # Breaking "Schema Drift Detected" events to the alarm topic too (needs alarmEmail or alarmTopicArn).
-    notify_breaking_drift: bool = Field(
+    notify_breaking_drift: StrictBool = Field(
         default=False,
         alias="notifyBreakingDrift",
         description='Also send each breaking "Schema Drift Detected" event (its detail) to the alarm topic; '
         "needs `alarmEmail` or `alarmTopicArn` (an existing topic must let events.amazonaws.com publish, and "
         "use its key).",
     )
-    create_cloud_trail: bool = Field(
+    create_cloud_trail: StrictBool = Field(
         default=False,
         alias="createCloudTrail",
         description="Create a single-region trail of write management events, so that Glue Schema Registry "
@@ -217,6 +293,36 @@ class DeploymentContext(BaseModel):
         alias="lineageTimeoutSeconds",
         description="lineage-emission's timeout; at least `tuning.deadlineMarginSeconds` + 30.",
     )
+    # Governed domains (docs/governed-domains.md).
+    domain_unit_id: str | None = Field(
+        default=None,
+        alias="domainUnitId",
+        pattern=DOMAIN_UNIT_ID,
+        description=(
+            "The domain unit that owns the project. When set, the stack grants the project's owners the "
+            "CREATE_FORM_TYPE and CREATE_ASSET_TYPE policies on it (AWS::DataZone::PolicyGrant), before it "
+            "creates the form types. When unset, the deploy checks that those grants exist and stops, naming "
+            "the missing grant, when they do not."
+        ),
+    )
+    domain_kms_key_arn: str | None = Field(
+        default=None,
+        alias="domainKmsKeyArn",
+        description=(
+            "ARN of the domain's customer managed KMS key, if it has one: both functions may then use that "
+            "key (kms:Decrypt, kms:GenerateDataKey), and no other. The deploy checks it against GetDomain."
+        ),
+    )
+    project_membership: Literal["stack", "manual"] = Field(
+        default="stack",
+        alias="projectMembership",
+        description=(
+            '"stack": the stack makes its three roles project members (AWS::DataZone::ProjectMembership), '
+            'which needs the deploying principal to be a project owner. "manual": a project owner adds them '
+            "(the roles then have fixed names, <stackName>-SchemaSync, -LineageEmission and "
+            "-AssetTypeHandler, and the deploy stops naming each missing membership and its command)."
+        ),
+    )
 
     @field_validator("alarm_email")
     @classmethod
@@ -230,6 +336,15 @@ class DeploymentContext(BaseModel):
     def _topic_arn(cls, value: str | None) -> str | None:
         if value is not None and not _SNS_ARN.fullmatch(value):
             raise ValueError(f"{value!r} is not an SNS topic ARN")
+        return value
+
+    @field_validator("domain_kms_key_arn")
+    @classmethod
+    def _kms_key_arn(cls, value: str | None) -> str | None:
+        if value is not None and not _KMS_KEY_ARN.fullmatch(value):
+            raise ValueError(
+                f"{value!r} is not a KMS key ARN (arn:aws:kms:<region>:<account>:key/<key id>; not an alias)"
+            )
         return value
 
     @field_validator("log_retention_days")
@@ -303,6 +418,27 @@ class StackConfig:
     def cluster_arns(self) -> tuple[str, ...]:
         return tuple(sorted({source.cluster_arn for source in self.settings.sources}))
 
+    def role_name(self, role: str) -> str | None:
+        """The fixed name of one of the stack's roles under projectMembership "manual" (a project owner adds
+        them by ARN, so the ARNs must be known before and stay across deploys); None lets CloudFormation
+        name it."""
+        if self.deployment.project_membership != "manual":
+            return None
+        return f"{self.deployment.stack_name}-{role}"
+
+    @property
+    def warnings(self) -> list[str]:
+        """Settings that deploy but weaken the stack: each names its context key."""
+        found = []
+        for index, source in enumerate(self.settings.sources):
+            if source.role_arn and not source.external_id:
+                found.append(
+                    f"cdk.json context {CONTEXT_KEY}.sources[{index}].roleArn is assumed without an "
+                    "externalId: set externalId (and the source stack's externalId) so that only this "
+                    "stack's roles can use the role (the confused-deputy guard)"
+                )
+        return found
+
     @property
     def placeholders(self) -> list[str]:
         """Context keys that still hold the shipped placeholder values (deploying them would fail)."""
@@ -327,8 +463,14 @@ def load_config(raw: Any, extra_environment: Mapping[str, str] | None = None) ->
     """
     if raw is None:
         raise ConfigError(f"cdk.json context {CONTEXT_KEY} is missing: see docs/configuration.md (its keys)")
-    if isinstance(raw, str) and not raw.lstrip().startswith("{") and Path(raw).is_file():
-        raw = Path(raw).read_text()  # `-c kafkaLineage=<file>`: the object in a JSON file
+    if isinstance(raw, str) and not raw.lstrip().startswith(("{", "[")):
+        # `-c kafkaLineage=<file>`: the object in a JSON file (anything else than JSON is taken as a path)
+        if not Path(raw).is_file():
+            raise ConfigError(
+                f"cdk.json context {CONTEXT_KEY}: {raw!r} is neither a JSON object nor an existing file "
+                f"(pass -c {CONTEXT_KEY}='{{...}}' or -c {CONTEXT_KEY}=<path of a JSON file>)"
+            )
+        raw = Path(raw).read_text()
     if isinstance(raw, str):
         try:
             raw = json.loads(raw)
@@ -342,6 +484,26 @@ def load_config(raw: Any, extra_environment: Mapping[str, str] | None = None) ->
         deployment = DeploymentContext.model_validate(values)
     except ValidationError as error:
         raise ConfigError(_describe(error, prefix=CONTEXT_KEY)) from error
+    return config_from_context(deployment, extra_environment)
+
+
+def as_stack_config(
+    config: Mapping[str, Any] | str | DeploymentContext | StackConfig,
+    extra_environment: Mapping[str, str] | None = None,
+) -> StackConfig:
+    """What the KafkaLineage construct accepts as `config`: the context object (a dict or JSON text, validated
+    as cdk.json's is), the typed model, or an already validated StackConfig."""
+    if isinstance(config, StackConfig):
+        return config
+    if isinstance(config, DeploymentContext):
+        return config_from_context(config, extra_environment)
+    return load_config(config, extra_environment)
+
+
+def config_from_context(
+    deployment: DeploymentContext, extra_environment: Mapping[str, str] | None = None
+) -> StackConfig:
+    """The checks beyond the model's own: the runtime Settings, cross-references and Lambda's limits."""
     settings = build_settings(deployment)
     _check_cross_references(settings, deployment)
     check_environment_size({**settings.to_environment(), **(extra_environment or {})})
@@ -388,9 +550,30 @@ def _check_cross_references(settings: Settings, deployment: DeploymentContext) -
                 f"{key}.registryName: {mapping.registry_name!r} is not the registryName of any source "
                 "(a source with a roleArn is named <account>:<registryName>)"
             )
+        candidates = [
+            source
+            for source in settings.sources
+            if mapping.registry_name is None or source.key == mapping.registry_name
+        ]
+        if candidates and not any(source.mirrors(mapping.topic) for source in candidates):
+            which = (
+                f"source {mapping.registry_name!r}" if mapping.registry_name is not None else "every source"
+            )
+            raise ConfigError(
+                f"{key}.topic: {mapping.topic!r} is dropped by the include/exclude filters of {which}, so no "
+                "asset or lineage would ever use this mapping; fix the filters or remove the mapping"
+            )
         if (mapping.registry_name, mapping.topic) in seen:
             raise ConfigError(f"{key}: topic {mapping.topic!r} is mapped more than once")
         seen.add((mapping.registry_name, mapping.topic))
+    longest = max(len(role) for role in MEMBER_ROLES)
+    manual = deployment.project_membership == "manual"
+    if manual and len(deployment.stack_name) + 1 + longest > IAM_ROLE_NAME_MAX:
+        raise ConfigError(
+            f'cdk.json context {CONTEXT_KEY}.stackName: with projectMembership "manual" the roles are '
+            f"named <stackName>-{max(MEMBER_ROLES, key=len)}, at most {IAM_ROLE_NAME_MAX} characters; use "
+            f"a stack name of at most {IAM_ROLE_NAME_MAX - 1 - longest} characters"
+        )
     if deployment.notify_breaking_drift and not (deployment.alarm_email or deployment.alarm_topic_arn):
         raise ConfigError(
             f"cdk.json context {CONTEXT_KEY}.notifyBreakingDrift: needs an alarm topic to send to; "

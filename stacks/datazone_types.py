@@ -15,7 +15,7 @@ from aws_cdk import aws_logs as logs
 from aws_cdk import custom_resources as cr
 from constructs import Construct
 
-from stacks.bundling import ARCHITECTURE, RUNTIME, function_code
+from .bundling import ARCHITECTURE, RUNTIME, function_code
 
 ROOT = Path(__file__).resolve().parent.parent
 SMITHY_DIR = ROOT / "smithy"
@@ -87,8 +87,34 @@ def ignore_membership_identity_lint(membership: datazone.CfnProjectMembership) -
     )
 
 
+# Creating form types and asset types is authorised by these domain-unit policies (DataZone
+# PolicyGrantDetail; docs/governed-domains.md), besides IAM and project membership.
+TYPE_GRANTS = ("CREATE_FORM_TYPE", "CREATE_ASSET_TYPE")
+# The deploy-time check of a governed domain (lambdas/asset_type_resource/governance.py).
+GOVERNANCE_RESOURCE_TYPE = "Custom::DataZoneGovernanceCheck"
+
+
+def policy_grant_detail(policy: str) -> datazone.CfnPolicyGrant.PolicyGrantDetailProperty:
+    if policy == "CREATE_FORM_TYPE":
+        return datazone.CfnPolicyGrant.PolicyGrantDetailProperty(
+            create_form_type=datazone.CfnPolicyGrant.CreateFormTypePolicyGrantDetailProperty(
+                include_child_domain_units=False
+            )
+        )
+    return datazone.CfnPolicyGrant.PolicyGrantDetailProperty(
+        create_asset_type=datazone.CfnPolicyGrant.CreateAssetTypePolicyGrantDetailProperty(
+            include_child_domain_units=False
+        )
+    )
+
+
 class DataZoneTypes(Construct):
-    """One CfnFormType per smithy/*.smithy file and the asset type that pins their revisions."""
+    """One CfnFormType per smithy/*.smithy file and the asset type that pins their revisions.
+
+    In a governed domain, type creation also needs the domain unit's CREATE_FORM_TYPE and CREATE_ASSET_TYPE
+    grants for the project: with `domain_unit_id` the construct creates them (before the form types);
+    `add_governance_check` adds the deploy-time check that names whatever is still missing.
+    """
 
     def __init__(
         self,
@@ -101,8 +127,12 @@ class DataZoneTypes(Construct):
         layer: lambda_.ILayerVersion,
         removal_policy: str,
         log_retention: logs.RetentionDays,
+        domain_unit_id: str | None = None,
+        handler_role_name: str | None = None,
+        create_membership: bool = True,
     ) -> None:
         super().__init__(scope, construct_id)
+        self.domain_id, self.project_id, self.domain_unit_id = domain_id, project_id, domain_unit_id
         models = read_form_models()
         # The functions find the type by ASSET_TYPE_NAME (assetTypeName): create it under that name.
         spec = {**read_asset_type_spec(form_types=set(models)), "name": asset_type_name}
@@ -124,10 +154,33 @@ class DataZoneTypes(Construct):
                 cdk.RemovalPolicy.RETAIN if removal_policy == "retain" else cdk.RemovalPolicy.DESTROY
             )
 
+        # The owning project's grants on its domain unit; all their properties replace on update.
+        self.policy_grants: dict[str, datazone.CfnPolicyGrant] = {}
+        if domain_unit_id is not None:
+            for policy in TYPE_GRANTS:
+                self.policy_grants[policy] = datazone.CfnPolicyGrant(
+                    self,
+                    "Grant" + "".join(word.title() for word in policy.split("_")),
+                    domain_identifier=domain_id,
+                    entity_type="DOMAIN_UNIT",
+                    entity_identifier=domain_unit_id,
+                    policy_type=policy,
+                    principal=datazone.CfnPolicyGrant.PolicyGrantPrincipalProperty(
+                        project=datazone.CfnPolicyGrant.ProjectPolicyGrantPrincipalProperty(
+                            project_designation="OWNER", project_identifier=project_id
+                        )
+                    ),
+                    detail=policy_grant_detail(policy),
+                )
+        for form_type in self.form_types.values():
+            for grant in self.policy_grants.values():
+                form_type.add_dependency(grant)
+
         handler_log_group = logs.LogGroup(self, "HandlerLogs", retention=log_retention)
         self.handler_role = iam.Role(
             self,
             "HandlerRole",
+            role_name=handler_role_name,
             assumed_by=iam.ServicePrincipal("lambda.amazonaws.com"),
             description="Creates the KafkaTopicAssetType asset type in DataZone (custom resource)",
         )
@@ -148,6 +201,32 @@ class DataZoneTypes(Construct):
                 resources=["*"],
             )
         )
+        # The governance check (add_governance_check) reads the domain, the project, its domain units'
+        # grants and the project's members. SAR: GetDomain takes the domain resource type; the others none.
+        self.handler_role.add_to_policy(
+            iam.PolicyStatement(
+                sid="DataZoneGovernanceReadDomain",
+                actions=["datazone:GetDomain"],
+                resources=[
+                    cdk.Stack.of(self).format_arn(
+                        service="datazone", resource="domain", resource_name=domain_id
+                    )
+                ],
+            )
+        )
+        self.handler_role.add_to_policy(
+            iam.PolicyStatement(
+                sid="DataZoneGovernanceRead",
+                actions=[
+                    "datazone:GetProject",
+                    "datazone:GetDomainUnit",
+                    "datazone:ListPolicyGrants",
+                    "datazone:ListProjectMemberships",
+                    "datazone:GetUserProfile",
+                ],
+                resources=["*"],
+            )
+        )
         handler = lambda_.Function(
             self,
             "Handler",
@@ -164,14 +243,18 @@ class DataZoneTypes(Construct):
             description="CloudFormation custom resource: the KafkaTopicAssetType DataZone asset type",
         )
         # Creating an asset type in a project takes project ownership (as AWS's DSF construct does).
-        membership = datazone.CfnProjectMembership(
-            self,
-            "HandlerMembership",
-            designation="PROJECT_OWNER",
-            domain_identifier=domain_id,
-            project_identifier=project_id,
-            member=datazone.CfnProjectMembership.MemberProperty(user_identifier=self.handler_role.role_arn),
-        )
+        self.membership: datazone.CfnProjectMembership | None = None
+        if create_membership:
+            self.membership = datazone.CfnProjectMembership(
+                self,
+                "HandlerMembership",
+                designation="PROJECT_OWNER",
+                domain_identifier=domain_id,
+                project_identifier=project_id,
+                member=datazone.CfnProjectMembership.MemberProperty(
+                    user_identifier=self.handler_role.role_arn
+                ),
+            )
 
         framework_log_group = logs.LogGroup(self, "ProviderLogs", retention=log_retention)
         self.provider_role = iam.Role(
@@ -202,7 +285,53 @@ class DataZoneTypes(Construct):
                 "RemovalPolicy": removal_policy,
             },
         )
-        self.asset_type.node.add_dependency(membership)
-        ignore_membership_identity_lint(membership)
+        if self.membership is not None:
+            self.asset_type.node.add_dependency(self.membership)
+            ignore_membership_identity_lint(self.membership)
         self.asset_type_name: str = spec["name"]
         self.asset_type_revision = self.asset_type.get_att_string("Revision")
+        self.governance_check: cdk.CustomResource | None = None
+
+    def add_governance_check(
+        self,
+        *,
+        members: dict[str, tuple[iam.IRole, str]],
+        kms_key_arn: str | None,
+        membership_mode: str,
+        after: list[Construct],
+    ) -> cdk.CustomResource:
+        """The deploy-time check of what the types and the functions rely on, before any type is created.
+
+        `members`: name -> (role, designation) of each role that must be a project member; `after`: what must
+        exist first (the memberships the stack creates). Fails the deploy with one message per missing piece.
+        """
+        check = cdk.CustomResource(
+            self,
+            "GovernanceCheck",
+            service_token=self.provider.service_token,
+            resource_type=GOVERNANCE_RESOURCE_TYPE,
+            properties={
+                "DomainId": self.domain_id,
+                "ProjectId": self.project_id,
+                "DomainUnitId": self.domain_unit_id or "",
+                "GrantsByStack": "true" if self.policy_grants else "false",
+                "KmsKeyArn": kms_key_arn or "",
+                "MembershipMode": membership_mode,
+                "Members": json.dumps(
+                    [
+                        {"name": name, "roleArn": role.role_arn, "designation": designation}
+                        for name, (role, designation) in members.items()
+                    ]
+                ),
+            },
+        )
+        for grant in self.policy_grants.values():
+            check.node.add_dependency(grant)
+        for construct in after:
+            check.node.add_dependency(construct)
+        if self.membership is not None:
+            check.node.add_dependency(self.membership)
+        for form_type in self.form_types.values():
+            form_type.node.add_dependency(check)
+        self.governance_check = check
+        return check

@@ -16,8 +16,9 @@ from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
 from kafka_lineage.config import Source
-from stacks.bundling import ARCHITECTURE, RUNTIME, function_code
-from stacks.datazone_types import ignore_membership_identity_lint
+
+from .bundling import ARCHITECTURE, RUNTIME, function_code
+from .datazone_types import ignore_membership_identity_lint
 
 # Asynchronous invocations (every trigger here is asynchronous): Lambda retries a failed run twice, and
 # gives up on events older than six hours; then the event goes to the on-failure queue.
@@ -25,6 +26,8 @@ ASYNC_RETRY_ATTEMPTS = 2
 ASYNC_MAX_EVENT_AGE = cdk.Duration.hours(6)
 # A connector-name glob IAM can express as is: its `*` and `?` mean what fnmatch's do; `[...]` has no match.
 _IAM_GLOB = re.compile(r"[^\[\]]+")
+# What the functions need in the project: create and revise assets, publish, post lineage.
+MEMBER_DESIGNATION = "PROJECT_CONTRIBUTOR"
 
 
 def connector_resource_names(sources: Sequence[Source]) -> list[str]:
@@ -63,12 +66,16 @@ class LineageFunction(Construct):
         log_retention: logs.RetentionDays,
         domain_id: str,
         project_id: str,
+        role_name: str | None = None,
+        create_membership: bool = True,
+        kms_key_arn: str | None = None,
     ) -> None:
         super().__init__(scope, construct_id)
         self.log_group = logs.LogGroup(self, "Logs", retention=log_retention)
         self.role = iam.Role(
             self,
             "Role",
+            role_name=role_name,
             assumed_by=iam.ServicePrincipal("lambda.amazonaws.com"),
             description=f"kafka-lineage {construct_id}: {description}",
         )
@@ -98,16 +105,24 @@ class LineageFunction(Construct):
             max_event_age=ASYNC_MAX_EVENT_AGE,
             on_failure=destinations.SqsDestination(failure_queue),
         )
-        # DataZone authorises writes by project membership as well as by IAM.
-        self.membership = datazone.CfnProjectMembership(
-            self,
-            "ProjectMembership",
-            designation="PROJECT_CONTRIBUTOR",
-            domain_identifier=domain_id,
-            project_identifier=project_id,
-            member=datazone.CfnProjectMembership.MemberProperty(user_identifier=self.role.role_arn),
-        )
-        ignore_membership_identity_lint(self.membership)
+        # DataZone authorises writes by project membership as well as by IAM. Under projectMembership
+        # "manual" a project owner adds the role instead (docs/governed-domains.md).
+        self.membership: datazone.CfnProjectMembership | None = None
+        if create_membership:
+            self.membership = datazone.CfnProjectMembership(
+                self,
+                "ProjectMembership",
+                designation=MEMBER_DESIGNATION,
+                domain_identifier=domain_id,
+                project_identifier=project_id,
+                member=datazone.CfnProjectMembership.MemberProperty(user_identifier=self.role.role_arn),
+            )
+            ignore_membership_identity_lint(self.membership)
+        if kms_key_arn is not None:
+            # A domain with a customer managed key: DataZone uses the key on the caller's behalf for the
+            # calls that read or write the domain's data (docs/governed-domains.md, "Keys"). That one key
+            # only; SAR: both actions take the `key` resource type.
+            self.allow("DomainKey", ["kms:Decrypt", "kms:GenerateDataKey"], [kms_key_arn])
         self.errors_alarm = cloudwatch.Alarm(
             self,
             "ErrorsAlarm",

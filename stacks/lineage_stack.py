@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import aws_cdk as cdk
@@ -14,14 +15,17 @@ from aws_cdk import aws_sqs as sqs
 from aws_cdk import aws_ssm as ssm
 from constructs import Construct, IConstruct
 
+from kafka_lineage.config import ConfigError
 from kafka_lineage.model.events import DRIFT_DETAIL_TYPE, DRIFT_SOURCE, TopicAssetChanged
-from stacks.bundling import dependencies_layer
-from stacks.config import StackConfig
-from stacks.datazone_types import DataZoneTypes
-from stacks.functions import LineageFunction
-from stacks.monitoring import Monitoring
-from stacks.trail import ManagementEventsTrail
-from stacks.triggers import asset_changed_pattern, drift_detected_pattern, glue_registry_change_pattern
+
+from .bundling import dependencies_layer
+from .config import DeploymentContext, StackConfig, as_stack_config
+from .datazone_types import DataZoneTypes
+from .functions import MEMBER_DESIGNATION, LineageFunction
+from .monitoring import Monitoring
+from .nag import nag_arn
+from .trail import ManagementEventsTrail
+from .triggers import asset_changed_pattern, drift_detected_pattern, glue_registry_change_pattern
 
 # Added to the settings' environment; counts towards Lambda's 4 KB limit (checked by load_config).
 # Results can be large (a dry run lists its plan): keep them out of X-Ray segments, which cap at 64 KB.
@@ -41,8 +45,6 @@ LEASE_PATH = "config/lease"
 SCHEMA_SYNC_HOLDER = "schema-sync"
 LINEAGE_HOLDER = "lineage-emission"
 
-# nag's rendering of the pseudo parameters in Fn::Join ARNs (the exact `appliesTo` strings).
-_PARTITION, _REGION, _ACCOUNT = "<AWS::Partition>", "<AWS::Region>", "<AWS::AccountId>"
 
 _RETENTION = {
     1: logs.RetentionDays.ONE_DAY,
@@ -66,26 +68,33 @@ _RETENTION = {
 }
 
 
-def _arn(service: str, resource: str) -> str:
-    """An ARN in this stack's partition, region and account, as nag renders it."""
-    return f"arn:{_PARTITION}:{service}:{_REGION}:{_ACCOUNT}:{resource}"
+class KafkaLineage(Construct):
+    """The whole governance-account deployment (types, both functions, triggers, alarms), in any stack.
 
+    `config` takes the keys of the `kafkaLineage` cdk.json context (docs/deploy.md): a dict (or its JSON
+    text) validated as cdk.json is, with errors naming the key at fault, or the typed model
+    (`DeploymentContext`, exported as `kafka_lineage_cdk.KafkaLineageConfig`). `stackName` only names the
+    repository's own stack; here the enclosing stack is the caller's.
+    """
 
-class KafkaLineageStack(cdk.Stack):
-    def __init__(self, scope: Construct, construct_id: str, *, config: StackConfig, **kwargs: Any) -> None:
-        super().__init__(
-            scope,
-            construct_id,
-            description="kafka-lineage: Glue Schema Registry schemas as DataZone assets; Kafka->Glue lineage",
-            **kwargs,
-        )
-        self.config = config
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        config: Mapping[str, Any] | DeploymentContext | StackConfig,
+    ) -> None:
+        super().__init__(scope, construct_id)
+        self.config = config = as_stack_config(config, extra_environment=EXTRA_ENVIRONMENT)
         settings, deployment = config.settings, config.deployment
         for key in config.placeholders:
             cdk.Annotations.of(self).add_warning_v2(
                 "kafka-lineage:placeholder",
                 f"cdk.json context {key} is a placeholder: set it before `cdk deploy` (docs/deploy.md)",
             )
+        for warning in config.warnings:
+            cdk.Annotations.of(self).add_warning_v2("kafka-lineage:config", warning)
+        self._check_regions()
         retention = _RETENTION[deployment.log_retention_days]
         environment = {**settings.to_environment(), **EXTRA_ENVIRONMENT}
 
@@ -107,6 +116,9 @@ class KafkaLineageStack(cdk.Stack):
             layer=self.layer,
             removal_policy=deployment.asset_type_removal_policy,
             log_retention=retention,
+            domain_unit_id=deployment.domain_unit_id,
+            handler_role_name=config.role_name("AssetTypeHandler"),
+            create_membership=deployment.project_membership == "stack",
         )
 
         common: dict[str, Any] = {
@@ -116,6 +128,8 @@ class KafkaLineageStack(cdk.Stack):
             "log_retention": retention,
             "domain_id": settings.domain_id,
             "project_id": settings.project_id,
+            "create_membership": deployment.project_membership == "stack",
+            "kms_key_arn": deployment.domain_kms_key_arn,
         }
         reserve = deployment.reserve_concurrency
         self.schema_sync = LineageFunction(
@@ -126,6 +140,7 @@ class KafkaLineageStack(cdk.Stack):
             memory_mb=deployment.schema_sync_memory_mb,
             timeout_seconds=deployment.schema_sync_timeout_seconds,
             reserved_concurrency=SCHEMA_SYNC_CONCURRENCY if reserve else None,
+            role_name=config.role_name("SchemaSync"),
             **common,
         )
         self.lineage = LineageFunction(
@@ -136,7 +151,20 @@ class KafkaLineageStack(cdk.Stack):
             memory_mb=deployment.lineage_memory_mb,
             timeout_seconds=deployment.lineage_timeout_seconds,
             reserved_concurrency=LINEAGE_CONCURRENCY if reserve else None,
+            role_name=config.role_name("LineageEmission"),
             **common,
+        )
+        # Before any type is created: the domain, the project, its grants, key and members as the stack needs
+        # them, each missing piece named (lambdas/asset_type_resource/governance.py).
+        self.types.add_governance_check(
+            members={
+                "schema-sync": (self.schema_sync.role, MEMBER_DESIGNATION),
+                "lineage-emission": (self.lineage.role, MEMBER_DESIGNATION),
+                "asset-type-resource": (self.types.handler_role, "PROJECT_OWNER"),
+            },
+            kms_key_arn=deployment.domain_kms_key_arn,
+            membership_mode=deployment.project_membership,
+            after=[fn.membership for fn in (self.schema_sync, self.lineage) if fn.membership is not None],
         )
         self._grant_schema_sync()
         self._grant_lineage()
@@ -170,6 +198,35 @@ class KafkaLineageStack(cdk.Stack):
         cdk.CfnOutput(self, "AssetTypeName", value=self.types.asset_type_name)
         cdk.CfnOutput(self, "AssetTypeRevision", value=self.types.asset_type_revision)
         self._suppress_nag_findings()
+
+    # The enclosing stack's ARN helpers, so that the grants read as they did when this was the stack.
+    def format_arn(self, **components: Any) -> str:
+        return cdk.Stack.of(self).format_arn(**components)
+
+    @property
+    def partition(self) -> str:
+        return cdk.Stack.of(self).partition
+
+    def get_logical_id(self, element: cdk.CfnElement) -> str:
+        return cdk.Stack.of(self).get_logical_id(element)
+
+    def _check_regions(self) -> None:
+        """Refuse a source cluster in another region than the stack's, when the stack's region is known.
+
+        The functions call Glue, MSK and MSK Connect with clients of their own region, and build the
+        registries' ARNs in it: a cluster elsewhere would fail at run time. Supporting it on purpose would
+        take region-correct clients and ARNs throughout; until then, one region per deployment (deploy the
+        stack once per region).
+        """
+        region = cdk.Stack.of(self).region
+        if cdk.Token.is_unresolved(region):
+            return  # an environment-agnostic stack: the region is known at deploy time only
+        for index, source in enumerate(self.config.settings.sources):
+            if source.region != region:
+                raise ConfigError(
+                    f"cdk.json context kafkaLineage.sources[{index}].clusterArn is in {source.region}, but "
+                    f"the stack deploys to {region}: deploy a stack in {source.region} for that cluster"
+                )
 
     # --- IAM ------------------------------------------------------------------------------------------
     # Which resource types an action accepts is the IAM Service Authorization Reference's (SAR) word, and
@@ -378,7 +435,9 @@ class KafkaLineageStack(cdk.Stack):
         # Nothing should run before the asset type exists and the roles are project members.
         for rule in rules:
             rule.node.add_dependency(self.types.asset_type)
-            rule.node.add_dependency(self.schema_sync.membership, self.lineage.membership)
+            for fn in (self.schema_sync, self.lineage):
+                if fn.membership is not None:
+                    rule.node.add_dependency(fn.membership)
         self.rules = rules
 
     def _accept_source_events(self) -> None:
@@ -444,14 +503,16 @@ class KafkaLineageStack(cdk.Stack):
                 "kafka:GetBootstrapBrokers and kafkaconnect:ListConnectors",
             )
             wildcards = [
-                _arn("ssm", f"parameter{state_root}/*"),
-                *(_arn("ssm", f"parameter{state_root}/{own}/*") for own in owned),
-                _arn("ssm", f"parameter{state_root}/{LEASE_PATH}/{holder}/*"),
+                nag_arn(self, "ssm", f"parameter{state_root}/*"),
+                *(nag_arn(self, "ssm", f"parameter{state_root}/{own}/*") for own in owned),
+                nag_arn(self, "ssm", f"parameter{state_root}/{LEASE_PATH}/{holder}/*"),
             ]
-            wildcards += [_arn("glue", f"schema/{name}/*") for name in self.config.own_registry_names]
+            wildcards += [
+                nag_arn(self, "glue", f"schema/{name}/*") for name in self.config.own_registry_names
+            ]
             if fn is self.lineage:
-                wildcards += [_arn("glue", f"table/{db}/*") for db in self.config.own_databases]
-                wildcards += [_arn("kafkaconnect", name) for name in self.connector_resources]
+                wildcards += [nag_arn(self, "glue", f"table/{db}/*") for db in self.config.own_databases]
+                wildcards += [nag_arn(self, "kafkaconnect", name) for name in self.connector_resources]
             for resource in wildcards:
                 _acknowledge(
                     policy,
@@ -479,6 +540,25 @@ class KafkaLineageStack(cdk.Stack):
             "AwsSolutions-SQS3",
             "This queue is the dead end itself: the functions' on-failure destination and the rules' DLQ",
         )
+
+
+class KafkaLineageStack(cdk.Stack):
+    """The repository's own stack (app.py): nothing but the KafkaLineage construct.
+
+    The construct's id is "Default", which CDK leaves out of logical ids: the resources keep the logical ids
+    (and the outputs their names) they had when this stack held them itself, so a deployed stack updates in
+    place.
+    """
+
+    def __init__(self, scope: Construct, construct_id: str, *, config: StackConfig, **kwargs: Any) -> None:
+        super().__init__(
+            scope,
+            construct_id,
+            description="kafka-lineage: Glue Schema Registry schemas as DataZone assets; Kafka->Glue lineage",
+            **kwargs,
+        )
+        self.kafka_lineage = KafkaLineage(self, "Default", config=config)
+        self.config = config
 
 
 def _cfn(construct: IConstruct) -> cdk.CfnResource:

@@ -17,7 +17,7 @@ from aws_cdk import aws_sqs as sqs
 from aws_cdk.interfaces.aws_events import IRuleRef
 from constructs import Construct
 
-from kafka_lineage.observability import METRICS_NAMESPACE, SERVICE
+from kafka_lineage.model.service import METRICS_NAMESPACE, SERVICE
 
 # What the handlers publish with Powertools Metrics (EMF in their logs, so no cloudwatch:PutMetricData):
 # namespace and `service` dimension from kafka_lineage.observability; schema-sync publishes SchemasFailed

@@ -128,6 +128,19 @@ class SourceAccountConfig(BaseModel):
         return next(iter(self.governance_accounts))
 
 
+def as_source_config(config: Any) -> SourceAccountConfig:
+    """What the KafkaLineageSource construct accepts: the typed model, or the context object (a dict, its JSON
+    text or a JSON file's path) validated as the context is."""
+    if isinstance(config, SourceAccountConfig):
+        return config
+    loaded = load_source_config(config)
+    if loaded is None:
+        raise ConfigError(
+            f"context {SOURCE_CONTEXT_KEY} is empty: trustedRoleArns, externalId and registries are required"
+        )
+    return loaded
+
+
 def load_source_config(raw: Any) -> SourceAccountConfig | None:
     """The source stack's settings, or None when the context does not ask for one. `raw` is a JSON object,
     its text, or the path of a JSON file. Errors name the context key."""

@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import aws_cdk as cdk
@@ -20,24 +21,27 @@ from aws_cdk import aws_events_targets as targets
 from aws_cdk import aws_iam as iam
 from constructs import Construct
 
-from stacks.source_config import SourceAccountConfig
-from stacks.triggers import glue_registry_change_pattern
+from .nag import nag_arn
+from .source_config import SourceAccountConfig, as_source_config
+from .triggers import glue_registry_change_pattern
 
 # The longest session the functions ask for (kafka_lineage.aws.sessions.DURATION_SECONDS).
 MAX_SESSION = cdk.Duration.hours(1)
 
 
-class SourceAccountStack(cdk.Stack):
+class KafkaLineageSource(Construct):
+    """The source-account part (the read-only role, event forwarding), in any stack of that account.
+
+    `config` takes the keys of the `kafkaLineageSource` context (stacks/source_config.py): a dict (or its JSON
+    text) validated as the context is, or the typed model (`SourceAccountConfig`, exported as
+    `kafka_lineage_cdk.KafkaLineageSourceConfig`).
+    """
+
     def __init__(
-        self, scope: Construct, construct_id: str, *, config: SourceAccountConfig, **kwargs: Any
+        self, scope: Construct, construct_id: str, *, config: Mapping[str, Any] | str | SourceAccountConfig
     ) -> None:
-        super().__init__(
-            scope,
-            construct_id,
-            description="kafka-lineage source account: read-only role for the governance account's functions",
-            **kwargs,
-        )
-        self.config = config
+        super().__init__(scope, construct_id)
+        self.config = config = as_source_config(config)
         self.role = iam.Role(
             self,
             "ReaderRole",
@@ -55,7 +59,7 @@ class SourceAccountStack(cdk.Stack):
         self._acknowledge_wildcards()
 
     def _arn(self, service: str, resource: str, name: str | None = None) -> str:
-        return self.format_arn(service=service, resource=resource, resource_name=name)
+        return cdk.Stack.of(self).format_arn(service=service, resource=resource, resource_name=name)
 
     def _grant(self) -> None:
         registries: list[str] = []
@@ -112,7 +116,8 @@ class SourceAccountStack(cdk.Stack):
         governance_bus = events.EventBus.from_event_bus_arn(
             self,
             "GovernanceBus",
-            f"arn:{self.partition}:events:{self.region}:{self.config.governance_account}:event-bus/default",
+            f"arn:{cdk.Stack.of(self).partition}:events:{cdk.Stack.of(self).region}:"
+            f"{self.config.governance_account}:event-bus/default",
         )
         self.forward_rule = events.Rule(
             self,
@@ -127,18 +132,10 @@ class SourceAccountStack(cdk.Stack):
     def _acknowledge_wildcards(self) -> None:
         policy = self.role.node.find_child("DefaultPolicy").node.default_child
         assert isinstance(policy, cdk.CfnResource)
-        found = [
-            f"Resource::arn:<AWS::Partition>:glue:<AWS::Region>:<AWS::AccountId>:schema/{name}/*"
-            for name in self.config.registries
-        ]
-        found += [
-            f"Resource::arn:<AWS::Partition>:glue:<AWS::Region>:<AWS::AccountId>:table/{db}/*"
-            for db in self.config.databases
-        ]
+        found = [f"Resource::{nag_arn(self, 'glue', f'schema/{name}/*')}" for name in self.config.registries]
+        found += [f"Resource::{nag_arn(self, 'glue', f'table/{db}/*')}" for db in self.config.databases]
         if self.config.read_connectors:
-            found.append(
-                "Resource::arn:<AWS::Partition>:kafkaconnect:<AWS::Region>:<AWS::AccountId>:connector/*/*"
-            )
+            found.append(f"Resource::{nag_arn(self, 'kafkaconnect', 'connector/*/*')}")
         if self.config.read_brokers or self.config.read_connectors:
             found.append("Resource::*")
         for finding in found:
@@ -150,3 +147,21 @@ class SourceAccountStack(cdk.Stack):
                     "Authorization Reference gives no resource type",
                 )
             )
+
+
+class SourceAccountStack(cdk.Stack):
+    """The repository's source-account stack (`-c kafkaLineageSource=...`): the KafkaLineageSource construct
+    as "Default", which CDK leaves out of logical ids (a deployed stack updates in place)."""
+
+    def __init__(
+        self, scope: Construct, construct_id: str, *, config: SourceAccountConfig, **kwargs: Any
+    ) -> None:
+        super().__init__(
+            scope,
+            construct_id,
+            description="kafka-lineage source account: read-only role for the governance account's functions",
+            **kwargs,
+        )
+        self.source = KafkaLineageSource(self, "Default", config=config)
+        self.config = config
+        self.role = self.source.role

@@ -1,4 +1,5 @@
-"""CloudFormation custom resource (CDK Provider framework onEvent): the KafkaTopicAssetType asset type.
+"""CloudFormation custom resources (CDK Provider framework onEvent): the KafkaTopicAssetType asset type, and
+the governance check that runs before any type is created (asset_type_resource/governance.py).
 
 Resource properties: DomainId, ProjectId, Spec (smithy/KafkaTopicAssetType.json as a JSON string),
 FormRevisions ({form type name: revision}, from the stack's AWS::DataZone::FormType resources) and
@@ -12,6 +13,7 @@ from typing import Any
 
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
+from asset_type_resource.governance import GovernanceRequest, check_governance, raise_for
 from asset_type_resource.provision import delete_asset_type, reconcile_asset_type
 from kafka_lineage.aws.clients import client
 from kafka_lineage.observability import logger
@@ -22,8 +24,41 @@ def physical_id(domain_id: str, name: str) -> str:
     return f"{domain_id}:{name}"
 
 
+GOVERNANCE_RESOURCE_TYPE = "Custom::DataZoneGovernanceCheck"
+
+
 @logger.inject_lambda_context
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    if event.get("ResourceType") == GOVERNANCE_RESOURCE_TYPE:
+        return governance_check(event)
+    return asset_type(event)
+
+
+def governance_check(event: dict[str, Any]) -> dict[str, Any]:
+    """Custom::DataZoneGovernanceCheck: Create and Update fail naming each missing piece."""
+    props = event["ResourceProperties"]
+    this_id = f"{props['DomainId']}:{props['ProjectId']}:governance"
+    if event["RequestType"] == "Delete":
+        return {"PhysicalResourceId": event.get("PhysicalResourceId", this_id)}
+    if event["RequestType"] not in ("Create", "Update"):
+        raise ValueError(f"unexpected RequestType {event['RequestType']!r}")
+    report = check_governance(client("datazone"), GovernanceRequest.from_properties(props))
+    for note in report.notes:
+        logger.warning(note)
+    logger.info(
+        "governance check",
+        extra={
+            "domainVersion": report.domain_version,
+            "domainUnit": report.domain_unit_id,
+            "problems": list(report.problems),
+        },
+    )
+    raise_for(report)
+    data = {"DomainVersion": report.domain_version, "DomainUnitId": report.domain_unit_id or ""}
+    return {"PhysicalResourceId": this_id, "Data": data}
+
+
+def asset_type(event: dict[str, Any]) -> dict[str, Any]:
     request = event["RequestType"]
     props = event["ResourceProperties"]
     domain_id, project_id = props["DomainId"], props["ProjectId"]

@@ -15,6 +15,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from kafka_lineage.model.asset_forms import AssetForm, check_asset_forms, check_glossary_terms
 from kafka_lineage.model.errors import Location, describe
 from kafka_lineage.model.names import FederatedCatalogName, GlueCatalogName, GlueName
 
@@ -394,19 +395,27 @@ class Tuning(BaseModel):
     max_concurrency: Annotated[int, Field(ge=1, le=64)] = Field(
         default=8, description="Parallel workers for per-item work (reads and DataZone writes)."
     )
-    # Requests per second, per service; the account's quotas are shared, so stay well under them.
+    # Ceilings of the adaptive pacing (aws/pacing.py): each operation starts below its quota
+    # (kafka_lineage.model.quotas) and adapts to what the account leaves, never above these.
     datazone_rps: Annotated[float, Field(gt=0, le=1000)] = Field(
-        default=10.0,
-        description="DataZone requests per second, every HTTP attempt (retries too) counted. The account's "
-        "quotas are shared with everything else in it: stay well under them (DataZone publishes 20 TPS for "
-        "CreateAsset, CreateAssetRevision, DeleteAsset and Search).",
+        default=20.0,
+        description="Ceiling, in requests per second (every HTTP attempt, retries too), of each DataZone "
+        "operation's pace: CreateAsset, CreateListingChangeSet, Search, PostLineageEvent... are paced apart, "
+        "each at its own quota (20 TPS for most, as 'Quotas for Amazon DataZone' documents; an operation "
+        "quoted lower keeps its proportion of this). Each pace starts below it and adapts to what the "
+        "account's other users leave.",
     )
     glue_rps: Annotated[float, Field(gt=0, le=1000)] = Field(
-        default=20.0, description="Glue (Schema Registry and Data Catalog) requests per second."
+        default=20.0,
+        description="Ceiling, in requests per second, of each Glue operation's pace (Schema Registry and "
+        "Data Catalog reads), per source account: AWS publishes no rate for them. Each pace starts below it "
+        "and adapts to throttling.",
     )
     ssm_write_rps: Annotated[float, Field(gt=0, le=1000)] = Field(
         default=2.0,
-        description="SSM PutParameter / DeleteParameter(s) requests per second (the state writes).",
+        description="Ceiling, in requests per second, of the state's SSM writes (PutParameter and "
+        "DeleteParameter(s), one pace for all: AWS publishes no write rate, and the account's Parameter "
+        "Store throughput is shared). The reads keep their documented 40 TPS.",
     )
     # Stop starting new work this many seconds before the invocation's deadline (checkpointing).
     deadline_margin_seconds: Annotated[float, Field(ge=0, le=600)] = Field(
@@ -448,6 +457,19 @@ class Settings(BaseModel):
         "DataZone's lineage graph (GetLineageNode, at most 200 nodes a table; job runs count with the step "
         "they are on); 0: no walk.",
     )
+    asset_forms: tuple[AssetForm, ...] = Field(
+        default=(),
+        description="Extra metadata forms every topic asset carries (`assetForms`, environment "
+        "`ASSET_FORMS`), for domains whose rules require forms before an asset is published: a JSON list of "
+        "`{formName, typeIdentifier, typeRevision?, content}`; `content` may use `{topic}`, `{registryName}` "
+        "and `{schemaArn}`. DataZone validates the content against the form type's model.",
+    )
+    glossary_terms: tuple[str, ...] = Field(
+        default=(),
+        description="Glossary term ids attached to every topic asset (`glossaryTerms`, environment "
+        "`GLOSSARY_TERMS`, a JSON list), for domains whose rules require terms before publishing; "
+        "at most 20.",
+    )
 
     @field_validator("domain_id")
     @classmethod
@@ -463,6 +485,16 @@ class Settings(BaseModel):
     @classmethod
     def _state_root(cls, value: str) -> str:
         return validate_ssm_path(value.rstrip("/") or value)
+
+    @field_validator("asset_forms")
+    @classmethod
+    def _asset_forms(cls, value: tuple[AssetForm, ...]) -> tuple[AssetForm, ...]:
+        return check_asset_forms(value)
+
+    @field_validator("glossary_terms")
+    @classmethod
+    def _glossary_terms(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        return check_glossary_terms(value)
 
     @field_validator("sources")
     @classmethod
@@ -511,6 +543,11 @@ class Settings(BaseModel):
             env["TUNING"] = json.dumps(tuning, separators=(",", ":"))
         if self.drift_downstream_depth != DEFAULT_DRIFT_DOWNSTREAM_DEPTH:
             env["DRIFT_DOWNSTREAM_DEPTH"] = str(self.drift_downstream_depth)
+        if self.asset_forms:
+            forms = [form.model_dump(by_alias=True, exclude_none=True) for form in self.asset_forms]
+            env["ASSET_FORMS"] = json.dumps(forms, separators=(",", ":"), ensure_ascii=False)
+        if self.glossary_terms:
+            env["GLOSSARY_TERMS"] = json.dumps(list(self.glossary_terms), separators=(",", ":"))
         return env
 
     @classmethod
@@ -526,7 +563,12 @@ class Settings(BaseModel):
             "state_root": environ["MAPPING_PATH"],
             "asset_type_name": environ.get("ASSET_TYPE_NAME") or DEFAULT_ASSET_TYPE_NAME,
         }
-        for variable, key in (("SOURCES", "sources"), ("TUNING", "tuning")):
+        for variable, key in (
+            ("SOURCES", "sources"),
+            ("TUNING", "tuning"),
+            ("ASSET_FORMS", "asset_forms"),
+            ("GLOSSARY_TERMS", "glossary_terms"),
+        ):
             if environ.get(variable):
                 try:
                     raw[key] = json.loads(environ[variable])
@@ -553,6 +595,8 @@ _VARIABLES = {
     "asset_type_name": "ASSET_TYPE_NAME",
     "tuning": "TUNING",
     "drift_downstream_depth": "DRIFT_DOWNSTREAM_DEPTH",
+    "asset_forms": "ASSET_FORMS",
+    "glossary_terms": "GLOSSARY_TERMS",
 }
 
 

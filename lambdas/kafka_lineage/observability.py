@@ -2,8 +2,7 @@
 
 from aws_lambda_powertools import Logger, Metrics, Tracer
 
-SERVICE = "kafka-lineage"
-METRICS_NAMESPACE = "KafkaLineage"
+from kafka_lineage.model.service import METRICS_NAMESPACE, SERVICE
 
 logger = Logger(service=SERVICE)
 metrics = Metrics(namespace=METRICS_NAMESPACE, service=SERVICE)

@@ -12,7 +12,7 @@ from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from kafka_lineage.aws.clients import client
-from kafka_lineage.aws.continuation import continue_asynchronously
+from kafka_lineage.aws.continuation import hand_on
 from kafka_lineage.aws.lease import LEASE_MARGIN_SECONDS, StateLease
 from kafka_lineage.config import Settings
 from kafka_lineage.lineage.result import EmitResult
@@ -33,16 +33,6 @@ def _account(context: LambdaContext) -> str:
     # arn:aws:lambda:<region>:<account>:function:<name>
     parts = str(getattr(context, "invoked_function_arn", "") or "").split(":")
     return parts[4] if len(parts) > 4 else ""
-
-
-def _continue(context: LambdaContext, event: dict[str, Any]) -> bool:
-    """Hand the same event to a follow-up invocation; False (and the next schedule) when that fails."""
-    try:
-        continue_asynchronously(client("lambda"), context.invoked_function_arn, event)
-    except Exception as error:
-        logger.error("follow-up invocation failed", extra={"error": str(error)})
-        return False
-    return True
 
 
 @logger.inject_lambda_context(clear_state=True)
@@ -90,7 +80,7 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
         logger.warning("lineage state busy: handing the event to a follow-up", extra={"reason": str(busy)})
         metrics.add_metric(name="LineageBusy", unit=MetricUnit.Count, value=1)
         busy_result = {**EmitResult(dry_run=False).to_dict(), "deferred": "busy"}
-        busy_result["continued"] = _continue(context, follow_up)
+        busy_result["continued"] = hand_on(context.invoked_function_arn, follow_up)
         return busy_result
     finally:
         if lease is not None:
@@ -98,7 +88,7 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     result = outcome.to_dict()
     if outcome.incomplete and outcome.progressed and not outcome.lease_lost:
         # Checkpointed: the state holds every finished topic, so the follow-up redoes none of them.
-        result["continued"] = _continue(context, follow_up)
+        result["continued"] = hand_on(context.invoked_function_arn, follow_up)
     logger.info(
         "lineage-emission finished", extra={"result": {k: v for k, v in result.items() if k != "planned"}}
     )

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from aws_lambda_powertools.utilities.parser.models import EventBridgeModel
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError
 
 from kafka_lineage.lineage.plan import EmitScope, TopicSelector
 from kafka_lineage.model.errors import describe
@@ -35,14 +35,15 @@ class ManualRequest(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True)
 
     topics: list[TopicRequest] | None = Field(default=None, min_length=1)
-    force: bool = False
+    # Strict: `"dryRun": "yes"` is refused, naming the key (lax parsing would take "no" or "false" too).
+    force: StrictBool = False
     # Set by the function itself on the follow-up of a forced run it cut short: the topics the first
     # invocation already re-posted under this nonce are not re-posted again (so the follow-up can finish).
     force_nonce: str | None = Field(
         default=None, alias="forceNonce", min_length=1, max_length=128, pattern=r"^[\x21-\x7e]+$"
     )
-    dry_run: bool = Field(default=False, alias="dryRun")
-    allow_mass_delete: bool = Field(default=False, alias="allowMassDelete")
+    dry_run: StrictBool = Field(default=False, alias="dryRun")
+    allow_mass_delete: StrictBool = Field(default=False, alias="allowMassDelete")
 
 
 def parse_emit_event(event: Any) -> EmitScope:

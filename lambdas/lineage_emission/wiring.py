@@ -10,7 +10,7 @@ from kafka_lineage.aws.clients import client
 from kafka_lineage.aws.connectors import MskConnect, SourceConnectors
 from kafka_lineage.aws.lineage_api import LineageApi
 from kafka_lineage.aws.lineage_graph import DataZoneDownstreamWalker
-from kafka_lineage.aws.pacing import RateLimiter
+from kafka_lineage.aws.pacing import Pacing
 from kafka_lineage.aws.packed_store import PackedStore
 from kafka_lineage.aws.sessions import SourceSessions
 from kafka_lineage.aws.table_mappings import TableMappings
@@ -27,7 +27,7 @@ def connect(settings: Settings, account: str = "", function_name: str = "lineage
     tuning, state_root = settings.tuning, settings.state_root
     # Glue is read in each source's account (a source with a role) under that account's own pacing.
     sessions = SourceSessions(settings, function_name)
-    limiters: dict[str, RateLimiter] = {}
+    limiters: dict[str, Pacing] = {}
 
     def glue_of(key: str) -> Any:
         return sessions.client_for_key(key, "glue") if key else client("glue")
@@ -36,16 +36,22 @@ def connect(settings: Settings, account: str = "", function_name: str = "lineage
         source = settings.source(key) if key else None
         return (source.role_account or "") if source is not None and source.role_arn else account
 
-    def limiter_of(key: str) -> RateLimiter:
-        return limiters.setdefault(account_of(key), RateLimiter(tuning.glue_rps))
+    def limiter_of(key: str) -> Pacing:
+        account = account_of(key)
+        if account not in limiters:
+            limiters[account] = Pacing("glue", tuning.glue_rps)
+        return limiters[account]
 
     def key_of(schema_account: str, registry_name: str) -> str:
         found = settings.source(settings.source_key(schema_account, registry_name))
         return found.key if found is not None and found.role_arn else ""
 
     datazone = client("datazone")
-    datazone_limiter = RateLimiter(tuning.datazone_rps)  # posts, deletes and the drift walks share it
-    ssm_write_limiter = RateLimiter(tuning.ssm_write_rps)  # SSM's write quota is shared by both stores
+    # Each operation at its own quota (kafka_lineage.model.quotas), adapting to what the account leaves;
+    # TUNING's rates are ceilings. Posts, deletes and the drift walks share the DataZone client's pacing.
+    datazone_limiter = Pacing("datazone", tuning.datazone_rps)
+    # SSM's write quota is shared by both stores; its reads are paced at their own (shared) quota.
+    ssm_write_limiter = Pacing("ssm", tuning.ssm_write_rps, ceiling_of=("parameter-writes",))
     return LineageWorld(
         asset_records=AssetRecordStore(ssm, state_root),
         table_mappings=TableMappings(ssm, state_root),

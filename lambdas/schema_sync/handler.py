@@ -15,7 +15,7 @@ from typing import Any
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from kafka_lineage.aws.clients import client
-from kafka_lineage.aws.continuation import continue_asynchronously
+from kafka_lineage.aws.continuation import hand_on
 from kafka_lineage.aws.lease import LEASE_MARGIN_SECONDS, StateLease
 from kafka_lineage.config import Settings
 from kafka_lineage.observability import logger, metrics, tracer
@@ -30,16 +30,6 @@ LEASE_WAIT_SECONDS = 20.0
 
 class SyncFailed(RuntimeError):
     """Raised after every item was tried, when any failed: Lambda retries, the DLQ and alarms see it."""
-
-
-def _hand_on(context: LambdaContext, event: dict[str, Any]) -> bool:
-    """Invoke this function again with `event`; False (logged) when that failed."""
-    try:
-        continue_asynchronously(client("lambda"), context.invoked_function_arn, event)
-    except Exception as error:  # the next scheduled run continues instead; say so
-        logger.error("follow-up invocation failed", extra={"error": str(error)})
-        return False
-    return True
 
 
 @logger.inject_lambda_context(clear_state=True)
@@ -78,7 +68,7 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
         follow_up = event
         if outcome.resume_after is not None:
             follow_up = with_resume(event, outcome.resume_after.group, outcome.resume_after.key)
-        result["continued"] = _hand_on(context, follow_up)
+        result["continued"] = hand_on(context.invoked_function_arn, follow_up)
     logger.info("schema-sync finished", extra={"result": {k: v for k, v in result.items() if k != "planned"}})
     if result["failed"]:
         raise SyncFailed(json.dumps(result, separators=(",", ":")))

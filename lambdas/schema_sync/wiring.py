@@ -8,7 +8,7 @@ from kafka_lineage.aws.catalog import Catalog
 from kafka_lineage.aws.clients import client
 from kafka_lineage.aws.kafka import cluster_namespace
 from kafka_lineage.aws.lease import StateLease
-from kafka_lineage.aws.pacing import RateLimiter
+from kafka_lineage.aws.pacing import Pacing
 from kafka_lineage.aws.packed_store import PackedStore
 from kafka_lineage.aws.registry import SourceRegistries
 from kafka_lineage.aws.sessions import SourceSessions
@@ -26,22 +26,28 @@ def build_adapters(
     tuning = settings.tuning
     # Every call about a source runs in its account: under its role when it has one (aws.sessions).
     sessions = SourceSessions(settings, function_name)
-    limiters: dict[str, RateLimiter] = {}
+    # Each operation at its own quota (kafka_lineage.model.quotas), adapting to what the account leaves;
+    # TUNING's rates are ceilings.
+    limiters: dict[str, Pacing] = {}
 
     def namespace_of(source: Source) -> str:
         return source.namespace or cluster_namespace(sessions.client(source, "kafka"), source.cluster_arn)
 
-    def limiter_of(account: str) -> RateLimiter:  # Glue's quotas are per account
-        return limiters.setdefault(account, RateLimiter(tuning.glue_rps))
+    def limiter_of(account: str) -> Pacing:  # Glue's quotas are per account
+        if account not in limiters:
+            limiters[account] = Pacing("glue", tuning.glue_rps)
+        return limiters[account]
+
+    datazone = Pacing("datazone", tuning.datazone_rps)
+    ssm = client("ssm")
+    ssm_pacing = Pacing("ssm", tuning.ssm_write_rps, ceiling_of=("parameter-writes",))
 
     return SyncAdapters(
         registry=SourceRegistries(settings, lambda source: sessions.client(source, "glue"), limiter_of),
-        catalog=Catalog(
-            client("datazone"), settings.domain_id, settings.project_id, RateLimiter(tuning.datazone_rps)
-        ),
-        asset_records=AssetRecordStore(client("ssm"), settings.state_root, RateLimiter(tuning.ssm_write_rps)),
+        catalog=Catalog(client("datazone"), settings.domain_id, settings.project_id, datazone),
+        asset_records=AssetRecordStore(ssm, settings.state_root, ssm_pacing),
         events=TopicEvents(client("events")),
         namespace_of=namespace_of,
         lease=lease,
-        drift=DriftSummaries(PackedStore(client("ssm"), state_path(settings.state_root, DRIFT))),
+        drift=DriftSummaries(PackedStore(ssm, state_path(settings.state_root, DRIFT))),
     )

@@ -29,6 +29,7 @@ from local.standins.iam import Iam
 from local.standins.kafka import KafkaBrokers
 from local.standins.kafka_channels import KafkaChannels
 from local.standins.kafkaconnect import KafkaConnect
+from local.standins.quotas import Quotas
 from local.standins.readings import Readings
 from local.standins.server import FrontDoor, ServerThread, Standins
 
@@ -44,6 +45,7 @@ __all__ = [
     "KafkaChannels",
     "KafkaConnect",
     "LocalAws",
+    "Quotas",
     "Readings",
     "ServiceError",
     "aws_environment",
@@ -138,6 +140,11 @@ class LocalAws:
     def call_counts(self, service: str | None = None, ok: bool | None = None) -> Counter[str]:
         """Calls per "service:Operation" (e.g. "glue:ListSchemas"), optionally of one service or outcome."""
         return self.standins.calls.counts(service, ok)
+
+    @property
+    def quotas(self) -> Quotas:
+        """The rate quotas (quotas.py): `aws.quotas.enable(neighbour=0.5, clock=virtual.monotonic)`."""
+        return self.standins.quotas
 
     @property
     def kafka(self) -> KafkaBrokers:

@@ -158,6 +158,12 @@ def _arn_member(member: str, resource_type: str) -> Builder:
     return build
 
 
+def _datazone(operation: str, params: Mapping[str, Any], where: Where) -> Resources:
+    # The SAR types only the domain-level actions (GetDomain, ...): the domain, by the id in the request.
+    domain = params.get("identifier") if operation == "GetDomain" else params.get("domainIdentifier")
+    return {"domain": [where.arn("datazone", "domain", DomainId=str(domain))]} if domain else {}
+
+
 _BUILDERS: dict[str, Builder] = {
     "glue": _glue,
     "ssm": _ssm,
@@ -167,6 +173,7 @@ _BUILDERS: dict[str, Builder] = {
     # DescribeConnector / DeleteConnector name the connector by ARN (a URI label); ListConnectors and
     # CreateConnector take no resource type, so they never get here.
     "kafkaconnect": _arn_member("connectorArn", "connector"),
+    "datazone": _datazone,
 }
 
 

@@ -176,6 +176,21 @@ class RemoteAws:
     def latency_ms(self, value: float) -> None:
         self._control("PUT", "latency", {"ms": value})
 
+    def enforce_quotas(self, neighbour: float = 0.0, undocumented: bool = True) -> dict[str, Any]:
+        """Enforce the rate quotas (quotas.py), `neighbour` of each taken by another tool."""
+        state: dict[str, Any] = self._control(
+            "PUT", "quotas", {"neighbour": neighbour, "undocumented": undocumented}
+        )
+        return state
+
+    def quota_state(self) -> dict[str, Any]:
+        """Whether quotas are enforced, the neighbour's share, and the requests refused by operation."""
+        state: dict[str, Any] = self._control("GET", "quotas")
+        return state
+
+    def lift_quotas(self) -> None:
+        self._control("DELETE", "quotas")
+
     @property
     def readings(self) -> Readings:
         """A copy: change readings with set_readings()."""

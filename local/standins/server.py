@@ -36,6 +36,7 @@ from local.standins.iam import DEFAULT_KEY, Iam, access_key_of, moto_key_account
 from local.standins.kafka import KafkaBrokers
 from local.standins.kafka_channels import KafkaChannels
 from local.standins.kafkaconnect import KafkaConnect
+from local.standins.quotas import Quotas
 from local.standins.readings import Readings
 from local.standins.validation import validate
 
@@ -70,6 +71,7 @@ class Standins:
         self._initial_readings = dataclasses.replace(readings)
         self.readings = dataclasses.replace(readings)
         self.faults = Faults()
+        self.quotas = Quotas()  # off until enabled (tests that ask for it, the bench)
         self.calls = CallLog()
         self.latency_ms = 0.0
         self.kafka = KafkaBrokers()
@@ -88,6 +90,7 @@ class Standins:
             reset_moto()
             self.readings = dataclasses.replace(self._initial_readings)
             self.faults.clear()
+            self.quotas.disable()
             self.calls.clear()
             self.latency_ms = 0.0
             self.kafka.reset()
@@ -174,8 +177,14 @@ class FrontDoor:
         service = route.service if route else "unsigned"
         operation = route.operation_name if route else ""
         fault = s.faults.take(service, operation)
+        # The account's rate quotas (quotas.py; off unless enabled), after the injected faults.
+        over = None
+        if fault is None and route is not None and s.quotas.enabled:
+            over = s.quotas.take(service, operation, s.caller_account(request.headers))
         if fault is not None and fault.kind != "lost_response":
             response = protocol.error_response(route, fault.error())
+        elif over is not None:
+            response = protocol.error_response(route, over)
         else:
             response = self._answer(route, request, environ) if route else self._forward(environ, body)
             if fault is not None:  # lost_response: applied above, but the answer never arrives
@@ -187,7 +196,7 @@ class FrontDoor:
                 response.status < 400,
                 response.status,
                 _error_code(response) if response.status >= 400 else None,
-                fault.kind if fault else None,
+                fault.kind if fault else ("quota" if over is not None else None),
             )
         )
         return response
@@ -311,6 +320,12 @@ class FrontDoor:
             elif (method, path) == ("POST", "reset"):
                 s.reset()
                 result = {"ok": True}
+            elif path == "quotas":
+                if method == "PUT":
+                    s.quotas.enable(float(data.get("neighbour", 0.0)), bool(data.get("undocumented", True)))
+                elif method == "DELETE":
+                    s.quotas.disable()
+                result = s.quotas.state()
             elif path == "latency":
                 if method == "PUT":
                     s.latency_ms = float(data["ms"])

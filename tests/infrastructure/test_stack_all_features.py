@@ -210,6 +210,22 @@ def test_log_retention_follows_the_context(synth: Synthesized):
     assert {g["Properties"]["RetentionInDays"] for g in groups} == {90}
 
 
+def test_without_domain_unit_id_no_grant_is_made_but_the_check_runs_before_the_form_types(synth: Synthesized):
+    # Given no domainUnitId / Then no AWS::DataZone::PolicyGrant, and the governance check (which names a
+    # missing grant) runs after the stack's memberships and before every form type
+    assert synth.resources("AWS::DataZone::PolicyGrant") == {}
+    (check_id,) = synth.resources("Custom::DataZoneGovernanceCheck")
+    check = synth.cfn["Resources"][check_id]
+    assert check["Properties"]["GrantsByStack"] == "false"
+    memberships = set(synth.resources("AWS::DataZone::ProjectMembership"))
+    assert len(memberships) == 3
+    assert memberships <= set(check["DependsOn"])
+    for form_type in synth.resources("AWS::DataZone::FormType").values():
+        assert check_id in form_type["DependsOn"]
+    # and, without domainKmsKeyArn, no function may use a KMS key
+    assert not [s for _, s in template_statements(synth.cfn) if s.get("Sid") == "DomainKey"]
+
+
 def test_cdk_nag_aws_solutions_reports_no_unacknowledged_finding(synth: Synthesized):
     report = synth.validation_report()
     assert [r for r in report["pluginReports"] if r.get("conclusion") != "success"] == []

@@ -98,7 +98,9 @@ def test_a_json_string_from_cdk_c_is_accepted():
             "kafkaLineage.tableMappings[0].registryName",
         ),
         (
-            settings_with(tableMappings=[{"topic": "t", "database": "d", "table": "a"}] * 2),
+            settings_with(
+                tableMappings=[{"topic": "dbserver1.inventory.t", "database": "d", "table": "a"}] * 2
+            ),
             "kafkaLineage.tableMappings[1]",
         ),
         (settings_with(lineageTimeoutSeconds=60), "kafkaLineage.lineageTimeoutSeconds"),

@@ -11,7 +11,7 @@ roles for a whole run: a test that needs a grant then fails with AccessDenied.""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import boto3
@@ -22,6 +22,7 @@ from botocore.retries import bucket, standard
 from local import world
 from local.standins import LocalAws
 from local.standins.iam_roles import Role
+from tests.fixtures import VirtualClock
 
 REVOKE_GRANTS_VARIABLE = "KAFKA_LINEAGE_TEST_REVOKE_GRANTS"
 # One attempt: a refusal is seen as it is, not retried.
@@ -77,3 +78,18 @@ def fast_retries(monkeypatch: pytest.MonkeyPatch) -> None:
     unchanged."""
     monkeypatch.setattr(standard.ExponentialBackoff, "delay_amount", lambda self, context: 0.0)
     monkeypatch.setattr(bucket.TokenBucket, "acquire", lambda self, amount=1, block=True: True)
+
+
+@pytest.fixture
+def quotas(local_aws: LocalAws, monkeypatch: pytest.MonkeyPatch) -> Callable[..., VirtualClock]:
+    """Opt-in rate quotas: `clock = quotas(neighbour=0.5)` makes the stand-ins enforce AWS's per-operation
+    request rates (local/standins/quotas.py), `neighbour` of each taken by another tool, on a virtual clock
+    that the functions read too (their pacing, deadlines and waits), so what is throttled does not depend on
+    this machine's speed. Off again when the test ends (the next test's reset)."""
+
+    def enforce(neighbour: float = 0.0, undocumented: bool = True) -> VirtualClock:
+        clock = VirtualClock.install(monkeypatch)
+        local_aws.quotas.enable(neighbour, undocumented, clock=clock.monotonic)
+        return clock
+
+    return enforce

@@ -100,7 +100,7 @@ def test_the_reference_shows_every_key_its_type_default_and_description():
             rows = [line for line in reference.splitlines() if line.startswith(f"| `{key}` |")]
             assert any(gen._cell(field.description) in row for row in rows), (section.title, key)
     # and declared defaults and constraints come from the models
-    assert "| `datazoneRps` | `datazone_rps` | number | `10.0` | &gt; 0; ≤ 1000 |" in reference
+    assert "| `datazoneRps` | `datazone_rps` | number | `20.0` | &gt; 0; ≤ 1000 |" in reference
     assert '| `assetTypeRemovalPolicy` | `"retain"` or `"destroy"` | `"retain"` |' in reference
     assert "| `domainId` | string | required |" in reference
 
@@ -200,3 +200,17 @@ def test_angle_brackets_in_a_description_are_text_not_html():
     cell = gen._cell("e.g. s3tablescatalog/<table bucket>, or `<account>:<registry>`")
     # then the first is escaped and the code span kept as written
     assert cell == "e.g. s3tablescatalog/&lt;table bucket&gt;, or `<account>:<registry>`"
+
+
+def test_the_readme_is_a_front_page_whose_links_lead_into_the_site():
+    # Given the README
+    readme = (ROOT / "README.md").read_text()
+    # then it stays a front page with the two commands of the quick start
+    assert len(readme.splitlines()) <= 200
+    assert "make demo" in readme
+    assert "make test" in readme
+    # and every relative link it has names a file of the repository
+    targets = re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", readme)
+    relative = [target for target in targets if "://" not in target]
+    assert relative
+    assert [target for target in relative if not (ROOT / target).exists()] == []

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from kafka_lineage.aws.pacing import RateLimiter
+from kafka_lineage.aws.pacing import Pacer
 from kafka_lineage.aws.packed_store import PackedStore
 from kafka_lineage.model.asset_records import AssetRecord
 from kafka_lineage.model.state_layout import ASSETS, hash_group, state_path
@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 class AssetRecordStore:
     """Load and save `AssetRecord`s; a record whose entry can't be read is skipped and reported."""
 
-    def __init__(self, ssm: SSMClient, state_root: str, write_limiter: RateLimiter | None = None) -> None:
+    def __init__(self, ssm: SSMClient, state_root: str, write_limiter: Pacer | None = None) -> None:
         self.store = PackedStore(ssm, state_path(state_root, ASSETS), write_limiter=write_limiter)
         self.unreadable: list[str] = []
 

@@ -3,12 +3,16 @@ hooks on each client (`instrument`), and lazy pages with an early stop (`pages_u
 
 Hooks, registered once per client (botocore gives each client its own copy of the event emitter):
 - `before-call` counts the call, once per API call (a page of a listing is one), by operation;
-- `before-send` takes a token of the client's `RateLimiter` for every HTTP attempt, botocore's own retries
-  included: a retry spends the shared quota as much as the first try. Adaptive retry paces a client by the
-  throttling it meets; the token bucket paces ahead of account-wide quotas shared with others;
+- `before-send` takes a token of the operation's limiter (aws.pacing: a `Pacing` gives each operation its
+  own, adapting to the account's quota) for every HTTP attempt, retries included: a retry spends the shared
+  quota as much as the first try;
+- `needs-retry` (first, before botocore's retry handler) tells the limiter how each attempt went, and
+  retries a throttled attempt at once, paced by its limiter, which has just slowed down (aws/pacing.py says
+  why not botocore's adaptive mode); other failures keep botocore's standard retries and backoff;
 - `after-call` (botocore emits it after its retries, before it raises `ClientError`) raises the failure
-  as its kind (`kafka_lineage.model.failures`: `NotFound`, `Conflict`, `Throttled`, `AccessDenied`,
-  `Invalid`, `Unavailable`, or the base `AwsError` for a code of no known kind), with `.code` kept;
+  as its kind (`kafka_lineage.model.failures`: `NotFound`, `Conflict`, `Throttled`, `QuotaExceeded` (an
+  amount, not a rate: never retried as throttling, and it names the quota), `AccessDenied`, `Invalid`,
+  `Unavailable`, or the base `AwsError` for a code of no known kind), with `.code` kept;
 - `after-call-error` raises a connection failure or timeout as `Unavailable`, and any other SDK error
   of the HTTP exchange as the base `AwsError` named after it.
 
@@ -39,12 +43,13 @@ from kafka_lineage.model.failures import (
     Conflict,
     Invalid,
     NotFound,
+    QuotaExceeded,
     Throttled,
     Unavailable,
 )
 
 if TYPE_CHECKING:
-    from kafka_lineage.aws.pacing import RateLimiter
+    from kafka_lineage.aws.pacing import Pacer, Pacing, RateLimiter
 
 C = TypeVar("C")
 P = TypeVar("P")
@@ -101,8 +106,12 @@ _KINDS: dict[type[AwsError], frozenset[str]] = {
             "SlowDown",
             "PriorRequestNotComplete",
             # (not botocore's EC2ThrottledException: Lambda's 502 about the invoked function's network)
-            # quotas (a rate or an amount the account may not exceed)
-            "ServiceQuotaExceededException",  # datazone, ssm, lambda
+        }
+    ),
+    # Quotas on amounts, not rates: waiting does not help, so they are never retried as throttling.
+    QuotaExceeded: frozenset(
+        {
+            "ServiceQuotaExceededException",  # datazone (402), ssm, lambda
             "ResourceNumberLimitExceededException",  # glue
             "ParameterLimitExceeded",  # ssm: the standard tier's 10,000 parameters
             "ParameterMaxVersionLimitExceeded",  # ssm
@@ -184,6 +193,30 @@ _KINDS: dict[type[AwsError], frozenset[str]] = {
     ),
 }
 KIND_OF_CODE: Mapping[str, type[AwsError]] = {code: kind for kind, codes in _KINDS.items() for code in codes}
+# Which quota a QuotaExceeded names, by (code, operation), then by code (the services' documented quotas:
+# "Quotas for Amazon DataZone", "AWS Glue endpoints and quotas", "AWS Systems Manager endpoints and quotas").
+_QUOTA_NAMES: Mapping[tuple[str, str], str] = {
+    ("ServiceQuotaExceededException", "CreateAsset"): "DataZone: data assets per domain (1 million)",
+    ("ServiceQuotaExceededException", "CreateAssetType"): "DataZone: data asset types per domain (1,000)",
+    ("ServiceQuotaExceededException", ""): "a service quota on an amount (see the message)",
+    ("ResourceNumberLimitExceededException", "RegisterSchemaVersion"): (
+        "Glue: schema versions per account and Region (10,000)"
+    ),
+    ("ResourceNumberLimitExceededException", "CreateSchema"): (
+        "Glue: schemas or schema versions per account and Region (10,000 versions)"
+    ),
+    ("ResourceNumberLimitExceededException", ""): "a Glue resource quota (see the message)",
+    ("ParameterLimitExceeded", ""): "SSM: standard-tier parameters per account and Region (10,000)",
+    ("ParameterMaxVersionLimitExceeded", ""): "SSM: versions kept per parameter (100)",
+    ("ResourceLimitExceededException", ""): "an SSM resource quota (see the message)",
+}
+
+
+def quota_named(code: str, operation: str) -> str:
+    """The quota a QuotaExceeded error of `code` on `operation` reports."""
+    return _QUOTA_NAMES.get((code, operation)) or _QUOTA_NAMES.get((code, ""), "a service quota")
+
+
 # A code the table does not know, by the HTTP status of its answer (rest-json services model the status of
 # every error): what botocore's own retry layer calls throttling and transient, and the plain 4xx kinds.
 _KIND_OF_STATUS: Mapping[int, type[AwsError]] = {
@@ -216,8 +249,12 @@ class _Refused(AwsError):
         info = response.get("Error") or {}
         code = str(info.get("Code") or "Unknown")
         message = str(info.get("Message") or "")
+        text = f"{operation_name}: {code}: {message}".strip()
+        if isinstance(self, QuotaExceeded):
+            self.quota = quota_named(code, operation_name)
+            text = f"{text} (quota: {self.quota}; not a rate: not retried)"
         # Not AwsError.__init__: its super() would reach ClientError's, which takes other arguments.
-        Exception.__init__(self, f"{operation_name}: {code}: {message}".strip())
+        Exception.__init__(self, text)
         self.operation, self.code, self.message = operation_name, code, message
         self.response = response
         self.operation_name = operation_name
@@ -231,7 +268,7 @@ class _Refused(AwsError):
 # no type information, so a class statement could not subclass it under strict typing).
 _SDK_CLASSES: dict[type[AwsError], type[_Refused]] = {
     kind: type(f"Sdk{kind.__name__}", (_Refused, kind, ClientError), {"__module__": __name__})
-    for kind in (AwsError, NotFound, Conflict, Throttled, AccessDenied, Invalid, Unavailable)
+    for kind in (AwsError, NotFound, Conflict, Throttled, QuotaExceeded, AccessDenied, Invalid, Unavailable)
 }
 # A connection failure or timeout: Unavailable, and a BotoCoreError as botocore raised it.
 _UNREACHABLE: type[_Refused] = type(
@@ -256,25 +293,47 @@ def _operation(event_name: str) -> str:
 class ClientCalls:
     """The hooks of one client and what they keep: the pacing by operation, and the calls each made."""
 
-    def __init__(self) -> None:
+    def __init__(self, retries: Mapping[str, Any] | None = None) -> None:
         self._lock = threading.Lock()
         self._calls: Counter[str] = Counter()
         self._attempts: Counter[str] = Counter()
+        self._throttled: Counter[str] = Counter()
         self._limiter: RateLimiter | None = None
+        self._pacing: Pacing | None = None
         self._limiters: dict[str, RateLimiter] = {}
+        retries = retries or {}
+        # Throttled attempts are retried here only under botocore's v2 modes (legacy keeps its own ways).
+        mode = retries.get("mode")
+        self._max_attempts = int(retries.get("total_max_attempts") or 1) if mode in _V2_MODES else 0
 
-    def pace(self, limiter: RateLimiter, operations: Iterable[str] | None = None) -> None:
-        """Pace the named operations (every one when None) with `limiter`; the latest pacing set wins."""
+    def pace(self, limiter: Pacer, operations: Iterable[str] | None = None) -> None:
+        """Pace the named operations (every one when None) with `limiter`, or each operation by its own
+        limiter of `pacing` (aws.pacing.Pacing); the latest pacing set wins."""
+        from kafka_lineage.aws.pacing import Pacing
+
         with self._lock:
-            if operations is None:
-                self._limiter = limiter
+            if isinstance(limiter, Pacing) and operations is None:
+                self._pacing, self._limiter = limiter, None
+            elif isinstance(limiter, Pacing):
+                for operation in operations or ():
+                    found = limiter.limiter(operation)
+                    if found is not None:
+                        self._limiters[operation] = found
+            elif operations is None:
+                self._limiter, self._pacing = limiter, None
             else:
                 for operation in operations:
                     self._limiters[operation] = limiter
 
     def limiter(self, operation: str) -> RateLimiter | None:
         with self._lock:
-            return self._limiters.get(operation, self._limiter)
+            return self._limiter_of(operation)
+
+    def _limiter_of(self, operation: str) -> RateLimiter | None:
+        found = self._limiters.get(operation, self._limiter)
+        if found is None and self._pacing is not None:
+            found = self._pacing.limiter(operation)
+        return found
 
     def count(self, *operations: str) -> int:
         """API calls made so far (a page of a listing is one), of the operations named (all when none)."""
@@ -290,6 +349,13 @@ class ClientCalls:
                 return sum(self._attempts.values())
             return sum(self._attempts[operation] for operation in operations)
 
+    def throttled(self, *operations: str) -> int:
+        """Attempts answered with throttling so far, of the operations named (all when none)."""
+        with self._lock:
+            if not operations:
+                return sum(self._throttled.values())
+            return sum(self._throttled[operation] for operation in operations)
+
     def counts(self) -> dict[str, int]:
         with self._lock:
             return dict(self._calls)
@@ -303,9 +369,36 @@ class ClientCalls:
         operation = _operation(event_name)
         with self._lock:
             self._attempts[operation] += 1
-            limiter = self._limiters.get(operation, self._limiter)
+            limiter = self._limiter_of(operation)
         if limiter is not None:
             limiter.acquire()  # outside the lock: other operations' attempts need not wait for this one
+
+    def needs_retry(self, event_name: str, response: Any = None, attempts: int = 1, **_: Any) -> float | None:
+        """Every attempt's answer, before botocore's retry handler sees it: tell the operation's limiter
+        how it went (success: speed up; throttled: slow down), and retry a throttled attempt at once,
+        while attempts remain: the limiter, which has just slowed down, paces the retry on the functions'
+        clock. Any other answer is botocore's to retry (None)."""
+        if response is None:
+            return None  # no answer (a connection failure): botocore's
+        http_response, parsed = response
+        status = int(getattr(http_response, "status_code", 0) or 0)
+        operation = _operation(event_name)
+        with self._lock:
+            limiter = self._limiter_of(operation)
+        if status < 300:
+            if limiter is not None:
+                limiter.succeeded()
+            return None
+        code = str(((parsed or {}).get("Error") or {}).get("Code") or "")
+        if kind_of(code, status) is not Throttled:
+            return None
+        with self._lock:
+            self._throttled[operation] += 1
+        if limiter is not None:
+            limiter.throttled()
+        if attempts >= self._max_attempts:
+            return None  # the last attempt: botocore stops too, and after-call raises Throttled
+        return 0.0
 
     @staticmethod
     def after_call(
@@ -331,6 +424,7 @@ class ClientCalls:
 
 
 _HOOKS = "kafka-lineage-calls"
+_V2_MODES = ("standard", "adaptive")
 # By the client's identity (a test double need not be hashable), forgotten with the client.
 _instrumented: dict[int, ClientCalls] = {}
 _registering = threading.Lock()
@@ -343,9 +437,16 @@ def calls_of(client: Any) -> ClientCalls:
         found = _instrumented.get(key)
         if found is not None:
             return found
-        found = ClientCalls()
-        events = getattr(getattr(client, "meta", None), "events", None)
+        meta = getattr(client, "meta", None)
+        config = getattr(meta, "config", None)
+        found = ClientCalls(getattr(config, "retries", None))
+        events = getattr(meta, "events", None)
         if events is not None:
+            # First, on botocore's own (service-specific) event: its answer (retry now) must win over
+            # botocore's retry handler, which would sleep its backoff first.
+            service_id = getattr(getattr(meta, "service_model", None), "service_id", None)
+            retry_event = f"needs-retry.{service_id.hyphenize()}" if service_id is not None else "needs-retry"
+            events.register_first(retry_event, found.needs_retry, unique_id=f"{_HOOKS}-retry")
             # unique_id: a client's hooks are registered once, however many adapters it is handed to.
             events.register("before-call", found.before_call, unique_id=f"{_HOOKS}-count")
             events.register("before-send", found.before_send, unique_id=f"{_HOOKS}-pace")
@@ -357,9 +458,10 @@ def calls_of(client: Any) -> ClientCalls:
         return found
 
 
-def instrument(client: C, limiter: RateLimiter | None = None, operations: Iterable[str] | None = None) -> C:
+def instrument(client: C, limiter: Pacer | None = None, operations: Iterable[str] | None = None) -> C:
     """`client`, its calls counted, its errors typed, and its `operations` (every one when None) paced by
-    `limiter` when one is given. Idempotent: instrumenting a client again only sets its pacing."""
+    `limiter` when one is given (a `Pacing`: each operation by its own adaptive limiter). Idempotent:
+    instrumenting a client again only sets its pacing."""
     found = calls_of(client)
     if limiter is not None:
         found.pace(limiter, operations)

@@ -2,24 +2,27 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
 import threading
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from kafka_lineage.aws.calls import instrument
 from kafka_lineage.aws.form_members import declared_paths
-from kafka_lineage.aws.pacing import RateLimiter
+from kafka_lineage.aws.pacing import Pacer
 from kafka_lineage.model import clock as default_clock
-from kafka_lineage.model.catalog import AssetContent, AssetType, CatalogAsset, FormSpec
+from kafka_lineage.model.catalog import AssetContent, AssetType, CatalogAsset, Deletion, FormInput, FormSpec
 from kafka_lineage.model.failures import (
     AccessDenied,
     AssetConflict,
     AssetGone,
+    AwsError,
     Conflict,
     Invalid,
     ListingBusy,
     NotFound,
+    PublishRefused,
 )
 from kafka_lineage.observability import logger
 
@@ -43,6 +46,10 @@ LISTING_MAX_PAUSE_SECONDS = 5.0
 # "Conflict with asset <id>": not a documented contract, so a message we can't parse falls back to Search,
 # and so does an id that does not lead to the asset with our external identifier.
 _CONFLICT_ASSET = re.compile(r"\bConflict with asset ([a-zA-Z0-9_-]{1,36})\b")
+# A publish refused by a domain rule: the stand-in's message names it `rule '<name>'` (a reading: AWS
+# documents no message). Without such a name the refusing rules are looked up (GetProject, then ListRules).
+_RULE_NAMED = re.compile(r"\brule '([\w -]{1,256})'")
+PUBLISH_ACTION: Final = "CREATE_LISTING_CHANGE_SET"
 
 
 class _ListingWait:
@@ -69,7 +76,7 @@ class Catalog:
         datazone: DataZoneClient,
         domain_id: str,
         project_id: str,
-        limiter: RateLimiter | None = None,
+        limiter: Pacer | None = None,
         *,
         listing_wait_seconds: float | None = None,
         sleep: Callable[[float], None] | None = None,
@@ -136,18 +143,24 @@ class Catalog:
 
     @staticmethod
     def _forms(asset_type: AssetType, content: AssetContent) -> list[FormInputTypeDef]:
+        """The asset type's forms at the revisions it pins; an extra form (`assetForms`) as its own type."""
         forms: list[FormInputTypeDef] = []
         for form in content.forms:
-            spec = asset_type.forms[form.form_name]
-            forms.append(
-                {
-                    "formName": form.form_name,
-                    "typeIdentifier": spec.type_name,
-                    "typeRevision": spec.type_revision,
-                    "content": form.content,
-                }
-            )
+            spec = asset_type.forms.get(form.form_name)
+            entry: FormInputTypeDef = {"formName": form.form_name, "content": form.content}
+            if spec is not None:
+                entry["typeIdentifier"] = spec.type_name
+                entry["typeRevision"] = spec.type_revision
+            elif form.type_identifier:
+                entry["typeIdentifier"] = form.type_identifier
+                if form.type_revision:
+                    entry["typeRevision"] = form.type_revision
+            forms.append(entry)
         return forms
+
+    @staticmethod
+    def _terms(content: AssetContent) -> dict[str, Any]:
+        return {"glossaryTerms": list(content.glossary_terms)} if content.glossary_terms else {}
 
     def create_asset(
         self, external_identifier: str, content: AssetContent, asset_type: AssetType, token: str
@@ -163,6 +176,7 @@ class Catalog:
                 owningProjectIdentifier=self.project_id,
                 formsInput=self._forms(asset_type, content),
                 clientToken=token,
+                **self._terms(content),
             )
         except Conflict as error:
             found = _CONFLICT_ASSET.search(error.message)
@@ -193,11 +207,13 @@ class Catalog:
                 extra={"assetId": asset_id, "typeRevision": current, "wanted": asset_type.revision},
             )
             held = self.asset_type(asset_type.name, current)
-            kept = tuple(form for form in content.forms if form.form_name in held.forms)
-            left_out = sorted(form.form_name for form in content.forms if form.form_name not in held.forms)
+            kept = tuple(
+                form for form in content.forms if form.form_name in held.forms or form.type_identifier
+            )
+            left_out = sorted(form.form_name for form in content.forms if form not in kept)
             revised = self._revise(
                 asset_id,
-                AssetContent(content.name, content.description, kept),
+                AssetContent(content.name, content.description, kept, content.glossary_terms),
                 held,
                 f"{token[:100]}-at-{current}"[:128],
             )
@@ -221,6 +237,7 @@ class Catalog:
                 typeRevision=asset_type.revision,
                 formsInput=self._forms(asset_type, content),
                 clientToken=token,
+                **self._terms(content),
             )
         except NotFound as error:
             raise AssetGone(asset_id) from error
@@ -246,7 +263,9 @@ class Catalog:
 
         Listing changes are asynchronous. A change refused while an earlier one of the same listing is
         still in progress (a revision published right after the last) is retried once that one took
-        effect; the accepted change itself is not waited for (CREATING turns ACTIVE on its own).
+        effect; the accepted change itself is not waited for (CREATING turns ACTIVE on its own). A publish
+        that DataZone refuses as invalid is a domain rule's refusal (the asset's revision was just written
+        and accepted): PublishRefused, naming the rules.
         """
         wait = _ListingWait(self._clock, self._sleep, self.listing_wait_seconds)
         while True:
@@ -260,6 +279,8 @@ class Catalog:
                     clientToken=token,
                 )
                 return
+            except Invalid as error:
+                raise PublishRefused(error.message, self._refusing_rules(error.message)) from error
             except Conflict as error:
                 if wait.expired():
                     raise ListingBusy(
@@ -268,13 +289,41 @@ class Catalog:
                     ) from error
             wait.pause()
 
+    def _refusing_rules(self, message: str) -> tuple[str, ...]:
+        """The rules a refusal names; when it names none, the publishing rules that cover the project's
+        assets of the type (GetProject for its domain unit, then ListRules). Unreadable: none."""
+        named = tuple(dict.fromkeys(_RULE_NAMED.findall(message)))
+        if named:
+            return named
+        try:
+            project = self.datazone.get_project(domainIdentifier=self.domain_id, identifier=self.project_id)
+            unit = project.get("domainUnitId")
+            if not unit:
+                return ()
+            names: list[str] = []
+            pages = self.datazone.get_paginator("list_rules").paginate(
+                domainIdentifier=self.domain_id,
+                targetType="DOMAIN_UNIT",
+                targetIdentifier=unit,
+                action=PUBLISH_ACTION,
+                projectIds=[self.project_id],
+                includeCascaded=True,
+            )
+            for page in pages:
+                names.extend(str(rule["name"]) for rule in page.get("items", []) if rule.get("name"))
+            return tuple(dict.fromkeys(names))
+        except AwsError as error:
+            logger.warning("publishing rules unreadable", extra={"error": str(error)})
+            return ()
+
     def unpublish(self, asset_id: str, token: str) -> None:
         """Withdraw the listing and wait until it is withdrawn; an asset that is gone or was never
-        published needs nothing.
+        published needs nothing (whatever DataZone answers for one: local/standins/readings.py,
+        unpublish_unlisted).
 
         A change refused while another of the listing is in progress is retried; the unpublish, being
-        asynchronous too, is waited for (GetListing) so that DeleteAsset, which refuses a published asset,
-        can follow. Both waits are bounded: past them ListingBusy, and the next run retries.
+        asynchronous too, is waited for (GetListing). Both waits are bounded: past them ListingBusy, and the
+        next run retries. Only a DeleteAsset that DataZone refuses for a published listing needs this.
         """
         wait = _ListingWait(self._clock, self._sleep, self.listing_wait_seconds)
         while True:
@@ -289,11 +338,11 @@ class Catalog:
                 break
             except NotFound:
                 return
-            except Conflict as error:
+            except (Conflict, Invalid) as error:
                 listing = self._listing_of(asset_id)
                 if listing is None or listing[1] == "INACTIVE":
-                    return  # nothing published: the conflict was about that
-                if wait.expired():
+                    return  # nothing published: the refusal was about that
+                if isinstance(error, Invalid) or wait.expired():
                     raise ListingBusy(
                         f"asset {asset_id}: listing {listing[0]} kept a change in progress for "
                         f"{self.listing_wait_seconds:.0f} s; not unpublished yet: {error}"
@@ -312,26 +361,75 @@ class Catalog:
             status = self._listing_status(listing_id)
             looked = True
 
-    def delete_asset(self, asset_id: str) -> None:
-        """Delete; an asset already gone counts as deleted (deletes are retried freely). A delete refused
-        while the asset's listing is still published or being published waits for it, within a bound."""
-        wait = _ListingWait(self._clock, self._sleep, self.listing_wait_seconds)
-        while True:
-            try:
-                self.datazone.delete_asset(domainIdentifier=self.domain_id, identifier=asset_id)
-                return
-            except NotFound:
-                return
-            except Conflict as error:
-                listing = self._listing_of(asset_id)
-                if listing is None or listing[1] == "INACTIVE":
-                    raise  # refused for another reason (asset filters, data products): say so
-                if wait.expired():
-                    raise ListingBusy(
-                        f"asset {asset_id}: not deleted, its listing {listing[0]} is still {listing[1]} "
-                        f"after {self.listing_wait_seconds:.0f} s: {error}"
-                    ) from error
-            wait.pause()
+    def delete_asset(self, asset_id: str, unpublish_token: str = "", subscribed: bool = False) -> Deletion:
+        """Delete the asset, and with it its listing (DataZone deletes both: "Delete an Amazon DataZone
+        asset"): one DeleteAsset. An asset already gone counts as deleted (deletes are retried freely).
+
+        A delete refused while the listing has approved subscriptions is held (Deletion.held): the
+        subscriptions are never revoked or cancelled. `subscribed` (the asset was held before) asks
+        ListSubscriptions first, so a still-held asset costs no refused delete. A delete refused only
+        because the listing is still published (a reading: local/standins/readings.py,
+        delete_requires_unpublish) unpublishes, waits, and deletes again.
+        """
+        if subscribed:
+            listing = self._listing_of(asset_id)
+            count = self.approved_subscriptions(listing[0]) if listing else 0
+            if count:
+                return Deletion(count)
+        try:
+            self.datazone.delete_asset(domainIdentifier=self.domain_id, identifier=asset_id)
+            return Deletion()
+        except NotFound:
+            return Deletion()
+        except (Conflict, Invalid) as error:
+            listing = self._listing_of(asset_id)
+            if listing is None:
+                raise  # refused for another reason (asset filters, data products): say so
+            count = self.approved_subscriptions(listing[0])
+            if count:
+                return Deletion(count)
+            if listing[1] == "INACTIVE":
+                raise
+            logger.info(
+                "DeleteAsset refused a published asset; unpublishing it first",
+                extra={"assetId": asset_id, "error": str(error)},
+            )
+        self.unpublish(asset_id, unpublish_token or f"unpublish-{asset_id}")
+        with contextlib.suppress(NotFound):
+            self.datazone.delete_asset(domainIdentifier=self.domain_id, identifier=asset_id)
+        return Deletion()
+
+    def approved_subscriptions(self, listing_id: str) -> int:
+        """How many APPROVED subscriptions the listing has (ListSubscriptions, by listing and status)."""
+        pages = self.datazone.get_paginator("list_subscriptions").paginate(
+            domainIdentifier=self.domain_id,
+            subscribedListingId=listing_id,
+            status="APPROVED",
+            PaginationConfig={"PageSize": SEARCH_PAGE_SIZE},
+        )
+        return sum(len(page.get("items", [])) for page in pages)
+
+    def asset_content(self, asset_id: str) -> AssetContent:
+        """The asset's latest content as DataZone holds it (name, description, forms, glossary terms)."""
+        try:
+            answer = self.datazone.get_asset(domainIdentifier=self.domain_id, identifier=asset_id)
+        except NotFound as error:
+            raise AssetGone(asset_id) from error
+        forms = tuple(
+            FormInput(
+                form["formName"],
+                form.get("content") or "{}",
+                type_identifier=form.get("typeName"),
+                type_revision=form.get("typeRevision"),
+            )
+            for form in answer.get("formsOutput", [])
+        )
+        return AssetContent(
+            answer.get("name", ""),
+            answer.get("description", ""),
+            forms,
+            tuple(answer.get("glossaryTerms", [])),
+        )
 
     def _listing_of(self, asset_id: str) -> tuple[str, str] | None:
         """(listing id, status) of the asset's listing as GetAsset reports it; None when it has none."""

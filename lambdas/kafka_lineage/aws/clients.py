@@ -11,9 +11,10 @@ from botocore.config import Config
 
 from kafka_lineage.aws.calls import instrument
 
-# Adaptive retry: botocore backs off on throttling and 5xx and paces the client's own send rate.
+# Standard retry: botocore backs off on 5xx and connection failures; throttling is the call layer's to
+# pace and retry, per operation (aws/pacing.py says why not botocore's `adaptive` mode).
 RETRY_CONFIG = Config(
-    retries={"mode": "adaptive", "max_attempts": 8},
+    retries={"mode": "standard", "max_attempts": 8},
     connect_timeout=5,
     read_timeout=30,
     max_pool_connections=32,

@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from kafka_lineage.aws.calls import Stopped, instrument, pages_until
-from kafka_lineage.aws.pacing import RateLimiter
+from kafka_lineage.aws.pacing import Pacer, RateLimiter
 from kafka_lineage.config import Source
 from kafka_lineage.model.connector_keys import kept_config
 from kafka_lineage.model.connectors import ConnectorConfig, ConnectorNote, ConnectorReads
@@ -82,7 +82,7 @@ class MskConnect:
     """Reads connectors through one `kafkaconnect` client (and the `kafka` client for cluster brokers)."""
 
     def __init__(
-        self, kafkaconnect: KafkaConnectClient, kafka: KafkaClient, limiter: RateLimiter | None = None
+        self, kafkaconnect: KafkaConnectClient, kafka: KafkaClient, limiter: Pacer | None = None
     ) -> None:
         self.limiter = limiter or RateLimiter(DEFAULT_RPS)
         # One pace for both: the brokers of each cluster, the listing's pages, each DescribeConnector.

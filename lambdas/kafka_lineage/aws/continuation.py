@@ -6,6 +6,8 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from kafka_lineage.aws.calls import instrument
+from kafka_lineage.aws.clients import client
+from kafka_lineage.observability import logger
 
 if TYPE_CHECKING:
     from mypy_boto3_lambda import LambdaClient
@@ -22,3 +24,14 @@ def continue_asynchronously(lambda_client: LambdaClient, function_arn: str, even
     instrument(lambda_client).invoke(
         FunctionName=function_arn, InvocationType="Event", Payload=json.dumps(event).encode()
     )
+
+
+def hand_on(function_arn: str, event: dict[str, Any]) -> bool:
+    """Both handlers' hand-over: invoke `function_arn` again with `event`; False (logged) when that failed,
+    and the next scheduled run continues instead (the state holds everything finished so far)."""
+    try:
+        continue_asynchronously(client("lambda"), function_arn, event)
+    except Exception as error:
+        logger.error("follow-up invocation failed", extra={"error": str(error)})
+        return False
+    return True

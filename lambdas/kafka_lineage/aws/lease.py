@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from kafka_lineage.aws.calls import instrument
-from kafka_lineage.aws.pacing import RateLimiter
+from kafka_lineage.aws.pacing import Pacer
 from kafka_lineage.aws.packed_store import WRITE_OPERATIONS
 from kafka_lineage.model.failures import Conflict, LeaseBusy, LeaseLost
 from kafka_lineage.model.state_layout import CONFIG, state_path
@@ -72,7 +72,7 @@ class StateLease:
         clock: Callable[[], float] = time.time,
         sleep: Callable[[float], None] = time.sleep,
         poll_seconds: float = 2.0,
-        write_limiter: RateLimiter | None = None,
+        write_limiter: Pacer | None = None,
     ) -> None:
         if ttl_seconds <= 0:
             raise ValueError("ttl_seconds must be positive")

@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from kafka_lineage.aws.calls import instrument
-from kafka_lineage.aws.pacing import RateLimiter
+from kafka_lineage.aws.pacing import Pacer
 from kafka_lineage.model.failures import NotFound
 from kafka_lineage.model.lineage_events import EventSummary
 
@@ -23,7 +23,7 @@ CLIENT_TOKEN_MAX = 128  # ClientToken: 1-128 characters of [\x21-\x7E]
 
 
 class LineageApi:
-    def __init__(self, datazone: DataZoneClient, domain_id: str, limiter: RateLimiter | None = None) -> None:
+    def __init__(self, datazone: DataZoneClient, domain_id: str, limiter: Pacer | None = None) -> None:
         # Posts, deletes and the drift walks share the client and its limiter (lineage.run).
         self.datazone = instrument(datazone, limiter)
         self.domain_id = domain_id

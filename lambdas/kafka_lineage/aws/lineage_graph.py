@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from kafka_lineage.aws.calls import instrument
-from kafka_lineage.aws.pacing import RateLimiter
+from kafka_lineage.aws.pacing import Pacer
 from kafka_lineage.model.downstream import DownstreamNode
 from kafka_lineage.model.failures import NotFound
 from kafka_lineage.observability import logger
@@ -87,7 +87,7 @@ class DataZoneDownstreamWalker:
         *,
         depth: int = DEFAULT_DEPTH,
         max_nodes: int = DEFAULT_MAX_NODES,
-        limiter: RateLimiter | None = None,
+        limiter: Pacer | None = None,
     ) -> None:
         if depth < 0:
             raise ValueError("depth must be 0 or more")

@@ -1,36 +1,179 @@
-"""The request-rate limiter the call layer paces each client by (kafka_lineage.aws.calls)."""
+"""The request-rate limiters the call layer paces AWS calls by (kafka_lineage.aws.calls): a fixed token bucket
+(`RateLimiter`), and the per-operation adaptive pacing of every client (`AdaptiveLimiter`, `Pacing`).
+
+AWS throttles per operation, per account and Region (kafka_lineage.model.quotas: the one table of quotas),
+and the account's quotas are shared with every other tool in it. So each operation (each quota: SSM's
+reads share one) gets its own limiter that starts below its quota and adapts to what the account leaves:
+additive increase while calls succeed, multiplicative decrease on throttling (AIMD).
+
+Why not botocore's `adaptive` retry mode (botocore/retries/adaptive.py, ClientRateLimiter with a CUBIC
+calculator): its limiter is per client, so one throttled operation slows every other operation of that
+client (a throttled CreateListingChangeSet would slow CreateAsset, which has its own quota); it starts
+unthrottled and only engages after the first throttle, so a run always begins by overrunning a quota a
+neighbour already uses; it knows no quota to start below or ceiling to stay under; and it reads the wall
+clock, not the functions' clock seam (kafka_lineage.model.clock), so tests could not drive it in virtual
+time. Its retry backoff is kept for everything but throttling (the clients use the `standard` mode); a
+throttled attempt is retried at once through its operation's limiter, which just slowed down (calls.py).
+"""
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Collection, Mapping
 
 from kafka_lineage.model import clock
+from kafka_lineage.model.quotas import TYPICAL_PER_SECOND, Quota, quota_of
+
+# A limiter starts at this share of its ceiling: below the quota, as a neighbour may be using some of it.
+START_SHARE = 0.75
+# Additive increase: this share of the ceiling per second of calls that succeed (20 TPS: +1 TPS a second).
+INCREASE_SHARE_PER_SECOND = 0.05
+# Near the rate of the last throttle, increase this much more slowly (the quota's edge is probably there).
+NEAR_EDGE_SLOWDOWN = 0.1
+NEAR_EDGE = (0.85, 1.05)  # as shares of the rate throttled last
+DECREASE = 0.7  # multiplicative decrease on a throttle
+# Throttles within this long of a decrease are the same overrun (requests already in flight): one decrease.
+COOLDOWN_SECONDS = 1.0
+FLOOR_SHARE = 0.05  # never below this share of the ceiling
+BURST_SECONDS = 0.25  # tokens kept for workers that were busy elsewhere: a quarter of a second's worth
 
 
 class RateLimiter:
-    """A token bucket shared by threads: `acquire()` blocks until one request may go.
+    """A token bucket shared by threads: `acquire()` blocks until one request may go, at a fixed rate.
 
-    Account-level quotas (DataZone, SSM's write rate) are shared with everything else in the account,
-    so the sync paces itself below them instead of relying on throttling errors alone.
+    `succeeded` and `throttled` are what the call layer reports of each attempt; a fixed rate ignores them.
     """
 
     def __init__(self, per_second: float, burst: int | None = None) -> None:
         if per_second <= 0:
             raise ValueError("per_second must be positive")
-        self.per_second = per_second
+        self._rate = per_second
         self.capacity = float(burst if burst is not None else max(1, round(per_second)))
         self._tokens = self.capacity
         self._updated = clock.monotonic()
         self._lock = threading.Lock()
 
+    @property
+    def per_second(self) -> float:
+        """The rate requests go at now."""
+        with self._lock:
+            return self._rate
+
     def acquire(self) -> None:
         while True:
             with self._lock:
                 now = clock.monotonic()
-                self._tokens = min(self.capacity, self._tokens + (now - self._updated) * self.per_second)
+                self._tokens = min(self.capacity, self._tokens + (now - self._updated) * self._rate)
                 self._updated = now
                 if self._tokens >= 1:
                     self._tokens -= 1
                     return
-                wait = (1 - self._tokens) / self.per_second
+                wait = (1 - self._tokens) / self._rate
             clock.sleep(wait)
+
+    def succeeded(self) -> None:
+        return None
+
+    def throttled(self) -> None:
+        return None
+
+
+class AdaptiveLimiter(RateLimiter):
+    """A token bucket whose rate adapts (AIMD): it starts at `start` (default START_SHARE of `ceiling`),
+    grows by `increase` requests a second per second while calls succeed (more slowly near the rate that was
+    throttled last), never above `ceiling`, and is cut by DECREASE on a throttle (once per COOLDOWN_SECONDS:
+    the requests already in flight were sent at the old rate)."""
+
+    def __init__(self, ceiling: float, start: float | None = None, increase: float | None = None) -> None:
+        if ceiling <= 0:
+            raise ValueError("ceiling must be positive")
+        first = min(ceiling, start if start is not None else ceiling * START_SHARE)
+        super().__init__(first, burst=1)
+        self.ceiling = ceiling
+        self.floor = ceiling * FLOOR_SHARE
+        self.increase = increase if increase is not None else ceiling * INCREASE_SHARE_PER_SECOND
+        self._edge: float | None = None  # the rate throttled last
+        self._decreased_at: float | None = None
+        self.successes = 0
+        self.throttles = 0
+        self._resize()
+
+    def _resize(self) -> None:
+        self.capacity = max(1.0, self._rate * BURST_SECONDS)
+
+    def succeeded(self) -> None:
+        with self._lock:
+            self.successes += 1
+            step = self.increase / self._rate  # one success in a second's `rate` of them
+            edge = self._edge
+            if edge is not None and NEAR_EDGE[0] * edge <= self._rate <= NEAR_EDGE[1] * edge:
+                step *= NEAR_EDGE_SLOWDOWN
+            self._rate = min(self.ceiling, self._rate + step)
+            self._resize()
+
+    def throttled(self) -> None:
+        with self._lock:
+            self.throttles += 1
+            now = clock.monotonic()
+            if self._decreased_at is not None and now - self._decreased_at < COOLDOWN_SECONDS:
+                return
+            self._decreased_at = now
+            self._edge = self._rate
+            self._rate = max(self.floor, self._rate * DECREASE)
+            self._tokens = min(self._tokens, 0.0)  # the next request waits a full interval
+            self._resize()
+
+
+class Pacing:
+    """The adaptive limiters of one service's calls in one account, one per quota (model/quotas.py), made
+    when an operation is first called. Each starts below its ceiling and may climb to it: the operation's
+    quota, scaled by `ceiling` (the service's TUNING rate, the ceiling of its typical quota) for the quotas
+    `ceiling_of` names (all when None). At the defaults every ceiling is the quota itself."""
+
+    def __init__(
+        self, service: str, ceiling: float | None = None, ceiling_of: Collection[str] | None = None
+    ) -> None:
+        self.service = service
+        self.ceiling = ceiling
+        self._ceiling_of = None if ceiling_of is None else frozenset(ceiling_of)  # quotas it caps (None: all)
+        self._limiters: dict[str, AdaptiveLimiter] = {}
+        self._quotas: dict[str, Quota | None] = {}
+        self._lock = threading.Lock()
+
+    def limiter(self, operation: str) -> AdaptiveLimiter | None:
+        """The operation's limiter (None: an operation of no known quota, not paced)."""
+        with self._lock:
+            if operation not in self._quotas:
+                self._quotas[operation] = quota_of(self.service, operation)
+            quota = self._quotas[operation]
+            if quota is None:
+                return None
+            found = self._limiters.get(quota.bucket)
+            if found is None:
+                found = self._limiters[quota.bucket] = AdaptiveLimiter(self._ceiling(quota))
+            return found
+
+    def _ceiling(self, quota: Quota) -> float:
+        if self.ceiling is None or (self._ceiling_of is not None and quota.bucket not in self._ceiling_of):
+            return quota.per_second
+        # TUNING's rate is the ceiling of the service's typical quota; an operation AWS quotes lower
+        # (DataZone's subscription calls: 3 of 20) keeps its proportion of it.
+        return self.ceiling * quota.per_second / TYPICAL_PER_SECOND.get(self.service, quota.per_second)
+
+    def rates(self) -> Mapping[str, float]:
+        """The rate each quota's limiter goes at now (requests a second), by quota."""
+        with self._lock:
+            return {bucket: limiter.per_second for bucket, limiter in self._limiters.items()}
+
+    def rate(self, operation: str) -> float | None:
+        """The rate `operation` goes at now; before its first call, where its limiter would start."""
+        limiter = self.limiter(operation)
+        return limiter.per_second if limiter is not None else None
+
+    def throttles(self) -> int:
+        with self._lock:
+            return sum(limiter.throttles for limiter in self._limiters.values())
+
+
+# What an adapter is paced by: a fixed rate for all its calls, or each operation by its own (Pacing).
+Pacer = RateLimiter | Pacing

@@ -70,7 +70,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from kafka_lineage.aws.calls import instrument
-from kafka_lineage.aws.pacing import RateLimiter
+from kafka_lineage.aws.pacing import Pacer
 from kafka_lineage.model.failures import NotFound
 from kafka_lineage.model.state_layout import MAX_VALUE_BYTES, hash_group
 from kafka_lineage.observability import logger
@@ -176,7 +176,7 @@ class PackedStore:
         ssm: SSMClient,
         prefix: str,
         *,
-        write_limiter: RateLimiter | None = None,
+        write_limiter: Pacer | None = None,
         group_bits: int = 8,
     ) -> None:
         if not prefix.startswith("/"):

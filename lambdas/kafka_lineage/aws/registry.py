@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from kafka_lineage.aws.calls import calls_of, instrument
-from kafka_lineage.aws.pacing import RateLimiter
+from kafka_lineage.aws.pacing import Pacer
 from kafka_lineage.config import Settings, Source
 from kafka_lineage.model.failures import NotFound, RegistryNotFound, SchemaNotFound
 from kafka_lineage.model.registry import ListedSchema, SchemaDetails, SchemaVersion
@@ -30,7 +30,7 @@ def _text(value: Any) -> str:
 
 
 class RegistryReader:
-    def __init__(self, glue: GlueClient, limiter: RateLimiter | None = None) -> None:
+    def __init__(self, glue: GlueClient, limiter: Pacer | None = None) -> None:
         self.glue = instrument(glue, limiter)
         self.limiter = limiter
         self._calls_before = calls_of(glue).count(*OPERATIONS)
@@ -126,12 +126,12 @@ class SourceRegistries(RegistryReader):
         self,
         settings: Settings,
         glue_of: Callable[[Source | None], GlueClient],
-        limiter_of: Callable[[str], RateLimiter | None],
+        limiter_of: Callable[[str], Pacer | None],
     ) -> None:
         # No client of its own: each source's reader has its source's (so no super().__init__).
         self.settings = settings
         self._glue_of = glue_of
-        self._limiter_of = limiter_of  # account -> RateLimiter (Glue quotas are per account)
+        self._limiter_of = limiter_of  # account -> its Pacing (Glue quotas are per account)
         self._readers: dict[str, RegistryReader] = {}
         # Each distinct client once (sources of one account share it), with its count when first used.
         self._clients: dict[int, tuple[GlueClient, int]] = {}

@@ -21,7 +21,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from kafka_lineage.aws.calls import Stopped, instrument, pages_until
-from kafka_lineage.aws.pacing import RateLimiter
+from kafka_lineage.aws.pacing import Pacer
 from kafka_lineage.model.failures import AwsError, NotFound, describe_failure
 from kafka_lineage.model.registry import VersionDefinition
 from kafka_lineage.model.tables import GlueTable, TableColumn, TableReads, TableRef
@@ -51,7 +51,7 @@ def expressions(names: Iterable[str], limit: int = EXPRESSION_MAX) -> list[str]:
 
 
 class GlueTables:
-    def __init__(self, glue: GlueClient, limiter: RateLimiter | None = None, account: str = "") -> None:
+    def __init__(self, glue: GlueClient, limiter: Pacer | None = None, account: str = "") -> None:
         self.glue = instrument(glue, limiter)
         self.limiter = limiter
         # Only for an answer without CatalogId (Glue always sends it; a stand-in might not).
@@ -167,7 +167,7 @@ class GlueTables:
 class SchemaVersions:
     """GetSchemaVersion for the version a run describes: its definition and registration time."""
 
-    def __init__(self, glue: GlueClient, limiter: RateLimiter | None = None) -> None:
+    def __init__(self, glue: GlueClient, limiter: Pacer | None = None) -> None:
         self.glue = instrument(glue, limiter)
         self.limiter = limiter
 
@@ -191,7 +191,7 @@ class SourceTables(GlueTables):
     def __init__(
         self,
         glue_of: Callable[[str], GlueClient],
-        limiter_of: Callable[[str], RateLimiter | None],
+        limiter_of: Callable[[str], Pacer | None],
         account_of: Callable[[str], str],
     ) -> None:
         super().__init__(glue_of(""), limiter_of(""), account_of(""))
@@ -236,7 +236,7 @@ class SourceSchemaVersions(SchemaVersions):
         self,
         key_of: Callable[[str, str], str],
         glue_of: Callable[[str], GlueClient],
-        limiter_of: Callable[[str], RateLimiter | None],
+        limiter_of: Callable[[str], Pacer | None],
     ) -> None:
         super().__init__(glue_of(""), limiter_of(""))
         self._key_of, self._glue_of, self._limiter_of = key_of, glue_of, limiter_of

@@ -2,7 +2,9 @@
 
 - `names`: Glue Schema Registry and Data Catalog names as constrained types (`GlueName`, `GlueCatalogName`);
 - `errors`: one rendering of pydantic validation errors;
-- `failures`: the failures adapters raise and the logic catches (AWS errors by kind, domain outcomes);
+- `failures`: the failures adapters raise and the logic catches (AWS errors by kind, domain outcomes), and
+  the one reading of a failure (`describe_failure`);
+- `report`: what both runs' results are made of (`Sample`, a sampled per-item list; `failure_item`);
 - `events`: the "Topic Asset Changed" and "Schema Drift Detected" events, and the Glue CloudTrail events;
 - `table_mapping`: an explicit topic -> table mapping (the stack's settings and the resolver) and the SSM
   parameter it is read from;

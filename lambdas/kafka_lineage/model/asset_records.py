@@ -29,6 +29,12 @@ class AssetRecord:
     asset_revision: str = ""  # the DataZone revision last written: makes revision tokens unique
     source_fingerprint: str = ""  # hash of what GetSchema + ListSchemaVersions said (verify compares it)
     previous_version: int = 0  # the version mirrored before `latest_version` (0: none): drift is between them
+    # The asset exists but its last publish was refused (a domain rule): the next run publishes it, creating
+    # nothing again.
+    unpublished: bool = False
+    # The schema is gone but the asset's deletion is held: its listing had this many approved subscriptions
+    # when last looked at (0: not held). The asset shows the schema deleted; a later run deletes it.
+    held: int = 0
 
     @property
     def topic(self) -> str:
@@ -50,6 +56,8 @@ class AssetRecord:
             "ar": self.asset_revision,
             "sf": self.source_fingerprint,
             **({"pv": self.previous_version} if self.previous_version else {}),
+            **({"np": 1} if self.unpublished else {}),
+            **({"hd": self.held} if self.held else {}),
         }
 
     @classmethod
@@ -69,6 +77,8 @@ class AssetRecord:
             asset_revision=str(entry.get("ar", "")),
             source_fingerprint=str(entry.get("sf", "")),
             previous_version=int(entry.get("pv", 0)),
+            unpublished=bool(entry.get("np", 0)),
+            held=int(entry.get("hd", 0)),
         )
 
     def as_dict(self) -> dict[str, Any]:

@@ -33,6 +33,10 @@ class AssetType:
 class FormInput:
     form_name: str
     content: str  # JSON text
+    # An extra metadata form (one the asset type does not define, such as an `assetForms` setting's) names
+    # its form type; the asset type's own forms take the type and revision the asset type pins.
+    type_identifier: str | None = None
+    type_revision: str | None = None
 
 
 @dataclass(frozen=True)
@@ -40,6 +44,7 @@ class AssetContent:
     name: str
     description: str
     forms: tuple[FormInput, ...]
+    glossary_terms: tuple[str, ...] = ()  # glossary term ids attached to the asset
 
 
 @dataclass(frozen=True)
@@ -48,3 +53,15 @@ class CatalogAsset:
     external_identifier: str
     revision: str
     note: str = ""  # what the write could not do as asked (the run reports it as a warning)
+
+
+@dataclass(frozen=True)
+class Deletion:
+    """What a DeleteAsset came to: done (`subscriptions` 0), or held while the asset's listing has that many
+    approved subscriptions (nothing revokes or cancels them)."""
+
+    subscriptions: int = 0
+
+    @property
+    def held(self) -> bool:
+        return self.subscriptions > 0

@@ -31,7 +31,14 @@ class Conflict(AwsError):
 
 
 class Throttled(AwsError):
-    """A rate or quota refused the call, even after the SDK's backing off."""
+    """A request rate refused the call, even after the retries paced by the call layer."""
+
+
+class QuotaExceeded(AwsError):
+    """A service quota on an amount (assets per domain, schema versions per account, standard-tier
+    parameters...) refused the call: not throttling, so never retried as such; `.quota` names the quota."""
+
+    quota: str = "a service quota"
 
 
 class AccessDenied(AwsError):
@@ -76,6 +83,18 @@ class AssetConflict(Exception):
 
 class AssetGone(Exception):
     """The asset no longer exists."""
+
+
+class PublishRefused(Exception):
+    """DataZone refused to publish the asset: a domain rule (metadata form or glossary term enforcement for
+    CREATE_LISTING_CHANGE_SET) is not met. The asset stays created and unpublished. `rules` names the rules
+    that refused it, as far as they could be told; `message` is DataZone's."""
+
+    def __init__(self, message: str, rules: tuple[str, ...] = ()) -> None:
+        named = f"publish refused by rule(s) {', '.join(rules)}: " if rules else "publish refused: "
+        super().__init__(named + message)
+        self.message = message
+        self.rules = rules
 
 
 class ListingBusy(Exception):

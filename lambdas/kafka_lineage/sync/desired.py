@@ -13,6 +13,7 @@ from typing import Any
 
 from kafka_lineage.config import Source
 from kafka_lineage.drift.summary import DriftSummary
+from kafka_lineage.model.asset_forms import AssetForm, clashes
 from kafka_lineage.model.catalog import AssetContent, AssetType, FormInput
 from kafka_lineage.model.registry import SchemaDetails
 from kafka_lineage.schemas import ParsedSchema
@@ -29,6 +30,7 @@ TABLE_FORM_TYPE = "amazon.datazone.RelationalTableFormType"
 TABLE_FORM_ESSENTIALS = frozenset({"columns", "columns.columnName", "columns.dataType"})
 
 FORM_CONTENT_LIMIT = 300_000  # characters per form's content (CreateAsset)
+MAX_FORMS = 10  # CreateAsset's formsInput: at most 10 forms
 NAME_LIMIT = 256
 DESCRIPTION_LIMIT = 2048
 # Keep the newest versions when a schema has very many: the history must fit the form's content limit.
@@ -60,8 +62,32 @@ def digest(*parts: Any) -> str:
     return hashlib.sha256(_json(parts).encode()).hexdigest()
 
 
+@dataclass(frozen=True)
+class Governance:
+    """What a governed domain's rules ask of every asset: extra metadata forms (`assetForms`) and glossary
+    terms (`glossaryTerms`). Empty by default."""
+
+    asset_forms: tuple[AssetForm, ...] = ()
+    glossary_terms: tuple[str, ...] = ()
+
+    def marker(self) -> str:
+        """Moves the source fingerprint when the settings change, so every asset is rebuilt and revised."""
+        if not self.asset_forms and not self.glossary_terms:
+            return ""
+        return digest(
+            [form.model_dump(by_alias=True) for form in self.asset_forms], list(self.glossary_terms)
+        )
+
+
+NO_GOVERNANCE = Governance()
+
+
 def source_fingerprint(
-    details: SchemaDetails, namespace: str, asset_type_revision: str, drift_marker: str = ""
+    details: SchemaDetails,
+    namespace: str,
+    asset_type_revision: str,
+    drift_marker: str = "",
+    governance: Governance = NO_GOVERNANCE,
 ) -> str:
     """What GetSchema + ListSchemaVersions say, minus UpdatedTime, plus the drift summary the asset shows
     (sync.drift.marker): equal fingerprints, equal content.
@@ -83,6 +109,8 @@ def source_fingerprint(
     ]
     if drift_marker:  # absent otherwise: schemas without drift keep the fingerprint they had
         parts.append(drift_marker)
+    if governance.marker():  # likewise: without assetForms and glossaryTerms nothing moves
+        parts.append(governance.marker())
     return digest(*parts)
 
 
@@ -154,10 +182,12 @@ def desired_asset(
     namespace: str,
     asset_type: AssetType,
     drift: DriftSummary | None = None,
+    governance: Governance = NO_GOVERNANCE,
 ) -> Desired:
     """The complete asset content for one schema, and the hash that tells whether DataZone must change.
 
-    `drift` is the topic's last recorded drift summary (any version: a stale one is not shown)."""
+    `drift` is the topic's last recorded drift summary (any version: a stale one is not shown); `governance`
+    the extra forms and glossary terms every asset carries."""
     form_names = _form_names(asset_type)
     topic = details.schema_name
     latest = details.latest
@@ -217,6 +247,9 @@ def desired_asset(
         # Always written, "none" included: a reader can tell "no drift for this version" from "not shown".
         drift_content = drift_form(drift, latest_number)
         forms.append(FormInput(form_names[DRIFT_FORM_TYPE], _json(drift_content)))
+    forms.extend(
+        _extra_forms(governance, asset_type, topic, source.registry_name, details.schema_arn, len(forms))
+    )
     cluster_name = source.cluster_arn.split("/")[-2]
     description = (
         f"Kafka topic {topic} on MSK cluster {cluster_name}; "
@@ -226,23 +259,96 @@ def desired_asset(
     if details.description:
         description += f" {details.description}"
     content = AssetContent(
-        name=asset_name(topic), description=description[:DESCRIPTION_LIMIT], forms=tuple(forms)
+        name=asset_name(topic),
+        description=description[:DESCRIPTION_LIMIT],
+        forms=tuple(forms),
+        glossary_terms=governance.glossary_terms,
     )
-    content_hash = digest(
-        asset_type.name,
-        asset_type.revision,
-        content.name,
-        content.description,
-        [(f.form_name, f.content) for f in content.forms],
-    )
+    content_hash = content_digest(asset_type, content)
     return Desired(
         content=content,
         content_hash=content_hash,
         latest_version=latest.number if latest else 0,
         schema_version_id=latest.version_id if latest else "",
         source_fingerprint=source_fingerprint(
-            details, namespace, asset_type.revision, marker(shown_drift(asset_type, drift, latest_number))
+            details,
+            namespace,
+            asset_type.revision,
+            marker(shown_drift(asset_type, drift, latest_number)),
+            governance,
         ),
         warning=warning,
         drift=drift_content,
     )
+
+
+def content_digest(asset_type: AssetType, content: AssetContent) -> str:
+    """The hash of what an asset shows: equal hashes, nothing to revise. Extra forms and glossary terms count
+    only when present, so assets without them keep the hash they had."""
+    parts: list[Any] = [
+        asset_type.name,
+        asset_type.revision,
+        content.name,
+        content.description,
+        [(f.form_name, f.content) for f in content.forms if f.type_identifier is None],
+    ]
+    extras = [
+        (f.form_name, f.type_identifier, f.type_revision, f.content)
+        for f in content.forms
+        if f.type_identifier
+    ]
+    if extras or content.glossary_terms:
+        parts.append([extras, list(content.glossary_terms)])
+    return digest(*parts)
+
+
+def _extra_forms(
+    governance: Governance, asset_type: AssetType, topic: str, registry_name: str, schema_arn: str, own: int
+) -> list[FormInput]:
+    """The `assetForms`, filled in for this topic. A name the asset type's forms take, or more forms than an
+    asset carries, is refused (the stack refuses both at synth for the asset type it deploys)."""
+    taken = clashes(governance.asset_forms, frozenset(asset_type.forms))
+    if taken:
+        raise AssetTypeMismatch(f"assetForms {taken} are forms of asset type {asset_type.name} already")
+    if own + len(governance.asset_forms) > MAX_FORMS:
+        raise AssetTypeMismatch(
+            f"{own} forms of the asset type and {len(governance.asset_forms)} assetForms pass DataZone's "
+            f"{MAX_FORMS} forms an asset"
+        )
+    return [
+        FormInput(
+            form.form_name,
+            form.rendered(topic, registry_name, schema_arn),
+            type_identifier=form.type_identifier,
+            type_revision=form.type_revision,
+        )
+        for form in governance.asset_forms
+    ]
+
+
+SCHEMA_DELETED = "DELETED"
+
+
+def held_content(
+    current: AssetContent, asset_type: AssetType, registry_name: str, subscriptions: int
+) -> AssetContent:
+    """The content of an asset whose schema is deleted while subscribers hold it: what DataZone holds now,
+    the schema form saying `schema_status` DELETED, and a description that says why the asset stays."""
+    schema_form = {spec.type_name: name for name, spec in asset_type.forms.items()}.get(SCHEMA_FORM_TYPE)
+    forms = []
+    for form in current.forms:
+        if form.form_name == schema_form:
+            content = json.loads(form.content or "{}")
+            content["schema_status"] = SCHEMA_DELETED
+            forms.append(FormInput(form.form_name, _json(content)))
+        elif form.form_name in asset_type.forms:
+            # The asset type's own forms go at the revisions it pins, not those GetAsset reported.
+            forms.append(FormInput(form.form_name, form.content))
+        else:
+            forms.append(form)
+    note = (
+        f"The schema was deleted from Glue registry {registry_name}; this asset stays while its listing has "
+        f"{subscriptions} approved subscription(s), and is deleted once none remains."
+    )
+    description = (note + " " + current.description)[:DESCRIPTION_LIMIT]
+    return AssetContent(current.name, description, tuple(forms), current.glossary_terms)

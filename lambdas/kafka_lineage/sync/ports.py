@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
 from kafka_lineage.model.asset_records import AssetRecord
-from kafka_lineage.model.catalog import AssetContent, AssetType, CatalogAsset
+from kafka_lineage.model.catalog import AssetContent, AssetType, CatalogAsset, Deletion
 from kafka_lineage.model.registry import ListedSchema, SchemaDetails
 
 
@@ -55,12 +55,20 @@ class AssetCatalog(Protocol):
     def get_asset(self, asset_id: str) -> CatalogAsset | None: ...
 
     def publish(self, asset_id: str, revision: str, token: str) -> None:
-        """Raises ListingBusy when the listing change did not take effect within the wait."""
+        """Raises ListingBusy when the listing change did not take effect within the wait, PublishRefused
+        when a domain rule refuses it (the asset stays, unpublished)."""
         ...
 
     def unpublish(self, asset_id: str, token: str) -> None: ...
 
-    def delete_asset(self, asset_id: str) -> None: ...
+    def delete_asset(self, asset_id: str, unpublish_token: str = "", subscribed: bool = False) -> Deletion:
+        """One DeleteAsset (its listing goes with it); held while the listing has approved subscriptions.
+        `subscribed`: the asset was held before (its subscriptions are looked at first)."""
+        ...
+
+    def asset_content(self, asset_id: str) -> AssetContent:
+        """The asset's latest content as DataZone holds it; raises AssetGone."""
+        ...
 
     def assets_of_type(self, type_name: str) -> Iterable[CatalogAsset]: ...
 

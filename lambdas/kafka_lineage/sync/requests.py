@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from aws_lambda_powertools.utilities.parser.models import EventBridgeModel
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError
 
 from kafka_lineage.model.errors import describe
 from kafka_lineage.model.events import (
@@ -77,14 +77,17 @@ class SyncRequest:
     # A drift event's topic and version: lineage saves the summary right after announcing it, so the run
     # waits a little for that summary to be readable (sync.run.DRIFT_WAIT_SECONDS).
     expected_drift: tuple[tuple[SchemaRef, int], ...] = ()
+    # ARNs the request named that no run can read (another region than the functions'): reported as failed.
+    rejected: tuple[tuple[str, str], ...] = ()  # (schema ARN, why)
 
 
 class _Flags(BaseModel):
+    # Strict: `"dryRun": "yes"` (or "false", which lax parsing takes as False) is refused, naming the key.
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
-    verify: bool = False
-    dry_run: bool = Field(default=False, alias="dryRun")
-    allow_mass_delete: bool = Field(default=False, alias="allowMassDelete")
+    verify: StrictBool = False
+    dry_run: StrictBool = Field(default=False, alias="dryRun")
+    allow_mass_delete: StrictBool = Field(default=False, alias="allowMassDelete")
 
 
 class _ManualRequest(_Flags):
@@ -98,6 +101,15 @@ def parse_schema_arn(arn: str, key_of: KeyOf = _plain) -> SchemaRef:
             f"schemaArns: {arn!r} is not a Glue schema ARN (arn:aws:glue:R:A:schema/REG/NAME)"
         )
     return SchemaRef(key_of(found["account"], found["registry"]), found["schema"])
+
+
+def _other_region(arn: str, region: str | None) -> str | None:
+    """Why an ARN of another region than the functions' cannot be synced (None: it can). The registries are
+    read in the functions' region, where the same names are other schemas: never fall back to them."""
+    found = SCHEMA_ARN.fullmatch(arn)
+    if region is None or found is None or found["region"] == region:
+        return None
+    return f"schema ARN of region {found['region']}: the registries are read in {region}; not synced"
 
 
 def _registry_of(identifier: dict[str, Any] | None, account: str, key_of: KeyOf) -> str | None:
@@ -221,9 +233,10 @@ def with_resume(event: dict[str, Any], group: str, key: str) -> dict[str, Any]:
     return {**event, RESUME_KEY: {"group": group, "key": key}}
 
 
-def parse_sync_event(event: Any, key_of: KeyOf = _plain) -> SyncRequest:
+def parse_sync_event(event: Any, key_of: KeyOf = _plain, region: str | None = None) -> SyncRequest:
     """Turn any accepted invocation payload into a SyncRequest; raise InvalidRequest otherwise. `key_of`
-    names the source of an (account, registry) pair, so a source account's events reach that source."""
+    names the source of an (account, registry) pair, so a source account's events reach that source;
+    `region` is the functions' (a `schemaArns` entry of another region is rejected, and reported)."""
     if not isinstance(event, dict):
         raise InvalidRequest(f"expected a JSON object, got {type(event).__name__}")
     if RESUME_KEY in event:
@@ -233,7 +246,7 @@ def parse_sync_event(event: Any, key_of: KeyOf = _plain) -> SyncRequest:
             resume = _Resume.model_validate(event[RESUME_KEY])
         except ValidationError as error:
             raise InvalidRequest(f"malformed {RESUME_KEY}: {describe(error, first_only=True)}") from error
-        return replace(parse_sync_event(rest, key_of), resume_after=(resume.group, resume.key))
+        return replace(parse_sync_event(rest, key_of, region), resume_after=(resume.group, resume.key))
     if "detail-type" in event or "source" in event:
         try:
             envelope = EventBridgeModel.model_validate(event)
@@ -254,10 +267,18 @@ def parse_sync_event(event: Any, key_of: KeyOf = _plain) -> SyncRequest:
         manual = _ManualRequest.model_validate(event)
     except ValidationError as error:
         raise InvalidRequest(f"unexpected invocation payload: {describe(error, where='event')}") from error
-    refs = tuple(dict.fromkeys(parse_schema_arn(arn, key_of) for arn in manual.schema_arns or ()))
+    arns = manual.schema_arns or ()
+    refs = tuple(
+        dict.fromkeys(parse_schema_arn(arn, key_of) for arn in arns if not _other_region(arn, region))
+    )
+    rejected = tuple((arn, why) for arn in dict.fromkeys(arns) if (why := _other_region(arn, region)))
+    if arns and not refs:
+        # Every ARN named was rejected: a full sync would do what nobody asked for.
+        raise InvalidRequest("schemaArns: " + "; ".join(f"{arn}: {why}" for arn, why in rejected))
     return SyncRequest(
         scope="schemas" if refs else "full",
         schemas=refs,
+        rejected=rejected,
         trigger="manual",
         verify=manual.verify,
         dry_run=manual.dry_run,

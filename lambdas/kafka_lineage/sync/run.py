@@ -31,7 +31,7 @@ import json
 import math
 import queue
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -53,6 +53,7 @@ from kafka_lineage.model.failures import (
     SchemaNotFound,
 )
 from kafka_lineage.model.registry import ListedSchema
+from kafka_lineage.model.report import Sample, failure_item
 from kafka_lineage.model.state_layout import MAX_VALUE_BYTES
 from kafka_lineage.observability import logger, metrics, tracer
 from kafka_lineage.schemas import parse_definition
@@ -100,30 +101,6 @@ class DriftUnavailable(Exception):
     (building it without them would drop a drift form the asset shows, then put it back)."""
 
 
-class Sample:
-    """A per-item list kept short for the result (the first SAMPLE entries) with its true length."""
-
-    def __init__(self, limit: int = SAMPLE) -> None:
-        self.items: list[dict[str, Any]] = []
-        self.total = 0
-        self.limit = limit
-
-    def append(self, item: dict[str, Any]) -> None:
-        self.total += 1
-        if len(self.items) < self.limit:
-            self.items.append(item)
-
-    def extend(self, items: Iterable[dict[str, Any]]) -> None:
-        for item in items:
-            self.append(item)
-
-    def __len__(self) -> int:
-        return self.total
-
-    def __bool__(self) -> bool:
-        return self.total > 0
-
-
 @dataclass
 class SyncResult:
     dry_run: bool
@@ -133,10 +110,10 @@ class SyncResult:
     unchanged: int = 0
     deleted: int = 0
     adopted: int = 0
-    failed: Sample = field(default_factory=Sample)
-    skipped: Sample = field(default_factory=Sample)
-    planned: Sample = field(default_factory=Sample)
-    warnings: Sample = field(default_factory=Sample)
+    failed: Sample = field(default_factory=lambda: Sample(SAMPLE))
+    skipped: Sample = field(default_factory=lambda: Sample(SAMPLE))
+    planned: Sample = field(default_factory=lambda: Sample(SAMPLE))
+    warnings: Sample = field(default_factory=lambda: Sample(SAMPLE))
     mapping_writes: int = 0
     events_failed: int = 0
     chunks: int = 0
@@ -276,11 +253,13 @@ class _AppliedChunk:
     complete: bool
 
 
-def _fail(result: SyncResult, lock: threading.Lock, error: Exception | str, **where: str) -> None:
-    message = error if isinstance(error, str) else f"{type(error).__name__}: {error}"
+def _fail(
+    result: SyncResult, lock: threading.Lock, error: Exception | str, doing: str = "", **where: str
+) -> None:
+    item = failure_item(error, doing=doing, **where)
     with lock:
-        result.failed.append({**where, "error": message})
-    logger.error("schema-sync item failed", extra={**where, "error": message})
+        result.failed.add(item)
+    logger.error("schema-sync item failed", extra=item)
 
 
 class SchemaSync:
@@ -314,7 +293,7 @@ class SchemaSync:
         records = self.adapters.asset_records.load()
         loaded = clock.monotonic()
         for arn in self.adapters.asset_records.unreadable:
-            result.warnings.append({"schemaArn": arn, "warning": "mapping entry unreadable; re-created"})
+            result.warnings.add({"schemaArn": arn, "warning": "mapping entry unreadable; re-created"})
         listed_calls = self.adapters.registry.calls
         triage, listings = self._triage(request, records, result)
         listing_calls = self.adapters.registry.calls - listed_calls
@@ -390,11 +369,11 @@ class SchemaSync:
                 clock.sleep(pause)
                 waited, pause = waited + pause, pause * 2
         except Exception as error:
-            self.drift_error = f"drift summaries unreadable: {type(error).__name__}: {error}"
+            self.drift_error = failure_item(error, doing="drift summaries unreadable")["error"]
             logger.error("drift summaries unreadable", extra={"error": str(error)})
             return
         for ref, version in missing:
-            result.warnings.append(
+            result.warnings.add(
                 {
                     "driftKey": drift_key(ref.registry_name, ref.schema_name),
                     "warning": f"the drift summary for v{version} is not saved yet; the next drift event or "
@@ -403,7 +382,7 @@ class SchemaSync:
             )
         for key in reader.unreadable:
             # That topic shows no drift until lineage-emission writes its summary again.
-            result.warnings.append({"driftKey": key, "warning": "drift summary unreadable; not shown"})
+            result.warnings.add({"driftKey": key, "warning": "drift summary unreadable; not shown"})
 
     def _has_drift(self, ref: SchemaRef, version: int) -> bool:
         found = summary_of(self.drift_summaries, ref.registry_name, ref.schema_name)
@@ -523,7 +502,7 @@ class SchemaSync:
                 continue
             registry = _registry_of_arn(asset.external_identifier, self.settings)
             if registry is None or registry not in listings:
-                result.skipped.append(
+                result.skipped.add(
                     {"assetId": asset.asset_id, "reason": "asset of the type outside the configured sources"}
                 )
                 continue
@@ -854,7 +833,7 @@ class _Pipeline:
 
     def result_warning(self, schema_arn: str, warning: str) -> None:
         with self.lock:
-            self.result.warnings.append({"schemaArn": schema_arn, "warning": warning})
+            self.result.warnings.add({"schemaArn": schema_arn, "warning": warning})
         logger.warning("schema-sync warning", extra={"schemaArn": schema_arn, "warning": warning})
 
     # -- stage 2: DataZone writes
@@ -934,7 +913,8 @@ class _Pipeline:
                 _fail(
                     self.result,
                     self.lock,
-                    f"mapping lease not acquired: {type(error).__name__}: {error}",
+                    error,
+                    doing="mapping lease not acquired",
                     schemaArn=action.schema_arn,
                     registryName=action.registry_name,
                 )
@@ -980,7 +960,7 @@ class _Pipeline:
                 self.stopped.set()
             # The DataZone side is done and idempotent: the next run adopts what the asset records missed.
             for action, _, _, _ in applied.done:
-                _fail(result, self.lock, f"mapping not saved: {error}", schemaArn=action.schema_arn)
+                _fail(result, self.lock, error, doing="mapping not saved", schemaArn=action.schema_arn)
             if not lost:
                 self._reload_asset_records()
             with self.lock:

@@ -9,7 +9,17 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from local.standins.datazone import assets, glossaries, lineage, listings, rules, search, subscriptions, types
+from local.standins.datazone import (
+    assets,
+    glossaries,
+    governance,
+    lineage,
+    listings,
+    rules,
+    search,
+    subscriptions,
+    types,
+)
 from local.standins.datazone.assets import AssetView
 from local.standins.datazone.graph import NativeLineage
 from local.standins.datazone.lineage import DatasetEdge
@@ -55,6 +65,15 @@ HANDLERS: dict[str, Handler] = {
     "DeleteLineageEvent": lineage.delete_lineage_event,
     "GetLineageNode": lineage.get_lineage_node,
     "ListLineageNodeHistory": lineage.list_lineage_node_history,
+    "GetDomain": governance.get_domain,
+    "GetProject": governance.get_project,
+    "GetDomainUnit": governance.get_domain_unit,
+    "AddPolicyGrant": governance.add_policy_grant,
+    "ListPolicyGrants": governance.list_policy_grants,
+    "RemovePolicyGrant": governance.remove_policy_grant,
+    "CreateProjectMembership": governance.create_project_membership,
+    "ListProjectMemberships": governance.list_project_memberships,
+    "GetUserProfile": governance.get_user_profile,
 }
 
 
@@ -109,7 +128,10 @@ class DataZoneBackend:
                 raise ServiceError(
                     "UnknownOperationException", f"The DataZone stand-in does not implement {operation_name}"
                 )
-            domain = store.domain(params["domainIdentifier"])
+            # GetDomain names its domain `identifier`; every other operation `domainIdentifier`.
+            domain = store.domain(
+                params["identifier" if operation_name == "GetDomain" else "domainIdentifier"]
+            )
             domain.calls += 1
             return handler(store, domain, params)
 
@@ -122,8 +144,20 @@ class DataZoneBackend:
 
     # ------------------------------------------------------------------------------- Python helpers
 
-    def add_domain(self, domain_id: str, project_ids: Iterable[str] = ()) -> None:
-        """Create a domain (with DataZone's managed form types) and its projects."""
+    def add_domain(
+        self,
+        domain_id: str,
+        project_ids: Iterable[str] = (),
+        *,
+        version: str = "V1",
+        kms_key_arn: str | None = None,
+        governed: bool = False,
+    ) -> None:
+        """Create a domain (with DataZone's managed form types, a root domain unit) and its projects.
+
+        `version`: V1 (DataZone) or V2 (SageMaker Unified Studio); `kms_key_arn`: its customer managed key;
+        `governed`: no default type-creation grants on the root unit (local/standins/datazone/governance.py).
+        """
         if not DOMAIN_ID.fullmatch(domain_id):
             raise ValueError(f"{domain_id!r} does not match DataZone's domain id pattern")
         store = self._store
@@ -132,15 +166,37 @@ class DataZoneBackend:
                 raise ValueError(f"domain {domain_id} already exists")
             domain = Domain(domain_id, set())
             domain.form_types.update(types.managed_form_types(store))
+            governance.set_up(store, domain, version, kms_key_arn, governed)
             store.domains[domain_id] = domain
             for project_id in project_ids:
                 self.add_project(domain_id, project_id)
 
-    def add_project(self, domain_id: str, project_id: str) -> None:
+    def add_project(self, domain_id: str, project_id: str, domain_unit: str | None = None) -> None:
+        """A project, in `domain_unit` (default: the root unit)."""
         if not PROJECT_ID.fullmatch(project_id):
             raise ValueError(f"{project_id!r} does not match DataZone's project id pattern")
         with self._store.lock:
-            self._store.domain(domain_id).projects.add(project_id)
+            domain = self._store.domain(domain_id)
+            domain.projects.add(project_id)
+            if domain_unit is not None:
+                if domain_unit not in domain.governance.units:
+                    raise ValueError(f"domain unit {domain_unit} does not exist in {domain_id}")
+                domain.governance.project_units[project_id] = domain_unit
+
+    def add_domain_unit(self, domain_id: str, unit_id: str, parent: str | None = None) -> None:
+        """A domain unit under `parent` (default: the root unit)."""
+        with self._store.lock:
+            governance.add_unit(self._store.domain(domain_id), unit_id, parent)
+
+    def root_domain_unit(self, domain_id: str) -> str:
+        with self._store.lock:
+            return self._store.domain(domain_id).governance.root_unit
+
+    def add_member(self, domain_id: str, project_id: str, arn: str, designation: str) -> None:
+        """Make an IAM principal a project member (as CreateProjectMembership does)."""
+        with self._store.lock:
+            store = self._store
+            governance.add_member(store, store.domain(domain_id), project_id, arn, designation)
 
     def inject_fault(
         self,

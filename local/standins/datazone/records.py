@@ -5,7 +5,7 @@ Plain records; the operations that read and write them live in types.py, assets.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -113,3 +113,28 @@ class Listing:
     def applied(self, calls: int) -> ListingRevision | None:
         """The latest revision whose change has taken effect."""
         return next((r for r in reversed(self.revisions) if r.due <= calls), None)
+
+
+@dataclass
+class Grant:
+    grant_id: str
+    unit: str
+    policy: str
+    principal: dict[str, Any]
+    detail: dict[str, Any]
+    created_at: datetime
+    created_by: str
+
+
+@dataclass
+class Governance:
+    """A domain's governance: version, key, domain units, grants, project units and members."""
+
+    version: str = "V1"
+    kms_key_arn: str | None = None
+    root_unit: str = ""
+    units: dict[str, str | None] = field(default_factory=dict)  # unit id -> parent id
+    project_units: dict[str, str] = field(default_factory=dict)
+    grants: list[Grant] = field(default_factory=list)
+    members: dict[str, dict[str, str]] = field(default_factory=dict)  # project -> profile id -> designation
+    profiles: dict[str, str] = field(default_factory=dict)  # IAM ARN -> user profile id

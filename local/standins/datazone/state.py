@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from local.standins.datazone.events import LineageEvent
 from local.standins.datazone.graph import LineageGraph, NativeLineage
 from local.standins.datazone.index import SearchIndex
-from local.standins.datazone.records import Asset, AssetType, FormType, Listing
+from local.standins.datazone.records import Asset, AssetType, FormType, Governance, Listing
 from local.standins.datazone.wire import Params, Response, canonical
 from local.standins.errors import ServiceError, conflict, not_found, validation
 
@@ -116,12 +116,18 @@ class Domain:
     lineage_version: int = 0  # moves whenever the processed, live events change
     graph_cache: tuple[tuple[int, int], LineageGraph] | None = None
     native: NativeLineage = field(default_factory=NativeLineage)
+    governance: Governance = field(default_factory=Governance)
     # Governance: domain rules, glossaries, subscriptions (rules.py, glossaries.py, subscriptions.py).
     rules: dict[str, Rule] = field(default_factory=dict)
     glossaries: dict[str, Glossary] = field(default_factory=dict)
     glossary_terms: dict[str, GlossaryTerm] = field(default_factory=dict)
     subscription_requests: dict[str, SubscriptionRequest] = field(default_factory=dict)
     subscriptions: dict[str, Subscription] = field(default_factory=dict)
+
+    @property
+    def project_units(self) -> dict[str, str]:
+        """Project -> its domain unit, for projects outside the root unit (governance.py keeps it)."""
+        return self.governance.project_units
 
     def live_assets(self) -> Iterator[Asset]:
         return (asset for asset in self.assets.values() if not asset.deleted)

@@ -10,6 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from local.standins.datazone.governance import require_type_grant
 from local.standins.datazone.records import AssetType, Form, FormEntry, FormType
 from local.standins.datazone.state import Domain, Store
 from local.standins.datazone.wire import Params, Response, compact
@@ -126,6 +127,7 @@ def find_form_type(store: Store, domain: Domain, name: str, revision: str | None
 def create_form_type(store: Store, domain: Domain, params: Params) -> Response:
     name: str = params["name"]
     project = store.project(domain, params["owningProjectIdentifier"], validation)
+    require_type_grant(domain, project, "CREATE_FORM_TYPE", "CreateFormType")
     if name.startswith(MANAGED_PREFIX):
         raise validation(f"Form type names starting with {MANAGED_PREFIX} are reserved for DataZone")
     text = (params.get("model") or {}).get("smithy")
@@ -204,6 +206,7 @@ def find_asset_type(domain: Domain, name: str, revision: str | None = None) -> A
 def create_asset_type(store: Store, domain: Domain, params: Params) -> Response:
     name: str = params["name"]
     project = store.project(domain, params["owningProjectIdentifier"], validation)
+    require_type_grant(domain, project, "CREATE_ASSET_TYPE", "CreateAssetType")
     if name.startswith(MANAGED_PREFIX):
         raise validation(f"Asset type names starting with {MANAGED_PREFIX} are reserved for DataZone")
     forms_input: dict[str, Any] = params.get("formsInput") or {}

@@ -50,7 +50,7 @@ class FollowUps:
 @pytest.fixture
 def follow_ups(monkeypatch: pytest.MonkeyPatch) -> FollowUps:
     recorder = FollowUps([])
-    monkeypatch.setattr("lineage_emission.handler.continue_asynchronously", recorder)
+    monkeypatch.setattr("kafka_lineage.aws.continuation.continue_asynchronously", recorder)
     return recorder
 
 

@@ -417,12 +417,9 @@ def run_to_completion(
     """Invoke with `seconds` left each time by `clock` (or with the `context` made for each invocation), then
     as the follow-up would (with the event it was handed), until a run finishes; returns each result with the
     time it took by `clock`."""
-    import schema_sync.handler
-
     handed: list[dict[str, Any]] = []
     monkeypatch.setattr(
-        schema_sync.handler,
-        "continue_asynchronously",
+        "kafka_lineage.aws.continuation.continue_asynchronously",
         lambda _client, _arn, follow_up: handed.append(follow_up),
     )
     runs: list[tuple[dict[str, Any], float]] = []

@@ -86,7 +86,8 @@ def test_an_invocation_that_cannot_get_the_lease_hands_its_event_on_and_the_foll
     monkeypatch.setattr(schema_sync.handler, "LEASE_WAIT_SECONDS", 0.0)
     handed: list[dict[str, Any]] = []
     monkeypatch.setattr(
-        schema_sync.handler, "continue_asynchronously", lambda _client, _arn, event: handed.append(event)
+        "kafka_lineage.aws.continuation.continue_asynchronously",
+        lambda _client, _arn, event: handed.append(event),
     )
     from kafka_lineage.aws.clients import client
     from kafka_lineage.aws.lease import StateLease

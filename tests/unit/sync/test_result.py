@@ -12,8 +12,8 @@ def test_given_a_failure_per_schema_of_a_huge_registry_when_returned_then_a_samp
     result = SyncResult(dry_run=True, trigger="schedule")
     for i in range(100_000):
         arn = f"arn:aws:glue:eu-west-1:123456789012:schema/cdc/{'t' * 200}{i}"
-        result.failed.append({"schemaArn": arn, "error": "ValidationException: " + "x" * 300})
-        result.planned.append({"action": "create", "schemaArn": arn, "reason": "new"})
+        result.failed.add({"schemaArn": arn, "error": "ValidationException: " + "x" * 300})
+        result.planned.add({"action": "create", "schemaArn": arn, "reason": "new"})
 
     # When it is rendered as the Lambda's response
     rendered = result.to_dict()

@@ -1,0 +1,99 @@
+"""AWS's request-rate quotas, per operation, per account and Region: the one table that the call layer
+paces by (aws/pacing.py), that the sync's estimates start from, and that the local stand-ins enforce
+(local/standins/quotas.py).
+
+What AWS documents (read 2026-12):
+- DataZone, Amazon DataZone User Guide, "Quotas for Amazon DataZone", table "Amazon DataZone API rate limits"
+  (limits apply per AWS account per Region): CreateGlossary 5 TPS; CreateAsset, CreateAssetRevision,
+  DeleteAsset, ListAssetRevisions, Search, SearchTypes, the asset-type, form-type, glossary, data-product
+  and prediction calls 20 TPS each; the subscription calls (AcceptSubscriptionRequest, CancelSubscription,
+  CreateSubscription…) 3 TPS each.
+- SSM, "AWS Systems Manager endpoints and quotas", Parameter Store max throughput: 40 TPS by default,
+  shared by GetParameter, GetParameters and GetParametersByPath (one bucket for the three).
+
+Where AWS is silent, the readings we chose (`documented=False`; the stand-ins can switch them off):
+- DataZone operations the page does not list (CreateListingChangeSet, GetAsset, GetListing, GetAssetType,
+  GetFormType, the lineage calls, ListSubscriptions…): 20 TPS each, the rate the page gives nearly every API
+  it lists; subscription calls the page cuts short of are 3 TPS like those it shows.
+- Glue (the Schema Registry and Data Catalog reads): no request rate is published ("AWS Glue endpoints and
+  quotas" lists resource counts only); 20 TPS per operation, the project's long-standing safe rate.
+- SSM writes (PutParameter, DeleteParameter, DeleteParameters, LabelParameterVersion): no rate is published
+  for them; 2 TPS for the four together, the project's long-standing safe rate.
+- Every other operation of a known service: that service's undocumented rate, per operation. Lambda's
+  Invoke, EventBridge's PutEvents, STS and MSK calls are few per run and are not paced.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Quota:
+    """One operation's rate quota: `bucket` names the quota (operations that share one share the name),
+    `per_second` its rate, `documented` whether AWS publishes it (else it is our reading)."""
+
+    service: str
+    bucket: str
+    per_second: float
+    documented: bool
+
+
+DATAZONE_SOURCE = "Amazon DataZone User Guide, Quotas for Amazon DataZone: Amazon DataZone API rate limits"
+SSM_SOURCE = "AWS General Reference, AWS Systems Manager endpoints and quotas: Parameter Store max throughput"
+
+_DATAZONE_20 = (
+    "CreateAsset",
+    "CreateAssetRevision",
+    "DeleteAsset",
+    "ListAssetRevisions",
+    "Search",
+    "SearchTypes",
+    "CreateAssetType",
+    "DeleteAssetType",
+    "CreateFormType",
+    "DeleteFormType",
+    "GetGlossary",
+    "UpdateGlossary",
+    "DeleteGlossary",
+    "UpdateGlossaryTerm",
+    "DeleteGlossaryTerm",
+    "CreateDataProduct",
+    "CreateDataProductRevision",
+    "ListDataProductRevisions",
+    "DeleteDataProduct",
+    "AcceptPredictions",
+    "RejectPredictions",
+)
+_DATAZONE_3 = ("AcceptSubscriptionRequest", "CancelSubscription")
+SSM_READS = ("GetParameter", "GetParameters", "GetParametersByPath")
+SSM_WRITES = ("PutParameter", "DeleteParameter", "DeleteParameters", "LabelParameterVersion")
+
+# Undocumented rates by service (our readings above); services absent here are not paced.
+UNDOCUMENTED_PER_SECOND: dict[str, float] = {"datazone": 20.0, "glue": 20.0, "ssm": 2.0}
+# The quota most of a service's paced operations have, which its TUNING rate is the ceiling of (SSM's:
+# the writes', which ssm_write_rps caps; its reads keep their documented 40).
+TYPICAL_PER_SECOND: dict[str, float] = {"datazone": 20.0, "glue": 20.0, "ssm": 2.0}
+SUBSCRIPTION_PER_SECOND = 3.0
+
+DOCUMENTED: dict[tuple[str, str], Quota] = {
+    **{("datazone", op): Quota("datazone", op, 20.0, True) for op in _DATAZONE_20},
+    ("datazone", "CreateGlossary"): Quota("datazone", "CreateGlossary", 5.0, True),
+    **{("datazone", op): Quota("datazone", op, SUBSCRIPTION_PER_SECOND, True) for op in _DATAZONE_3},
+    **{("ssm", op): Quota("ssm", "parameter-reads", 40.0, True) for op in SSM_READS},
+}
+
+
+def quota_of(service: str, operation: str) -> Quota | None:
+    """The operation's quota: documented, else our reading for its service (None: not paced)."""
+    found = DOCUMENTED.get((service, operation))
+    if found is not None:
+        return found
+    if service == "ssm" and operation in SSM_WRITES:
+        return Quota("ssm", "parameter-writes", UNDOCUMENTED_PER_SECOND["ssm"], False)
+    if service == "ssm":
+        return None  # other SSM calls (DescribeParameters in tests) are not paced by us
+    if service == "datazone" and "Subscription" in operation:
+        return Quota(service, operation, SUBSCRIPTION_PER_SECOND, False)
+    rate = UNDOCUMENTED_PER_SECOND.get(service)
+    return Quota(service, operation, rate, False) if rate is not None else None
