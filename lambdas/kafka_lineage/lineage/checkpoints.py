@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
 
-from kafka_lineage.model.failures import LeaseLost
+from kafka_lineage.model.failures import LeaseLost, describe_failure
 from kafka_lineage.observability import logger
 
 Changes = dict[str, dict[str, Any] | None]  # entry key -> entry (None: remove it)
@@ -33,7 +33,7 @@ class SaveReport:
     writes: int = 0  # SSM writes made
     progressed: bool = False  # a group in which some item did work was saved
     lease_lost: bool = False
-    error: str | None = None  # why the saves stopped, when a save failed twice
+    error: str | None = None  # why the saves stopped, when a save failed twice (`describe_failure`)
 
 
 class Checkpoints:
@@ -135,7 +135,7 @@ class Checkpoints:
                 logger.exception("saving the lineage emission state failed", extra={"attempt": attempt})
                 if attempt == 2:
                     self.halted = True
-                    self.report.error = str(error)
+                    self.report.error = describe_failure(error)
                     return
                 try:
                     self._reload()  # the store needs a fresh picture after a failed save

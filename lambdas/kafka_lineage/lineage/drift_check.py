@@ -42,6 +42,7 @@ from kafka_lineage.lineage.plan import Action, Emit, LineagePlan
 from kafka_lineage.lineage.ports import Announcer, VersionReader
 from kafka_lineage.lineage.run_identity import format_time
 from kafka_lineage.model.asset_records import AssetRecord
+from kafka_lineage.model.failures import describe_failure
 from kafka_lineage.model.tables import GlueTable, TableRef
 from kafka_lineage.model.topics import TopicKey
 from kafka_lineage.observability import logger
@@ -158,7 +159,7 @@ class DriftCheck:
                 return self._check(key, records[key], tables_of(key))
             except Exception as error:  # one topic's failure never stops the others
                 logger.exception("schema drift check failed", extra={"topic": key.key})
-                return f"schema drift check failed: {type(error).__name__}: {error}"
+                return f"schema drift check failed: {describe_failure(error)}"
 
         with ThreadPoolExecutor(max_workers=min(self.concurrency, max(1, len(keys)))) as pool:
             for key, outcome in zip(keys, pool.map(one, keys), strict=True):

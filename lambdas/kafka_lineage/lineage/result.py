@@ -20,6 +20,7 @@ from kafka_lineage.lineage.drift_check import DriftRound
 from kafka_lineage.lineage.model import LoadedStates
 from kafka_lineage.lineage.plan import LineagePlan
 from kafka_lineage.lineage.resolve import Resolution
+from kafka_lineage.model.report import Sample, failure_item
 from kafka_lineage.observability import logger, metrics
 
 # Each per-item list of the result holds at most this many items; `counts` has every list's full length, and
@@ -27,17 +28,8 @@ from kafka_lineage.observability import logger, metrics
 SAMPLE_SIZE = 50
 
 
-class Sample:
-    """The first SAMPLE_SIZE items of a list, and how many there were."""
-
-    def __init__(self) -> None:
-        self.items: list[dict[str, Any]] = []
-        self.count = 0
-
-    def add(self, item: dict[str, Any]) -> None:
-        self.count += 1
-        if len(self.items) < SAMPLE_SIZE:
-            self.items.append(item)
+def _sample() -> Sample:
+    return Sample(SAMPLE_SIZE)
 
 
 @dataclass
@@ -48,17 +40,17 @@ class EmitResult:
     emitted: int = 0
     unchanged: int = 0
     cleaned: int = 0
-    unmapped: Sample = field(default_factory=Sample)
-    invalid_mappings: Sample = field(default_factory=Sample)
-    failed: Sample = field(default_factory=Sample)
-    retracted: Sample = field(default_factory=Sample)
-    retracting: Sample = field(default_factory=Sample)
-    emissions: Sample = field(default_factory=Sample)
-    ambiguous: Sample = field(default_factory=Sample)
-    undetermined: Sample = field(default_factory=Sample)
-    connector_errors: Sample = field(default_factory=Sample)
+    unmapped: Sample = field(default_factory=_sample)
+    invalid_mappings: Sample = field(default_factory=_sample)
+    failed: Sample = field(default_factory=_sample)
+    retracted: Sample = field(default_factory=_sample)
+    retracting: Sample = field(default_factory=_sample)
+    emissions: Sample = field(default_factory=_sample)
+    ambiguous: Sample = field(default_factory=_sample)
+    undetermined: Sample = field(default_factory=_sample)
+    connector_errors: Sample = field(default_factory=_sample)
     kept: int = 0  # connector edges kept as they are: their connector could not be read
-    drift: Sample = field(default_factory=Sample)
+    drift: Sample = field(default_factory=_sample)
     drift_announced: int = 0
     drift_breaking: int = 0
     degraded: int = 0
@@ -120,7 +112,7 @@ class EmitResult:
                 "MSK Connect connectors not read: their edges are kept as they are", extra={"error": error}
             )
             self.connector_errors.add({"error": error})
-            self.fail({"error": f"reading MSK Connect connectors: {error}"})
+            self.fail(failure_item(error, doing="reading MSK Connect connectors"))
         for item in resolution.invalid_mappings:
             logger.warning("invalid explicit table mapping skipped", extra=item.as_dict())
             self.invalid_mappings.add(item.as_dict())
@@ -128,7 +120,7 @@ class EmitResult:
             logger.warning("lineage not emitted for a topic", extra=failure.as_dict())
             self.fail(failure.as_dict())
         for arn in unreadable_records:
-            self.fail({"schemaArn": arn, "error": "its asset mapping entry is unreadable"})
+            self.fail(failure_item("its asset mapping entry is unreadable", schemaArn=arn))
 
     def record_drift(self, drift: DriftRound) -> None:
         for finding in drift.findings:
@@ -138,7 +130,7 @@ class EmitResult:
                 self.drift_announced += 1
                 self.drift_breaking += finding.summary.severity == "breaking"
         for key, error in drift.failures:
-            self.fail({**key.as_dict(), "error": error})
+            self.fail(failure_item(error, **key.as_dict()))
 
     def record_planned(self, plan: LineagePlan, drift: DriftRound) -> None:
         """A dry run's answer: the actions it would take and the drift it would announce."""
@@ -150,7 +142,7 @@ class EmitResult:
         with self._lock:
             self._count(outcome)
         if outcome.error and outcome.kind != "deferred":
-            failure = {**outcome.key.as_dict(), "error": outcome.error}
+            failure = failure_item(outcome.error, **outcome.key.as_dict())
             logger.warning("lineage action failed", extra=failure)
             self.fail(failure)
 
@@ -181,7 +173,7 @@ class EmitResult:
         self.progressed = self.progressed or report.progressed
         self.lease_lost = self.lease_lost or report.lease_lost
         if report.error is not None:
-            self.fail({"error": f"saving the lineage emission state failed: {report.error}"})
+            self.fail(failure_item(report.error, doing="saving the lineage emission state failed"))
         if self.remaining:
             self.incomplete = True
             logger.warning(
@@ -207,7 +199,7 @@ class EmitResult:
             "unchanged": self.unchanged,
             **{name: sample.items for name, sample in lists.items()},
             "cleaned": self.cleaned,
-            "counts": {name: sample.count for name, sample in lists.items()},
+            "counts": {name: sample.total for name, sample in lists.items()},
             "stateWrites": self.state_writes,
         }
         if self.kept:
@@ -229,22 +221,22 @@ class EmitResult:
         counts = {
             "LineageEmitted": self.emitted,
             "LineageUnchanged": self.unchanged,
-            "LineageUnmappedTopics": self.unmapped.count,
-            "LineageInvalidMappings": self.invalid_mappings.count,
-            "LineageFailed": self.failed.count,
-            "LineageRetracted": self.retracted.count,
+            "LineageUnmappedTopics": self.unmapped.total,
+            "LineageInvalidMappings": self.invalid_mappings.total,
+            "LineageFailed": self.failed.total,
+            "LineageRetracted": self.retracted.total,
             "LineageDeferred": self.remaining,
             "LineageDegradedRuns": self.degraded,
-            "LineageAmbiguousTopics": self.ambiguous.count,
-            "LineageUndeterminedTopics": self.undetermined.count,
+            "LineageAmbiguousTopics": self.ambiguous.total,
+            "LineageUndeterminedTopics": self.undetermined.total,
             "SchemaDriftDetected": self.drift_announced,
             "SchemaDriftBreaking": self.drift_breaking,
         }
         for name, value in counts.items():
             metrics.add_metric(name=name, unit=MetricUnit.Count, value=value)
-        if self.connector_errors.count:
+        if self.connector_errors.total:
             metrics.add_metric(
-                name="LineageConnectorsUnreadable", unit=MetricUnit.Count, value=self.connector_errors.count
+                name="LineageConnectorsUnreadable", unit=MetricUnit.Count, value=self.connector_errors.total
             )
         if self.largest_event_bytes:
             metrics.add_metric(

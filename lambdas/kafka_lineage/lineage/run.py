@@ -69,6 +69,7 @@ from kafka_lineage.lineage.result import EmitResult
 from kafka_lineage.model.asset_records import AssetRecord
 from kafka_lineage.model.connectors import Derivation
 from kafka_lineage.model.failures import LeaseLost
+from kafka_lineage.model.report import failure_item
 from kafka_lineage.model.state_layout import TABLE_MAPPINGS, hash_group, state_path
 from kafka_lineage.model.table_mapping import MappingParameter
 from kafka_lineage.model.tables import GlueTable, TableReads, TableRef
@@ -352,7 +353,7 @@ def _save_drift(run: RunContext, drift: DriftRound, result: EmitResult) -> None:
         result.lease_lost = True
     except Exception as error:
         logger.exception("saving the drift summaries failed: the drift is checked (and announced) again")
-        result.fail({"error": f"saving the drift summaries failed: {error}"})
+        result.fail(failure_item(error, doing="saving the drift summaries failed"))
 
 
 # -- apply -----------------------------------------------------------------------------------------------

@@ -67,7 +67,7 @@ def test_a_failed_save_is_retried_once_after_a_reload_and_a_second_failure_halts
     store = Store(fail=2)
     with Checkpoints({"a": "g1"}, save=store.save, reload=store.reload, write_rps=10.0) as cp:
         cp.done("a", entry("a"), worked=True)
-    assert (cp.halted, cp.report.error) == (True, "ThrottlingException")
+    assert (cp.halted, cp.report.error) == (True, "RuntimeError: ThrottlingException")
     assert store.saves == []
 
 
