@@ -29,11 +29,15 @@ from kafka_lineage.config import (
     ConfigError,
     Settings,
     Source,
+    TableRule,
     Tuning,
 )
+from kafka_lineage.model.asset_forms import clashes
 from kafka_lineage.model.errors import Location, describe
-from kafka_lineage.model.names import GlueCatalogName
+from kafka_lineage.model.names import GlueDatabasePath
 from kafka_lineage.model.table_mapping import TableMapping
+
+MAX_ASSET_FORMS = 10  # CreateAsset formsInput: an asset carries at most 10 forms
 
 CONTEXT_KEY = "kafkaLineage"
 PLACEHOLDER_MARK = "PLACEHOLDER"
@@ -217,6 +221,21 @@ class DeploymentContext(BaseModel):
         "DataZone's lineage graph, 0 to 10 (0: no walk); passed as `DRIFT_DOWNSTREAM_DEPTH` when not the "
         "default.",
     )
+    # Checked by Settings (kafka_lineage.model.asset_forms); Any so that their messages name the key once.
+    asset_forms: Any = Field(
+        default=(),
+        alias="assetForms",
+        description="Extra metadata forms every topic asset carries, for domains whose rules require forms "
+        "before publishing: `[{formName, typeIdentifier, typeRevision?, content}]`; `content` may use "
+        "`{topic}`, `{registryName}` and `{schemaArn}`. Passed as `ASSET_FORMS`; a form name of the asset "
+        "type's own forms fails synth.",
+    )
+    glossary_terms: Any = Field(
+        default=(),
+        alias="glossaryTerms",
+        description="Glossary term ids attached to every topic asset (at most 20), for domains whose rules "
+        "require terms before publishing. Passed as `GLOSSARY_TERMS`.",
+    )
     # Stack-only settings.
     table_mappings: tuple[TableMapping, ...] = Field(
         default=(),
@@ -224,11 +243,13 @@ class DeploymentContext(BaseModel):
         description="Explicit topic -> table mappings, written as SSM parameters under "
         "`{mappingPath}/table-mappings/cdk/` (lineage's `cdk` tier); a topic at most once per registry.",
     )
-    extra_databases: tuple[GlueCatalogName, ...] = Field(
+    extra_databases: tuple[GlueDatabasePath, ...] = Field(
         default=(),
         alias="extraDatabases",
         description="Glue databases the lineage function may also read (besides those of table rules and "
-        "mappings); a topic mapped elsewhere fails with AccessDenied naming this setting.",
+        "mappings), `<catalog>/<database>` for one of a federated catalog such as "
+        "`s3tablescatalog/<table bucket>/<database>`; a topic mapped elsewhere fails with AccessDenied "
+        "naming this setting.",
     )
     schedules: Schedules = Field(
         default=Schedules(),
@@ -375,8 +396,8 @@ class StackConfig:
     @property
     def databases(self) -> tuple[str, ...]:
         """Glue databases the lineage function may read: from table rules, mappings and extraDatabases."""
-        names = {s.table_rule.database for s in self.settings.sources if s.table_rule is not None}
-        names.update(m.database for m in self.deployment.table_mappings)
+        names = {_rule_database(s.table_rule) for s in self.settings.sources if s.table_rule is not None}
+        names.update(m.database_path for m in self.deployment.table_mappings)
         names.update(self.deployment.extra_databases)
         return tuple(sorted(names))
 
@@ -400,8 +421,10 @@ class StackConfig:
         stack's mappings that name no role source, and extraDatabases. A source with a role reads its
         tables through that role, in its own account."""
         role_keys = {source.key for source in self.settings.sources if source.role_arn}
-        names = {s.table_rule.database for s in self.own_sources if s.table_rule is not None}
-        names.update(m.database for m in self.deployment.table_mappings if m.registry_name not in role_keys)
+        names = {_rule_database(s.table_rule) for s in self.own_sources if s.table_rule is not None}
+        names.update(
+            m.database_path for m in self.deployment.table_mappings if m.registry_name not in role_keys
+        )
         names.update(self.deployment.extra_databases)
         return tuple(sorted(names))
 
@@ -418,13 +441,21 @@ class StackConfig:
     def cluster_arns(self) -> tuple[str, ...]:
         return tuple(sorted({source.cluster_arn for source in self.settings.sources}))
 
-    def role_name(self, role: str) -> str | None:
+    def role_name(self, role: str, stack_name: str | None = None) -> str | None:
         """The fixed name of one of the stack's roles under projectMembership "manual" (a project owner adds
         them by ARN, so the ARNs must be known before and stay across deploys); None lets CloudFormation
-        name it."""
+        name it. `stack_name`: the enclosing stack's, when the construct is embedded in another app's stack
+        (two embeddings in one account then keep apart); default `stackName`."""
         if self.deployment.project_membership != "manual":
             return None
-        return f"{self.deployment.stack_name}-{role}"
+        name = f"{stack_name or self.deployment.stack_name}-{role}"
+        if len(name) > IAM_ROLE_NAME_MAX:
+            raise ConfigError(
+                f'cdk.json context {CONTEXT_KEY}.projectMembership: "manual" names the roles '
+                f"<stack name>-{role}, and {name!r} passes IAM's {IAM_ROLE_NAME_MAX} characters; use a "
+                "shorter stack name"
+            )
+        return name
 
     @property
     def warnings(self) -> list[str]:
@@ -533,11 +564,35 @@ def build_settings(deployment: DeploymentContext) -> Settings:
         "asset_type_name": deployment.asset_type_name,
         "tuning": tuning,
         "drift_downstream_depth": deployment.drift_downstream_depth,
+        "asset_forms": deployment.asset_forms,
+        "glossary_terms": deployment.glossary_terms,
     }
     try:
-        return Settings.model_validate(raw)
+        settings = Settings.model_validate(raw)
     except ValidationError as error:
         raise ConfigError(_describe(error, prefix=CONTEXT_KEY)) from error
+    _check_asset_forms(settings)
+    return settings
+
+
+def _check_asset_forms(settings: Settings) -> None:
+    """assetForms against the asset type the stack deploys: no form name of its own, room for all."""
+    if not settings.asset_forms:
+        return
+    from .datazone_types import ASSET_TYPE_FILE  # the CDK import only when there is something to check
+
+    own = set(json.loads(ASSET_TYPE_FILE.read_text(encoding="utf-8"))["forms"])
+    taken = clashes(settings.asset_forms, own)
+    if taken:
+        raise ConfigError(
+            f"cdk.json context {CONTEXT_KEY}.assetForms: formName {taken} is a form of the asset type "
+            f"({ASSET_TYPE_FILE.name}) already; choose another name"
+        )
+    if len(own) + len(settings.asset_forms) > MAX_ASSET_FORMS:
+        raise ConfigError(
+            f"cdk.json context {CONTEXT_KEY}.assetForms: {len(settings.asset_forms)} forms and the asset "
+            f"type's {len(own)} pass DataZone's {MAX_ASSET_FORMS} forms an asset"
+        )
 
 
 def _check_cross_references(settings: Settings, deployment: DeploymentContext) -> None:
@@ -665,6 +720,8 @@ _SETTINGS_KEYS = {
     "state_root": "mappingPath",
     "asset_type_name": "assetTypeName",
     "drift_downstream_depth": "driftDownstreamDepth",
+    "asset_forms": "assetForms",
+    "glossary_terms": "glossaryTerms",
 }
 
 
@@ -678,3 +735,8 @@ def _describe(error: ValidationError, prefix: str) -> str:
         return _camel(part) if location[0] == "tuning" else part
 
     return describe(error, root=f"cdk.json context {prefix}", name=key)
+
+
+def _rule_database(rule: TableRule) -> str:
+    """A table rule's database as the grants name it: `<catalog>/<database>` in a federated catalog."""
+    return f"{rule.catalog}/{rule.database}" if rule.catalog else rule.database

@@ -178,6 +178,48 @@ class LineageFunction(Construct):
         )
         return names
 
+    def allow_reading_delivery(self, sources: Sequence[Source]) -> list[tuple[str, str]]:
+        """MSK Data Delivery channels and Firehose streams read for lineage, and the S3 Tables catalogs their
+        tables are in. Returns the wildcard resources granted (for cdk-nag's acknowledgments): (service,
+        resource) in this stack's account and Region, or ("", ARN) for a literal ARN."""
+        stack = cdk.Stack.of(self)
+        wildcards: list[tuple[str, str]] = []
+        channel_clusters = sorted({s.cluster_arn for s in sources if s.channels != "off" and not s.role_arn})
+        if channel_clusters:
+            # MSK developer guide, "Channel lifecycle management permissions": ListChannels on the cluster
+            # ARN, DescribeChannel on the channel ARN (channel/<cluster name>/<cluster uuid>/<channel name>).
+            self.allow("MskChannelList", ["kafka:ListChannels"], channel_clusters)
+            channels = [arn.replace(":cluster/", ":channel/", 1) + "/*" for arn in channel_clusters]
+            self.allow("MskChannelDescribe", ["kafka:DescribeChannel"], channels)
+            wildcards += [("", arn) for arn in channels]
+        if any(s.firehose != "off" and not s.role_arn for s in sources):
+            # SAR: ListDeliveryStreams takes no resource type; DescribeDeliveryStream takes deliverystream.
+            self.allow("FirehoseList", ["firehose:ListDeliveryStreams"], ["*"])
+            streams = stack.format_arn(
+                service="firehose",
+                resource="deliverystream",
+                resource_name="*",
+                arn_format=cdk.ArnFormat.SLASH_RESOURCE_NAME,
+            )
+            self.allow("FirehoseDescribe", ["firehose:DescribeDeliveryStream"], [streams])
+            wildcards.append(("firehose", "deliverystream/*"))
+        if channel_clusters or any(s.firehose != "off" and not s.role_arn for s in sources):
+            # Their tables live in S3 Tables' federated catalogs, known only at run time: read the metadata of
+            # any. SAR: GetTable/GetTables take rootcatalog, catalog, database and table; Glue's "Specifying
+            # resource ARNs" gives catalog/s3tablescatalog/<bucket>, database/... and table/... below it.
+            below = (("catalog", "*"), ("database", "*/*"), ("table", "*/*/*"))
+            tables = [
+                stack.format_arn(service="glue", resource="catalog"),
+                stack.format_arn(service="glue", resource="catalog", resource_name="s3tablescatalog"),
+                *(
+                    stack.format_arn(service="glue", resource=kind, resource_name=f"s3tablescatalog/{rest}")
+                    for kind, rest in below
+                ),
+            ]
+            self.allow("S3TablesCatalogRead", ["glue:GetTable", "glue:GetTables"], tables)
+            wildcards += [("glue", f"{kind}/s3tablescatalog/{rest}") for kind, rest in below]
+        return wildcards
+
     def allow(
         self,
         sid: str,

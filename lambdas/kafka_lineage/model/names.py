@@ -43,6 +43,16 @@ def federated_catalog_name(value: str) -> str:
     return lowered
 
 
+def glue_database_path(value: str) -> str:
+    """`<database>`, or `<catalog>/<database>` for a database of a federated catalog."""
+    catalog, slash, database = value.rpartition("/")
+    return (
+        f"{federated_catalog_name(catalog)}/{glue_catalog_name(database)}"
+        if slash
+        else glue_catalog_name(value)
+    )
+
+
 def source_key(value: str) -> str:
     if not SOURCE_KEY.fullmatch(value):
         raise ValueError(f"{value!r} is not a registry name, nor <account>:<registry name>")
@@ -57,3 +67,5 @@ GlueCatalogName = Annotated[str, AfterValidator(glue_catalog_name)]
 SourceKey = Annotated[str, AfterValidator(source_key)]
 # A federated Glue catalog's name (`s3tablescatalog/<table bucket>`), lower-cased.
 FederatedCatalogName = Annotated[str, AfterValidator(federated_catalog_name)]
+# A database of the root catalog, or `<catalog>/<database>` of a federated one, lower-cased.
+GlueDatabasePath = Annotated[str, AfterValidator(glue_database_path)]

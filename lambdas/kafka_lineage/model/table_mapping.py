@@ -12,7 +12,7 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from kafka_lineage.model.names import GlueCatalogName, GlueName, SourceKey
+from kafka_lineage.model.names import FederatedCatalogName, GlueCatalogName, GlueName, SourceKey
 
 
 class TableMapping(BaseModel):
@@ -31,11 +31,24 @@ class TableMapping(BaseModel):
         "role; none: the topic of that name in any source.",
     )
 
+    catalog: FederatedCatalogName | None = Field(
+        default=None,
+        description="The Glue catalog below the account's root catalog that holds the table, e.g. "
+        '"s3tablescatalog/<table bucket>" for S3 Tables; none: the root (default) catalog.',
+    )
+
+    @property
+    def database_path(self) -> str:
+        """`{database}`, or `{catalog}/{database}` in a federated catalog (what the stack grants reading)."""
+        return f"{self.catalog}/{self.database}" if self.catalog else self.database
+
     def parameter_value(self) -> str:
-        """The parameter's value: compact JSON with sorted keys, `registryName` only when set."""
+        """The value: compact JSON with sorted keys, `registryName` and `catalog` only when set."""
         body: dict[str, str] = {"topic": self.topic, "database": self.database, "table": self.table}
         if self.registry_name is not None:
             body["registryName"] = self.registry_name
+        if self.catalog is not None:
+            body["catalog"] = self.catalog
         return json.dumps(body, separators=(",", ":"), sort_keys=True)
 
 

@@ -97,7 +97,8 @@ def sink_config(name: str, **config: str) -> ConnectorConfig:
 
 
 def test_the_result_reports_each_edges_origin_and_what_the_connectors_leave_open():
-    # Given 20 topics, a sink that routes one of them by regex and one that cannot pair topics with tables
+    # Given 20 topics, a sink that routes one of them by regex and one that cannot pair its two topics with
+    # its two tables (with one topic, that topic would feed both)
     world, _ssm, _events = memory_world(20)
     topics = sorted(r.schema_name for r in world.asset_records.load().values())
     routed = next(t for t in topics if seed_table(world, t))
@@ -106,7 +107,7 @@ def test_the_result_reports_each_edges_origin_and_what_the_connectors_leave_open
             connectors=(
                 sink_config("lake-sink", **{"topics.regex": routed.replace(".", r"\."),
                                             "iceberg.tables": f"lakehouse.{seed_table(world, routed)}"}),
-                sink_config("multi-sink", topics=topics[0], **{
+                sink_config("multi-sink", topics=f"{topics[0]},{topics[-1]}", **{
                     "iceberg.tables": "lakehouse.a,lakehouse.b", "iceberg.tables.route-field": "region",
                     "iceberg.table.lakehouse.a.route-regex": "eu",
                     "iceberg.table.lakehouse.b.route-regex": "us"}),
@@ -119,7 +120,10 @@ def test_the_result_reports_each_edges_origin_and_what_the_connectors_leave_open
     origins = {e["topic"]: e["origin"] for e in result["emissions"]}
     assert origins[routed] == "connector:lake-sink"
     assert {o for t, o in origins.items() if t != routed} == {"rule"}
-    assert [(a["topic"], a["connector"]) for a in result["ambiguous"]] == [(topics[0], "multi-sink")]
+    assert [(a["topic"], a["connector"]) for a in result["ambiguous"]] == [
+        (topics[0], "multi-sink"),
+        (topics[-1], "multi-sink"),
+    ]
     assert result["connectorErrors"] == []
     assert world.connectors.calls == 1
 
