@@ -137,7 +137,7 @@ def _routing(processing: Mapping[str, Any] | None) -> tuple[str, tuple[str, str]
             p.get("ParameterName"): p.get("ParameterValue", "") for p in processor.get("Parameters") or []
         }
         if processor.get("Type") == "Lambda":
-            return f"a Lambda function ({parameters.get('LambdaArn', 'unnamed')}) routes each record", None
+            return f"by a Lambda function ({parameters.get('LambdaArn', 'unnamed')})", None
         if processor.get("Type") == "MetadataExtraction":
             query = str(parameters.get("MetadataExtractionQuery", ""))
             if "destinationTableName" not in query and "destinationDatabaseName" not in query:
@@ -146,7 +146,7 @@ def _routing(processing: Mapping[str, Any] | None) -> tuple[str, tuple[str, str]
             table = re.search(_LITERAL.format(member="destinationTableName"), query)
             if database and table:
                 return "", (database["value"], table["value"])
-            return f"the JSONQuery {query!r} names each record's table", None
+            return f"by the JSONQuery {query!r}, which computes each record's table", None
     return "", None
 
 

@@ -36,6 +36,7 @@ from kafka_lineage.connectors.derive import derive
 from kafka_lineage.drift import DownstreamWalker, DriftSummary
 from kafka_lineage.lineage.apply import Applier, ParsedFields, TopicOutcome
 from kafka_lineage.lineage.content import RunContent, TopicField
+from kafka_lineage.lineage.delivery_inputs import read_delivery
 from kafka_lineage.lineage.drift_check import DriftCheck, DriftRound, load_summaries, pending, tables_fed
 from kafka_lineage.lineage.model import LoadedStates, load_states
 from kafka_lineage.lineage.plan import (
@@ -51,6 +52,7 @@ from kafka_lineage.lineage.ports import (
     Announcer,
     AssetRecordReader,
     ConnectorReader,
+    DeliveryReader,
     EventStore,
     StateLease,
     StateStore,
@@ -97,6 +99,8 @@ class LineageWorld:
     events: EventStore
     state: StateStore
     connectors: ConnectorReader | None = None
+    # MSK Data Delivery channels and Firehose streams (`kafka_lineage.aws.delivery`).
+    delivery: DeliveryReader | None = None
     # Schema drift: the summaries of pairs checked, where drift is announced, what lies downstream of a table.
     drift_store: StateStore | None = None
     announcer: Announcer | None = None
@@ -139,6 +143,8 @@ class EmitResult:
     ambiguous: Sample = field(default_factory=Sample)
     undetermined: Sample = field(default_factory=Sample)
     connector_errors: Sample = field(default_factory=Sample)
+    inactive_paths: Sample = field(default_factory=Sample)  # channels and streams not ACTIVE (edges kept)
+    delivery_errors: Sample = field(default_factory=Sample)
     kept: int = 0  # connector edges kept as they are: their connector could not be read
     drift: Sample = field(default_factory=Sample)
     drift_announced: int = 0
@@ -166,6 +172,8 @@ class EmitResult:
             "ambiguous": self.ambiguous,
             "undetermined": self.undetermined,
             "connectorErrors": self.connector_errors,
+            "inactivePaths": self.inactive_paths,
+            "deliveryErrors": self.delivery_errors,
             "drift": self.drift,
         }
         result: dict[str, Any] = {
@@ -288,7 +296,8 @@ def _read_inputs(settings: Settings, world: LineageWorld, ending: Callable[[], b
     parameters: list[MappingParameter] = world.table_mappings.load()
     mappings, invalid = parse_mappings(parameters, state_path(settings.state_root, TABLE_MAPPINGS))
     derivation, read_errors = _derive(settings, world, records.values(), ending)
-    resolution = resolve(records.values(), settings, mappings, invalid, derivation)
+    delivery = read_delivery(settings, world.delivery, records.values(), ending)
+    resolution = resolve(records.values(), settings, mappings, invalid, derivation, delivery)
     return _Inputs(records, resolution, read_errors)
 
 
@@ -312,7 +321,7 @@ def _prepare(
     selection = select(scope, records, loaded.states, registries)
     reads = inputs.reads
     needed = tables_needed(selection, inputs.resolution) - set(reads.tables)
-    needed = {ref for ref in needed if ref.database not in reads.errors}
+    needed = {ref for ref in needed if ref.database_path not in reads.errors}
     if needed:
         more = world.tables.read(needed, stop=ending)
         reads.tables.update(more.tables)
@@ -359,6 +368,12 @@ def _report_plan(
         )
         result.connector_errors.add({"error": error})
         result.fail({"error": f"reading MSK Connect connectors: {error}"})
+    for path in resolution.inactive_paths:
+        result.inactive_paths.add(path.as_dict())
+    for error in resolution.delivery.errors:
+        logger.error("delivery paths not read: their edges are kept as they are", extra={"error": error})
+        result.delivery_errors.add({"error": error})
+        result.fail({"error": f"reading delivery paths: {error}"})
     for item in resolution.invalid_mappings:
         result.invalid_mappings.add(item.as_dict())
     for failure in plan.failed:

@@ -275,7 +275,7 @@ def test_per_record_routing_and_static_jsonquery_tables(local_aws: LocalAws) -> 
     paths = {p.name: p.iceberg for p in reader().read([source()]).paths}
 
     assert paths["by-field"] is not None
-    assert "names each record's table" in paths["by-field"].routing
+    assert "computes each record's table" in paths["by-field"].routing
     assert paths["by-literal"] is not None
     assert paths["by-literal"].tables == (("iot", "devices"),)
     assert paths["operation-only"] is not None

@@ -100,7 +100,7 @@ def test_per_record_routing_is_undetermined_and_names_the_stream() -> None:
     path = stream()
     assert path.iceberg is not None
     routed = replace(
-        path, iceberg=replace(path.iceberg, routing="a Lambda function (arn:...:router) routes each record")
+        path, iceberg=replace(path.iceberg, routing="by a Lambda function (arn:...:router)")
     )
 
     derived = derive(DeliveryReads(paths=(routed,)), [TOPIC], [source()])
