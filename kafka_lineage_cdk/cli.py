@@ -44,7 +44,13 @@ def aws_clients(region: str | None, profile: str | None) -> ClientFactory:
     from .deployed import INVOKE_READ_TIMEOUT
 
     session = boto3.session.Session(region_name=region, profile_name=profile)
-    one_try = Config(read_timeout=INVOKE_READ_TIMEOUT, retries={"mode": "standard", "total_max_attempts": 1})
+    # TCP keepalive: a connection idle for the minutes a run takes is not dropped on the way (Lambda's
+    # advice for long synchronous invocations).
+    one_try = Config(
+        read_timeout=INVOKE_READ_TIMEOUT,
+        retries={"mode": "standard", "total_max_attempts": 1},
+        tcp_keepalive=True,
+    )
 
     def client(service: str) -> Any:
         return session.client(service, config=one_try) if service == "lambda" else session.client(service)
@@ -382,7 +388,12 @@ def local_lineage(
 
 
 @local.command("demo")
-@_LOG_FILE
+@click.option(
+    "--log-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Where the functions' JSON logs go (default out/demo/functions.log); the terminal shows the tables.",
+)
 @click.pass_context
 def local_demo(ctx: click.Context, log_file: Path | None) -> None:
     """`make demo`: the whole pipeline on the stand-ins, step by step."""

@@ -174,12 +174,9 @@ def run(
 
 
 def demo(log_file: Path | None) -> int:
-    """`make demo`, with the functions' logs in `log_file` when given (else at WARNING on the terminal)."""
+    """`make demo`: its tables on the terminal, the functions' logs in `log_file` (default
+    out/demo/functions.log)."""
     _require_checkout()
     from local import demo as local_demo
 
-    if log_file is None:
-        return local_demo.main()
-    with log_file.open("a", encoding="utf-8") as stream, _environment({"POWERTOOLS_LOG_LEVEL": "INFO"}):
-        route_function_logs(stream, logging.INFO)
-        return local_demo.main()
+    return local_demo.main(log_file)

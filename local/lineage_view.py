@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 LIST_PAGE_SIZE = 50  # ListLineageEvents maxResults maximum
+SCHEMA_DRIFT_FACET = "schemaDrift"  # kafka_lineage.lineage.facets.SCHEMA_DRIFT_FACET
 EVENT_ORDER = {"START": 0, "RUNNING": 1, "OTHER": 2, "COMPLETE": 3, "FAIL": 3, "ABORT": 3}
 
 
@@ -90,10 +91,22 @@ class Edge:
     run_id: str
     event_time: str
     columns: tuple[tuple[str, str], ...]  # (input field, output column), in the facet's order
+    # The run's schemaDrift facet (docs/facets/SchemaDriftRunFacet.json): the topic's schema version changed
+    # what feeds this table. None when the newest run carries none.
+    drift: dict[str, Any] | None = None
 
     @property
     def job(self) -> str:
         return f"{self.job_namespace}/{self.job_name}"
+
+    @property
+    def drift_title(self) -> str:
+        if not self.drift:
+            return ""
+        return (
+            f"schema drift v{self.drift.get('fromVersion')} -> v{self.drift.get('toVersion')}, "
+            f"{self.drift.get('severity')}"
+        )
 
 
 def edges_from_events(events: Iterable[dict[str, Any]]) -> list[Edge]:
@@ -131,6 +144,7 @@ def edges_from_events(events: Iterable[dict[str, Any]]) -> list[Edge]:
                     str(run.get("runId", "")),
                     str(event.get("eventTime", "")),
                     columns,
+                    ((run.get("facets") or {}).get(SCHEMA_DRIFT_FACET)),
                 )
                 key = (upstream.identifier, downstream.identifier, edge.job_namespace, edge.job_name)
                 if key not in newest or rank >= newest[key][0]:
@@ -174,6 +188,11 @@ def render_text(edges: Sequence[Edge], max_columns: int = 12) -> str:
         lines.append(f"    job     {edge.job}   (run {edge.run_id}, {edge.event_time})")
         lines.append(f"    from    {edge.upstream.identifier}")
         lines.append(f"    to      {edge.downstream.identifier}")
+        if edge.drift:
+            changes = ", ".join(
+                f"{c.get('field')} {c.get('change')}" for c in edge.drift.get("changes") or []
+            )
+            lines.append(f"    {edge.drift_title}: {changes}")
         if edge.columns:
             width = max(len(field) for field, _ in edge.columns[:max_columns])
             lines.append(f"    columns ({len(edge.columns)}):")
@@ -205,6 +224,8 @@ rect { stroke-width: 1.5; rx: 8; } path.edge { fill: none; stroke: #8a93a6; stro
 section { margin-top: 28px; } h2 { font-size: 15px; margin: 0 0 6px; }
 table { border-collapse: collapse; margin-top: 6px; } td, th { border: 1px solid #d5d9e2; padding: 3px 8px; }
 th { background: #f4f6fa; text-align: left; } code { font-size: 12px; } .muted { color: #5b6475; }
+.drift { margin: 8px 0; padding: 6px 10px; border-left: 4px solid #c2410c; background: #fff1e6; }
+.drifted rect { stroke: #c2410c; stroke-width: 3; }
 """
 
 
@@ -330,10 +351,12 @@ def render_html(edges: Sequence[Edge], title: str = "Lineage: database table →
             drawn.add((a, b))
             (x1, y1), (x2, y2) = place[a], place[b]
             parts.append(_link(x1 + _NODE_W, y1 + half, x2, y2 + half))
+    drifted_tables = {edge.downstream.identifier for edge in edges if edge.drift}
     for nodes in columns.values():
         for kind, label, identifier, key, caption in nodes:
             x, y = place[key]
-            parts.append(_node(x, y, kind, label, identifier, caption))
+            css = f"{kind} drifted" if key in drifted_tables else kind  # a table the drift reaches
+            parts.append(_node(x, y, css, label, identifier, caption))
     parts.append("</svg>")
 
     sections = []
@@ -351,9 +374,15 @@ def render_html(edges: Sequence[Edge], title: str = "Lineage: database table →
             f"<section><h2>{e(edge.upstream.label)} → {e(edge.downstream.label)}</h2>"
             f'<div class="muted">job <code>{e(edge.job)}</code>, run <code>{e(edge.run_id)}</code>, '
             f"{e(edge.event_time)}<br>from <code>{e(edge.upstream.identifier)}</code><br>"
-            f"to <code>{e(edge.downstream.identifier)}</code></div>{mapping}</section>"
+            f"to <code>{e(edge.downstream.identifier)}</code></div>{_drift_html(edge)}{mapping}</section>"
         )
     summary = f"{len(edges)} edge{'s' if len(edges) != 1 else ''} read from DataZone's lineage events."
+    drifted = [edge for edge in edges if edge.drift]
+    if drifted:
+        summary += " Schema drift: " + "; ".join(
+            f"{html.escape(edge.upstream.label)} → {html.escape(edge.downstream.label)} ({edge.drift_title})"
+            for edge in drifted
+        )
     return (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         f"<title>{html.escape(title)}</title><style>{_STYLE}</style></head><body>"
@@ -361,6 +390,29 @@ def render_html(edges: Sequence[Edge], title: str = "Lineage: database table →
         + ("".join(parts) if edges else "<p>No lineage in DataZone yet.</p>")
         + "".join(sections)
         + "</body></html>\n"
+    )
+
+
+def _drift_html(edge: Edge) -> str:
+    """The run's schema drift: what changed in the topic's schema and which columns of this table it feeds."""
+    if not edge.drift:
+        return ""
+    e = html.escape
+
+    def shown(value: Any) -> str:
+        return "—" if value is None else e(str(value))
+
+    rows = "".join(
+        f"<tr><td><code>{e(str(c.get('field')))}</code></td><td>{e(str(c.get('change')))}</td>"
+        f"<td><code>{shown(c.get('before'))}</code></td><td><code>{shown(c.get('after'))}</code></td>"
+        f"<td>{e(str(c.get('severity')))}</td></tr>"
+        for c in edge.drift.get("changes") or []
+    )
+    impacted = ", ".join(str(t) for t in edge.drift.get("impactedTables") or [])
+    return (
+        f'<div class="drift"><strong>{e(edge.drift_title)}</strong> (impacted: {e(impacted or "none")})'
+        "<table><tr><th>field</th><th>change</th><th>before</th><th>after</th><th>severity</th></tr>"
+        f"{rows}</table></div>"
     )
 
 

@@ -304,6 +304,7 @@ class DataZoneTypes(Construct):
         kms_key_arn: str | None,
         membership_mode: str,
         after: list[Construct],
+        cluster_regions: tuple[str, ...] = (),
     ) -> cdk.CustomResource:
         """The deploy-time check of what the types and the functions rely on, before any type is created.
 
@@ -322,6 +323,8 @@ class DataZoneTypes(Construct):
                 "GrantsByStack": "true" if self.policy_grants else "false",
                 "KmsKeyArn": kms_key_arn or "",
                 "MembershipMode": membership_mode,
+                # For an environment-agnostic stack, whose region synth cannot know.
+                "ClusterRegions": json.dumps(list(cluster_regions)),
                 "Members": json.dumps(
                     [
                         {"name": name, "roleArn": role.role_arn, "designation": designation}

@@ -164,6 +164,7 @@ class KafkaLineage(Construct):
             },
             kms_key_arn=deployment.domain_kms_key_arn,
             membership_mode=deployment.project_membership,
+            cluster_regions=tuple(source.region for source in settings.sources),
             after=[fn.membership for fn in (self.schema_sync, self.lineage) if fn.membership is not None],
         )
         self._grant_schema_sync()

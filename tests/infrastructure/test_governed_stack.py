@@ -62,6 +62,7 @@ def test_grants_then_the_check_then_the_form_types(synth: Synthesized):
     props = check["Properties"]
     assert (props["DomainUnitId"], props["GrantsByStack"], props["KmsKeyArn"]) == (UNIT, "true", KEY)
     assert props["MembershipMode"] == "manual"
+    assert json.loads(props["ClusterRegions"]) == ["eu-west-1", "eu-west-1"]
 
 
 def test_manual_membership_creates_no_membership_and_names_the_roles(synth: Synthesized):
@@ -126,3 +127,18 @@ def test_the_asset_type_resource_changes_with_every_synthesis_so_each_deploy_re_
     (asset_type,) = synth.resources("Custom::DataZoneAssetType").values()
     resolved_at = asset_type["Properties"]["ResolvedAt"]
     assert datetime.fromisoformat(resolved_at).tzinfo is not None
+
+
+def test_a_role_source_without_external_id_synthesizes_with_a_warning_naming_it(
+    synth_factory: Callable[[dict[str, Any]], Synthesized],
+):
+    context = copy.deepcopy(shipped_context())
+    context[CONTEXT_KEY]["sources"][0]["roleArn"] = "arn:aws:iam::111122223333:role/kafka-lineage-source-read"
+    synthesized = synth_factory(context)
+    warnings = [
+        str(entry.data)
+        for construct in synthesized.stack.node.find_all()
+        for entry in construct.node.metadata
+        if entry.type == "aws:cdk:warning"
+    ]
+    assert any("sources[0].roleArn is assumed without an externalId" in w for w in warnings)

@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 EVENTS = ROOT / "tests" / "events"
 SNIPPET = re.compile(r'^\s*--8<--\s+"([^"]+)"\s*$', re.M)
-MANUAL = re.compile(r"""invoke "\$(SYNC|LINEAGE)" '([^']*)'""")
+MANUAL = re.compile(r"""invoke "\$(SYNC|LINEAGE)" '(\{[^']*)'""")
 
 
 def _load_generator() -> ModuleType:

@@ -181,3 +181,44 @@ def test_the_picture_fits_a_1280_pixel_screen_and_names_each_delivery_path() -> 
         "<title>arn:aws:glue:eu-west-1:123456789012:table/s3tablescatalog/lake-tables/sales/orders</title>"
         in page
     )
+
+
+DRIFT = {
+    "schemaArn": "arn:aws:glue:eu-west-1:123456789012:schema/cdc/dbserver1.inventory.customers",
+    "fromVersion": 2,
+    "toVersion": 3,
+    "severity": "breaking",
+    "changes": [
+        {
+            "field": "after.email",
+            "change": "removed",
+            "before": "string",
+            "after": None,
+            "severity": "breaking",
+        }
+    ],
+    "impactedTables": ["lakehouse/customers"],
+}
+
+
+def test_a_run_with_schema_drift_shows_it_on_its_edge_in_the_listing_and_the_page():
+    # Given the customers run, its events carrying the schemaDrift run facet (as the v3 sink run does)
+    events = customers_events()
+    for event in events:
+        event["run"].setdefault("facets", {})["schemaDrift"] = DRIFT
+    # When rendered
+    (edge,) = edges_from_events(events)
+    text, page = render_text([edge]), render_html([edge])
+    # Then the edge carries the drift, the listing names it, and the page shows its changes on the table
+    assert edge.drift == DRIFT
+    assert "schema drift v2 -> v3, breaking: after.email removed" in text
+    assert 'class="table drifted"' in page
+    assert (
+        "<code>after.email</code></td><td>removed</td><td><code>string</code></td><td><code>—</code>" in page
+    )
+    assert "Schema drift: dbserver1.inventory.customers → lakehouse.customers" in page
+    # And a run without the facet shows none
+    (plain,) = edges_from_events(customers_events())
+    assert plain.drift is None
+    assert "table drifted" not in render_html([plain])
+    assert '<div class="drift">' not in render_html([plain])
