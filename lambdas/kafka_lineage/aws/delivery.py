@@ -251,10 +251,10 @@ class DeliveryPaths:
         for cluster_arn in sorted({s.cluster_arn for s in readers}):
             try:
                 summaries = self._list_channels(cluster_arn, stop)
-            except Invalid as error:
+            except (Invalid, NotFound) as error:
                 # Channels exist on Express brokers only; what ListChannels answers for a cluster of
-                # standard brokers is undocumented. A request refused as invalid lists nothing (no channel
-                # can exist there), logged, not failed.
+                # standard brokers is undocumented. A request refused as invalid, or for a cluster that does
+                # not exist, lists nothing (no channel can exist there), logged, not failed.
                 logger.info("MSK channels not listed", extra={"cluster": cluster_arn, "error": str(error)})
                 continue
             except AwsError as error:

@@ -328,3 +328,9 @@ def test_a_cluster_of_standard_brokers_lists_no_channels_and_fails_nothing(
 
     assert [p.kind for p in reads.paths] == ["firehose"]
     assert (reads.channels_ok, reads.errors) == (True, ())
+
+
+def test_a_cluster_that_does_not_exist_lists_no_channels(local_aws: LocalAws) -> None:
+    reads = reader().read([source()])  # the cluster was never registered: ListChannels answers NotFound
+
+    assert (reads.paths, reads.channels_ok, reads.errors) == ((), True, ())
