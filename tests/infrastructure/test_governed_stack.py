@@ -142,3 +142,11 @@ def test_a_role_source_without_external_id_synthesizes_with_a_warning_naming_it(
         if entry.type == "aws:cdk:warning"
     ]
     assert any("sources[0].roleArn is assumed without an externalId" in w for w in warnings)
+
+
+def test_embedded_manual_roles_follow_the_enclosing_stack_and_a_name_too_long_is_refused():
+    raw = {**shipped_context()[CONTEXT_KEY], "projectMembership": "manual"}
+    config = load_config(raw, extra_environment=EXTRA_ENVIRONMENT)
+    assert config.role_name("SchemaSync", "DataPlatform") == "DataPlatform-SchemaSync"
+    with pytest.raises(ConfigError, match=r"kafkaLineage\.projectMembership: \"manual\" names the roles"):
+        config.role_name("AssetTypeHandler", "D" * 48)
