@@ -49,6 +49,8 @@ class EmitResult:
     ambiguous: Sample = field(default_factory=_sample)
     undetermined: Sample = field(default_factory=_sample)
     connector_errors: Sample = field(default_factory=_sample)
+    inactive_paths: Sample = field(default_factory=_sample)  # channels and streams not ACTIVE (edges kept)
+    delivery_errors: Sample = field(default_factory=_sample)
     kept: int = 0  # connector edges kept as they are: their connector could not be read
     drift: Sample = field(default_factory=_sample)
     drift_announced: int = 0
@@ -113,6 +115,13 @@ class EmitResult:
             )
             self.connector_errors.add({"error": error})
             self.fail(failure_item(error, doing="reading MSK Connect connectors"))
+        for path in resolution.inactive_paths:
+            logger.warning("delivery path not ACTIVE: its edges are kept as configured", extra=path.as_dict())
+            self.inactive_paths.add(path.as_dict())
+        for error in resolution.delivery.errors:
+            logger.error("delivery paths not read: their edges are kept as they are", extra={"error": error})
+            self.delivery_errors.add({"error": error})
+            self.fail(failure_item(error, doing="reading delivery paths"))
         for item in resolution.invalid_mappings:
             logger.warning("invalid explicit table mapping skipped", extra=item.as_dict())
             self.invalid_mappings.add(item.as_dict())
@@ -191,6 +200,8 @@ class EmitResult:
             "ambiguous": self.ambiguous,
             "undetermined": self.undetermined,
             "connectorErrors": self.connector_errors,
+            "inactivePaths": self.inactive_paths,
+            "deliveryErrors": self.delivery_errors,
             "drift": self.drift,
         }
         result: dict[str, Any] = {

@@ -43,6 +43,7 @@ from kafka_lineage.drift import DownstreamWalker, DriftSummary
 from kafka_lineage.lineage.apply import Applier, ParsedFields, TopicOutcome
 from kafka_lineage.lineage.checkpoints import Changes, Checkpoints, SaveReport
 from kafka_lineage.lineage.content import TopicField
+from kafka_lineage.lineage.delivery_inputs import read_delivery
 from kafka_lineage.lineage.drift_check import (
     DriftCheck,
     DriftRound,
@@ -57,6 +58,7 @@ from kafka_lineage.lineage.ports import (
     Announcer,
     AssetRecordReader,
     ConnectorReader,
+    DeliveryReader,
     EventStore,
     StateLease,
     StateStore,
@@ -109,6 +111,8 @@ class LineageWorld:
     events: EventStore
     state: StateStore
     connectors: ConnectorReader | None = None
+    # MSK Data Delivery channels and Firehose streams (`kafka_lineage.aws.delivery`).
+    delivery: DeliveryReader | None = None
     # Schema drift: the summaries of pairs checked, where drift is announced, what lies downstream of a table.
     drift_store: StateStore | None = None
     announcer: Announcer | None = None
@@ -231,7 +235,8 @@ def _read_inputs(run: RunContext) -> _Inputs:
     parameters: list[MappingParameter] = world.table_mappings.load()
     mappings, invalid = parse_mappings(parameters, state_path(settings.state_root, TABLE_MAPPINGS))
     derivation, read_errors = _derive(run, records.values())
-    resolution = resolve(records.values(), settings, mappings, invalid, derivation)
+    delivery = read_delivery(settings, world.delivery, records.values(), run.ending, run.scope.force)
+    resolution = resolve(records.values(), settings, mappings, invalid, derivation, delivery)
     return _Inputs(records, resolution, read_errors)
 
 
