@@ -15,9 +15,11 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from kafka_lineage.model import ssm_names
 from kafka_lineage.model.asset_forms import AssetForm, check_asset_forms, check_glossary_terms
 from kafka_lineage.model.errors import Location, describe
 from kafka_lineage.model.names import FederatedCatalogName, GlueCatalogName, GlueName
+from kafka_lineage.model.ssm_names import validate_ssm_path
 
 # DataZone identifiers: botocore datazone DomainId / ProjectId.
 DOMAIN_ID = re.compile(r"dzd[-_][a-zA-Z0-9_-]{1,36}")
@@ -30,15 +32,12 @@ ROLE_ARN = re.compile(
 )
 # STS AssumeRole ExternalId (botocore sts externalIdType).
 EXTERNAL_ID = re.compile(r"[\w+=,.@:/-]{2,1224}")
-# SSM: letters, digits, `_ . -` and `/`; at most 15 levels; no level may start with aws/ssm; the full ARN
-# `arn:aws:ssm:<region>:<account>:parameter<name>` at most 1,011 characters.
-SSM_PATH = re.compile(r"(/[a-zA-Z0-9_.\-]+)+")
-SSM_MAX_ARN = 1011
-SSM_MAX_LEVELS = 15
-# The longest ARN prefix we plan for: a 25-character partition-qualified region, a 12-digit account.
-SSM_ARN_PREFIX_BUDGET = len("arn:aws-iso-b:ssm:") + 25 + len(":123456789012:parameter")
-# The deepest name the project itself writes under MAPPING_PATH (see mapping_store): `/lineage/ff-9999`.
-SSM_OWN_SUFFIX_BUDGET = len("/table-mappings/cdk/") + 64
+# SSM's naming rules live in model/ssm_names.py; the stack and the tests read them from here too.
+SSM_PATH = ssm_names.SSM_PATH
+SSM_MAX_ARN = ssm_names.SSM_MAX_ARN
+SSM_MAX_LEVELS = ssm_names.SSM_MAX_LEVELS
+SSM_ARN_PREFIX_BUDGET = ssm_names.SSM_ARN_PREFIX_BUDGET
+SSM_OWN_SUFFIX_BUDGET = ssm_names.SSM_OWN_SUFFIX_BUDGET
 LAMBDA_ENV_LIMIT = 4096
 
 DEFAULT_ASSET_TYPE_NAME = "KafkaTopicAssetType"
@@ -56,25 +55,6 @@ def _fullmatch(pattern: re.Pattern[str], value: str, what: str) -> str:
     if not pattern.fullmatch(value):
         raise ValueError(f"{what} {value!r} does not match {pattern.pattern}")
     return value
-
-
-def validate_ssm_path(path: str) -> str:
-    """Check `path` against SSM's documented naming rules, leaving room for the names we put below it."""
-    if not SSM_PATH.fullmatch(path):
-        raise ValueError(
-            f"{path!r} is not a valid SSM path: it must start with '/' and use only a-z A-Z 0-9 _ . - and '/'"
-        )
-    levels = [level for level in path.split("/") if level]
-    for level in levels:
-        if level.lower().startswith(("aws", "ssm")):
-            raise ValueError(f"{path!r}: SSM rejects a name level starting with 'aws' or 'ssm' ({level!r})")
-    if len(levels) + 3 > SSM_MAX_LEVELS:
-        raise ValueError(f"{path!r} is too deep: SSM allows {SSM_MAX_LEVELS} levels and we need 3 below it")
-    if SSM_ARN_PREFIX_BUDGET + len(path) + SSM_OWN_SUFFIX_BUDGET > SSM_MAX_ARN:
-        raise ValueError(
-            f"{path!r} is too long: parameter ARNs below it would pass SSM's {SSM_MAX_ARN}-character limit"
-        )
-    return path
 
 
 class TableRule(BaseModel):
