@@ -13,9 +13,8 @@ action, and answers what happened as values the result reports.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Protocol
 
 from kafka_lineage.model.asset_records import AssetRecord
 from kafka_lineage.model.catalog import AssetType, CatalogAsset
@@ -24,7 +23,15 @@ from kafka_lineage.sync import plan
 from kafka_lineage.sync.desired import content_digest, held_content
 from kafka_lineage.sync.ports import AssetCatalog
 
-Token = Callable[..., str]  # client_token(*parts): a deterministic idempotency token
+
+class Tokens(Protocol):
+    """The clientTokens of the writes made here (sync.apply.Tokens builds them, as every other)."""
+
+    def revise(self, asset_id: str, from_revision: str, content_hash: str) -> str: ...
+
+    def publish(self, asset: CatalogAsset) -> str: ...
+
+    def unpublish(self, asset_id: str) -> str: ...
 
 
 @dataclass(frozen=True)
@@ -79,12 +86,10 @@ class Deleted:
     warning: str | None = None
 
 
-def delete(
-    catalog: AssetCatalog, action: plan.Delete, asset_type: AssetType, domain_id: str, token: Token
-) -> Deleted:
+def delete(catalog: AssetCatalog, action: plan.Delete, asset_type: AssetType, tokens: Tokens) -> Deleted:
     """One DeleteAsset; held while subscribed (revised once to show its schema deleted)."""
     deletion = catalog.delete_asset(
-        action.asset_id, token("unpublish", domain_id, action.asset_id), subscribed=action.was_held
+        action.asset_id, tokens.unpublish(action.asset_id), subscribed=action.was_held
     )
     if not deletion.held:
         return Deleted(None, "deleted")
@@ -99,19 +104,16 @@ def delete(
     content = held_content(
         catalog.asset_content(action.asset_id), asset_type, record.registry_name, deletion.subscriptions
     )
+    content_hash = content_digest(asset_type, content)
     revised = catalog.revise_asset(
         action.asset_id,
         content,
         asset_type,
-        token("held", domain_id, action.asset_id, record.asset_revision or record.content_hash),
+        tokens.revise(action.asset_id, record.asset_revision or record.content_hash, content_hash),
     )
     warning = None
     try:
-        catalog.publish(
-            revised.asset_id,
-            revised.revision,
-            token("publish", domain_id, revised.asset_id, revised.revision),
-        )
+        catalog.publish(revised.asset_id, revised.revision, tokens.publish(revised))
     except PublishRefused as refused:
         warning = (
             f"held asset revised to show its schema deleted, but its listing was not refreshed: {refused}"
@@ -120,7 +122,7 @@ def delete(
         record,
         held=deletion.subscriptions,
         asset_revision=revised.revision,
-        content_hash=content_digest(asset_type, content),
+        content_hash=content_hash,
         unpublished=False,
     )
     return Deleted(kept, "revised", held, warning)
@@ -130,14 +132,11 @@ def publish(
     catalog: AssetCatalog,
     action: plan.Create | plan.Revise | plan.Publish,
     asset: CatalogAsset,
-    domain_id: str,
-    token: Token,
+    tokens: Tokens,
 ) -> RefusedPublish | None:
     """Publish the asset's revision; a rule's refusal is answered (the asset stays), not raised."""
     try:
-        catalog.publish(
-            asset.asset_id, asset.revision, token("publish", domain_id, asset.asset_id, asset.revision)
-        )
+        catalog.publish(asset.asset_id, asset.revision, tokens.publish(asset))
     except PublishRefused as refused:
         return RefusedPublish(
             action.schema_arn, action.registry_name, asset.asset_id, refused.rules, refused.message

@@ -183,6 +183,12 @@ def get_rule(store: Store, domain: Domain, params: Params) -> Response:
     )
 
 
+def delete_rule(store: Store, domain: Domain, params: Params) -> Response:
+    if domain.rules.pop(params["identifier"], None) is None:
+        raise not_found(f"Rule {params['identifier']} not found")
+    return {}
+
+
 def list_rules(store: Store, domain: Domain, params: Params) -> Response:
     if params["targetType"] != "DOMAIN_UNIT":
         raise validation("targetType must be DOMAIN_UNIT")
