@@ -15,7 +15,7 @@ from kafka_lineage.aws.sessions import SourceSessions
 from kafka_lineage.config import Settings, Source
 from kafka_lineage.model.state_layout import DRIFT, state_path
 from kafka_lineage.sync.drift import DriftSummaries
-from kafka_lineage.sync.run import SyncAdapters
+from kafka_lineage.sync.ports import SyncAdapters
 
 HOLDER = "schema-sync"
 

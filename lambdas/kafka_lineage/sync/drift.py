@@ -14,20 +14,29 @@ schema-sync owns the asset and puts that summary into the asset's `KafkaSchemaDr
 - `marker` goes into the schema's source fingerprint, so that a targeted or `verify` inspection whose
   registry state is unchanged still rebuilds the content when the summary moved.
 
-`DriftSummaries` is the reader (one packed-store load per run, only in runs that build asset content).
+`DriftSummaries` is the reader (one packed-store load per run, only in runs that build asset content);
+`read_summaries` reads through it once, or, for a drift event, until the event's summary is there.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from kafka_lineage.drift.summary import DriftSummary
+from kafka_lineage.model import clock
+from kafka_lineage.model.report import failure_item
+from kafka_lineage.observability import logger
 from kafka_lineage.sync.ports import PackedEntries
+from kafka_lineage.sync.requests import SchemaRef
 
 DRIFT_FORM_TYPE = "KafkaSchemaDriftFormType"
 NO_DRIFT = "none"
+# lineage-emission puts "Schema Drift Detected", then saves the summary: a run started by that event waits
+# up to this long (pauses doubling from 0.5 s, within the deadline) for the summary to be readable.
+DRIFT_WAIT_SECONDS = 8.0
 
 
 def drift_key(registry_name: str, topic: str) -> str:
@@ -103,3 +112,56 @@ class DriftSummaries:
 
 def summary_of(summaries: Mapping[str, DriftSummary], registry_name: str, topic: str) -> DriftSummary | None:
     return summaries.get(drift_key(registry_name, topic))
+
+
+@dataclass(frozen=True)
+class DriftRead:
+    """What a run read of the summaries: them, or why it could not (`error`: then a schema whose content
+    must be built waits for the next run), and what the result warns about (entries with a `driftKey`)."""
+
+    summaries: Mapping[str, DriftSummary]
+    error: str | None = None
+    warnings: tuple[dict[str, str], ...] = ()
+
+
+def read_summaries(
+    reader: DriftSummaries,
+    expected: Sequence[tuple[SchemaRef, int]],
+    allows: Callable[[float], bool],
+) -> DriftRead:
+    """Read the summaries once; for a drift event (`expected`: its topic and version), again (briefly, while
+    the deadline `allows` the pause) until its summary is there.
+
+    lineage-emission announces a drift before it saves the summary (so a crash in between announces it
+    again rather than never), so the event may outrun the summary by the time of one SSM write.
+    """
+    pause, waited = 0.5, 0.0
+    try:
+        while True:
+            summaries = reader.load()
+            missing = [(ref, version) for ref, version in expected if not _has(summaries, ref, version)]
+            if not missing or waited + pause > DRIFT_WAIT_SECONDS or not allows(pause):
+                break
+            clock.sleep(pause)
+            waited, pause = waited + pause, pause * 2
+    except Exception as error:
+        logger.error("drift summaries unreadable", extra={"error": str(error)})
+        return DriftRead({}, failure_item(error, doing="drift summaries unreadable")["error"])
+    warnings = [
+        {
+            "driftKey": drift_key(ref.registry_name, ref.schema_name),
+            "warning": f"the drift summary for v{version} is not saved yet; the next drift event or verify "
+            "run shows it",
+        }
+        for ref, version in missing
+    ]
+    # A topic whose summary is unreadable shows no drift until lineage-emission writes its summary again.
+    warnings += [
+        {"driftKey": key, "warning": "drift summary unreadable; not shown"} for key in reader.unreadable
+    ]
+    return DriftRead(summaries, None, tuple(warnings))
+
+
+def _has(summaries: Mapping[str, DriftSummary], ref: SchemaRef, version: int) -> bool:
+    found = summary_of(summaries, ref.registry_name, ref.schema_name)
+    return found is not None and found.to_version >= version

@@ -50,6 +50,15 @@ def _summary(kind: str, registry: str, topic: str, arn: str, reason: str) -> dic
     return {"action": kind, "registryName": registry, "topic": topic, "schemaArn": arn, "reason": reason}
 
 
+def _with_desired(summary: dict[str, object], desired: Desired) -> dict[str, object]:
+    """A write's summary with what its content says: a warning, and the drift form as it would be written."""
+    if desired.warning:
+        summary["warning"] = desired.warning
+    if desired.drift is not None:
+        summary["drift"] = desired.drift
+    return summary
+
+
 @dataclass(frozen=True)
 class Create:
     """A schema no asset record knows: create its asset (or adopt one that exists) and publish it."""
@@ -65,11 +74,7 @@ class Create:
     def describe(self) -> dict[str, object]:
         summary = _summary(self.kind, self.registry_name, self.topic, self.schema_arn, self.reason)
         summary["schemaVersion"] = self.new_record.latest_version
-        if self.desired.warning:
-            summary["warning"] = self.desired.warning
-        if self.desired.drift is not None:
-            summary["drift"] = self.desired.drift  # the drift form as it would be written
-        return summary
+        return _with_desired(summary, self.desired)
 
 
 @dataclass(frozen=True)
@@ -88,11 +93,7 @@ class Revise:
     def describe(self) -> dict[str, object]:
         summary = _summary(self.kind, self.registry_name, self.topic, self.schema_arn, self.reason)
         summary.update(assetId=self.record.asset_id, schemaVersion=self.new_record.latest_version)
-        if self.desired.warning:
-            summary["warning"] = self.desired.warning
-        if self.desired.drift is not None:
-            summary["drift"] = self.desired.drift  # the drift form as it would be written
-        return summary
+        return _with_desired(summary, self.desired)
 
 
 @dataclass(frozen=True)

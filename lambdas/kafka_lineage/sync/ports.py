@@ -8,12 +8,17 @@ again or gone, a listing change still busy, a lease lost), which the logic catch
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Protocol
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
 
+from kafka_lineage.config import Source
 from kafka_lineage.model.asset_records import AssetRecord
 from kafka_lineage.model.catalog import AssetContent, AssetType, CatalogAsset, Deletion
 from kafka_lineage.model.registry import ListedSchema, SchemaDetails
+
+if TYPE_CHECKING:
+    from kafka_lineage.sync.drift import DriftSummaries  # a reader over PackedEntries, defined there
 
 
 class SchemaRegistry(Protocol):
@@ -121,3 +126,18 @@ class StateLease(Protocol):
     def acquire(self, wait_seconds: float) -> None: ...
 
     def ensure_held(self) -> None: ...
+
+
+@dataclass
+class SyncAdapters:
+    """The ports one run uses (the handler's package builds them: `schema_sync.wiring`)."""
+
+    registry: SchemaRegistry
+    catalog: AssetCatalog
+    asset_records: AssetRecords
+    events: TopicAnnouncer
+    namespace_of: Callable[[Source], str]  # the topic namespace of a source (its `namespace` or the brokers)
+    lease: StateLease | None = None
+    lease_wait_seconds: float = 20.0  # then the run stops and says `deferred: busy` (the handler hands on)
+    # The drift summaries lineage-emission keeps; read once per run that builds asset content.
+    drift: DriftSummaries | None = None

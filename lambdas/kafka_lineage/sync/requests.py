@@ -75,7 +75,7 @@ class SyncRequest:
     # A follow-up invocation of the same run: the (hash group, key) of the last item the earlier one finished.
     resume_after: tuple[str, str] | None = None
     # A drift event's topic and version: lineage saves the summary right after announcing it, so the run
-    # waits a little for that summary to be readable (sync.run.DRIFT_WAIT_SECONDS).
+    # waits a little for that summary to be readable (sync.drift.DRIFT_WAIT_SECONDS).
     expected_drift: tuple[tuple[SchemaRef, int], ...] = ()
     # ARNs the request named that no run can read (another region than the functions'): reported as failed.
     rejected: tuple[tuple[str, str], ...] = ()  # (schema ARN, why)

@@ -267,7 +267,7 @@ def test_a_drift_event_whose_summary_never_comes_says_so_and_changes_nothing(
     drifted: CdcWorld, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     cdc = drifted
-    monkeypatch.setattr("kafka_lineage.sync.run.DRIFT_WAIT_SECONDS", 1.0)
+    monkeypatch.setattr("kafka_lineage.sync.drift.DRIFT_WAIT_SECONDS", 1.0)
     result = cdc.sync(drift_event("orders"))
     assert result["updated"] == 0
     assert result["failed"] == []

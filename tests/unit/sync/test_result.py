@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from kafka_lineage.sync.run import SAMPLE, SyncResult
+from kafka_lineage.sync.result import SAMPLE, SyncResult
 
 
 def test_given_a_failure_per_schema_of_a_huge_registry_when_returned_then_a_sample_and_the_total() -> None:

@@ -1,0 +1,163 @@
+"""schema-sync's result: what a run did, counted and sampled, written only through its locked methods (the
+pipeline's threads share it), and the metrics it stands for (README: Invocation)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from aws_lambda_powertools.metrics import MetricUnit
+
+from kafka_lineage.model.report import Sample, failure_item
+from kafka_lineage.observability import logger, metrics
+from kafka_lineage.sync import plan
+from kafka_lineage.sync.pipeline import Progress
+
+SAMPLE = 100  # entries of each per-item list the result carries; the logs carry every one
+
+
+def _sample() -> Sample:
+    return Sample(SAMPLE)
+
+
+@dataclass
+class SyncResult:
+    dry_run: bool
+    trigger: str
+    created: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    deleted: int = 0
+    adopted: int = 0
+    failed: Sample = field(default_factory=_sample)
+    skipped: Sample = field(default_factory=_sample)
+    planned: Sample = field(default_factory=_sample)
+    warnings: Sample = field(default_factory=_sample)
+    mapping_writes: int = 0
+    events_failed: int = 0
+    chunks: int = 0
+    incomplete: bool = False
+    remaining: int = 0
+    progressed: bool = False  # at least one chunk was saved (a follow-up invocation would not loop)
+    busy: bool = False  # another invocation held the state lease: nothing was written
+    resume_after: plan.Position | None = None  # the last item a follow-up need not look at again
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+
+    # ------------------------------------------------------------------------------- what the run reports
+    def fail(self, error: BaseException | str, *, doing: str = "", **where: str) -> None:
+        """One item failed (the others go on): in the result, and in the logs."""
+        item = failure_item(error, doing=doing, **where)
+        with self._lock:
+            self.failed.add(item)
+        logger.error("schema-sync item failed", extra=item)
+
+    def warn(self, warning: str, **where: str) -> None:
+        """Something done, but not quite as asked (`where`: `schemaArn` or `driftKey`)."""
+        item = {**where, "warning": warning}
+        with self._lock:
+            self.warnings.add(item)
+        logger.warning("schema-sync warning", extra=item)
+
+    def skip(self, items: Iterable[dict[str, Any]]) -> None:
+        with self._lock:
+            self.skipped.extend(items)
+
+    def hold(self, held: plan.SyncPlan) -> None:
+        """The deletions the fail-safe held back fail, each with its group's reason."""
+        for group in held.held_back:
+            for item in group.items:
+                self.fail(group.reason(), schemaArn=item.schema_arn, registryName=group.group)
+
+    def count(self, action: plan.Action, adopted: bool) -> None:
+        """An action done (or, in a dry run, planned)."""
+        with self._lock:
+            if adopted:
+                self.adopted += 1
+            if isinstance(action, plan.Create):
+                self.created += 1
+            elif isinstance(action, plan.Revise):
+                self.updated += 1
+            elif isinstance(action, plan.Delete):
+                self.deleted += 1
+            else:
+                self.unchanged += 1
+
+    def count_unchanged(self, items: int) -> None:
+        with self._lock:
+            self.unchanged += items
+
+    def record_plan(self, chunk_plan: plan.SyncPlan) -> None:
+        """A dry run's chunk: every action counted as if done, and listed."""
+        for action in chunk_plan.actions:
+            self.count(action, adopted=False)
+        with self._lock:
+            self.planned.extend(chunk_plan.describe())
+
+    def record_chunk(self, writes: int, saved: bool) -> None:
+        """A chunk finished: `saved`, its asset records were written (`writes` SSM writes)."""
+        with self._lock:
+            self.chunks += 1
+            if saved:
+                self.mapping_writes += writes
+                self.progressed = True
+
+    def record_rejected_events(self, rejected: int) -> None:
+        with self._lock:
+            self.events_failed += rejected
+
+    def record_busy(self) -> None:
+        with self._lock:
+            self.busy = True
+
+    def record_progress(self, progress: Progress) -> None:
+        """Where the run stopped: what is left, and where a follow-up resumes."""
+        with self._lock:
+            self.incomplete = self.incomplete or progress.incomplete
+            self.remaining += progress.remaining
+            self.resume_after = progress.resume_after
+
+    # ------------------------------------------------------------------------------- what it stands for
+    def emit_metrics(self) -> None:
+        for name, value in (
+            ("SchemasCreated", self.created),
+            ("SchemasUpdated", self.updated),
+            ("SchemasDeleted", self.deleted),
+            ("SchemasUnchanged", self.unchanged),
+            ("SchemasFailed", self.failed.total),
+            ("AssetsAdopted", self.adopted),
+            ("EventsFailed", self.events_failed),
+        ):
+            metrics.add_metric(name=name, unit=MetricUnit.Count, value=value)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Counts, and the first SAMPLE entries of each list with its total: far below Lambda's 6 MB
+        response limit at any registry size (every entry is in the logs)."""
+        result: dict[str, Any] = {
+            "dryRun": self.dry_run,
+            "trigger": self.trigger,
+            "created": self.created,
+            "updated": self.updated,
+            "unchanged": self.unchanged,
+            "deleted": self.deleted,
+            "adopted": self.adopted,
+            "failed": self.failed.items,
+            "failedTotal": self.failed.total,
+            "skipped": self.skipped.items,
+            "skippedTotal": self.skipped.total,
+            "warnings": self.warnings.items,
+            "warningsTotal": self.warnings.total,
+            "mappingWrites": self.mapping_writes,
+            "eventsFailed": self.events_failed,
+            "chunks": self.chunks,
+        }
+        if self.dry_run:
+            result["planned"] = self.planned.items
+            result["plannedTotal"] = self.planned.total
+        if self.incomplete:
+            result["incomplete"] = True
+            result["remaining"] = self.remaining
+        if self.busy:
+            result["deferred"] = "busy"
+        return result
