@@ -14,7 +14,7 @@ action, and answers what happened as values the result reports.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from kafka_lineage.model.asset_records import AssetRecord
 from kafka_lineage.model.catalog import AssetType, CatalogAsset
@@ -81,7 +81,7 @@ class Deleted:
     """What a Delete came to: `record` the asset record to keep (None: remove it), `change` to announce."""
 
     record: AssetRecord | None
-    change: str
+    change: Literal["revised", "deleted", ""]
     held: HeldDeletion | None = None
     warning: str | None = None
 

@@ -27,6 +27,8 @@ from kafka_lineage.model.registry import ListedSchema, SchemaDetails
 from kafka_lineage.sync.desired import Desired
 from kafka_lineage.sync.requests import SchemaRef
 
+REQUESTED = "requested"  # a Candidate's reason when a request or an event named the schema
+
 
 @dataclass(frozen=True)
 class Candidate:
@@ -332,7 +334,7 @@ def triage_targets(
                 registry_name=ref.registry_name,
                 schema_name=ref.schema_name,
                 schema_arn=record.schema_arn if record else None,
-                reason="requested",
+                reason=REQUESTED,
                 record=record,
                 confirmed_deleted=ref in confirmed,
             )

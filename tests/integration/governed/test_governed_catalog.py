@@ -14,12 +14,13 @@ from kafka_lineage.aws.catalog import Catalog
 from kafka_lineage.model.catalog import AssetContent, FormInput
 from kafka_lineage.model.failures import PublishRefused
 from kafka_lineage.sync import governed, plan
-from kafka_lineage.sync.run import client_token
+from kafka_lineage.sync.apply import Tokens
 from local import world
 from local.standins import LocalAws
 from tests.unit.sync.test_plan import record
 
 SUBSCRIBER = "subscriberprj1"
+TOKENS = Tokens(world.DOMAIN_ID)
 OWNERSHIP_MODEL = "namespace governance\nstructure DataOwnershipForm {\n  @required\n  owner: String\n}\n"
 
 
@@ -106,9 +107,7 @@ class TestDeletion:
         second = aws.datazone.subscribe(world.DOMAIN_ID, asset_id, world.PROJECT_ID)
         asset_type = catalog.asset_type("KafkaTopicAssetType")
         # When its schema is gone
-        outcome = governed.delete(
-            catalog, delete_action(asset_id, "orders"), asset_type, world.DOMAIN_ID, client_token
-        )
+        outcome = governed.delete(catalog, delete_action(asset_id, "orders"), asset_type, TOKENS)
         assert not any(op in aws.call_counts() for op in ended)
         # Then the deletion is held, the asset shows its schema deleted, and nobody's subscription changed
         assert outcome.held is not None
@@ -127,9 +126,7 @@ class TestDeletion:
         assert [s[2] for s in aws.datazone.subscriptions(world.DOMAIN_ID)] == ["APPROVED", "APPROVED"]
         # And a later run, still subscribed, asks the subscriptions first and tries no delete
         aws.calls.clear()
-        again = governed.delete(
-            catalog, delete_action(asset_id, "orders", held=2), asset_type, world.DOMAIN_ID, client_token
-        )
+        again = governed.delete(catalog, delete_action(asset_id, "orders", held=2), asset_type, TOKENS)
         assert again.held is not None
         assert "datazone:DeleteAsset" not in aws.call_counts()
         assert "datazone:CreateAssetRevision" not in aws.call_counts()
@@ -143,9 +140,7 @@ class TestDeletion:
             domainIdentifier=world.DOMAIN_ID, identifier=second
         )
         aws.calls.clear()
-        done = governed.delete(
-            catalog, delete_action(asset_id, "orders", held=2), asset_type, world.DOMAIN_ID, client_token
-        )
+        done = governed.delete(catalog, delete_action(asset_id, "orders", held=2), asset_type, TOKENS)
         assert (done.record, done.change, done.held) == (None, "deleted", None)
         assert aws.datazone.assets(world.DOMAIN_ID) == []
         # Nothing the sync did revoked or cancelled anything
@@ -242,8 +237,7 @@ class TestRulesFormsAndTerms:
                 catalog,
                 plan.Publish("cdc", "orders", arn, "r", record("orders"), record("orders")),
                 asset,
-                world.DOMAIN_ID,
-                client_token,
+                TOKENS,
             )
             is None
         )
