@@ -12,7 +12,7 @@ STAMP := $(VENV)/.installed
 export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
 export PYTHONPATH := lambdas:.
 
-.PHONY: venv node demo test docs lint typecheck unit integration infrastructure synth bench clean lock python
+.PHONY: venv node demo test docs wheel deploy lint typecheck unit integration infrastructure synth bench clean lock python
 
 # Everything installs from the lock (exact versions, hashes checked); `make lock` refreshes it.
 venv: $(STAMP)
@@ -55,7 +55,7 @@ typecheck: venv
 
 # The whole suite, after lint and types, with the line coverage of lambdas/: fails under the floor in
 # pyproject.toml ([tool.coverage.report] fail_under). Each part of the suite on its own below.
-test: lint typecheck docs
+test: lint typecheck docs wheel
 	$(VENV)/bin/pytest -n 2 -q --cov --cov-report=term:skip-covered
 
 # The docs site (mkdocs.yml), built strictly: a broken link, a missing page in the nav or an event fixture
@@ -71,6 +71,30 @@ integration: venv
 
 infrastructure: venv
 	$(VENV)/bin/pytest -n 2 -q tests/infrastructure
+
+# The wheel as a user gets it: `python -m build` (the sdist, and the wheel built from it), installed into a
+# fresh virtual environment of its own (no checkout on its path: neither PYTHONPATH nor the repository's
+# venv), which synthesizes the existing-app example from a temporary directory, cdk-nag included, and the
+# `kafka-lineage` script answers. The Lambda layer comes from the checkout's cache (build/), as a user's
+# comes from theirs. pip fetches the build backend (hatchling) and the wheel's dependencies from the
+# package index or its cache; the development venv's pip installs into the new one (which then needs none).
+WHEEL_VENV := build/wheel-venv
+wheel: venv
+	rm -rf build/dist $(WHEEL_VENV)
+	$(PY) -m build --outdir build/dist . >/dev/null
+	$(PY) -m venv --without-pip $(WHEEL_VENV)
+	$(PY) -m pip --python $(WHEEL_VENV)/bin/python install --quiet --disable-pip-version-check --no-compile \
+		"$$(ls build/dist/*.whl)[nag]"
+	set -e; app=$$(mktemp -d); trap 'rm -rf "$$app"' EXIT; cp examples/existing-app/app.py "$$app"; \
+	cd "$$app" && env -u PYTHONPATH JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION=20 CDK_OUTDIR="$$app/cdk.out" KAFKA_LINEAGE_BUILD_DIR="$(CURDIR)/build" \
+		"$(CURDIR)/$(WHEEL_VENV)/bin/python" app.py; \
+	test -f cdk.out/DataPlatform.template.json; ls cdk.out/asset.*/schema_sync/handler.py >/dev/null; \
+	"$(CURDIR)/$(WHEEL_VENV)/bin/kafka-lineage" --version
+	@echo "wheel: $$(ls build/dist/*.whl) installs, embeds and synthesizes"
+
+# `cdk deploy` of the repository's app with the cdk.json context (CDK_CONTEXT adds -c options).
+deploy: venv node
+	npx --no-install cdk deploy $(CDK_CONTEXT)
 
 synth: venv node
 	npx --no-install cdk synth --quiet $(CDK_CONTEXT)

@@ -40,6 +40,8 @@ SCENARIOS: tuple[tuple[str, str], ...] = (
     ("verify", "verify run"),
     ("lineage_first", "lineage first run"),
     ("lineage_no_change", "lineage no-change rerun"),
+    ("first_sync_neighbour", "first sync, neighbour"),
+    ("lineage_first_neighbour", "lineage first run, neighbour"),
     ("by_format", "sync and lineage by format"),
 )
 TITLES = dict(SCENARIOS)
@@ -58,6 +60,8 @@ PACED_SCENARIOS = (
     "first_sync_documented",
     "first_sync_checkpointed",
     "lineage_first",
+    "first_sync_neighbour",
+    "lineage_first_neighbour",
 )
 
 # An AWS operation that only reads; anything else writes (creates, puts, posts, deletes, revises).
@@ -75,35 +79,43 @@ PACING_EFFICIENCY = 0.8
 SSM_WRITES_PER_PARAMETER = 1.2
 CPU_MS_PER_ITEM = 10.0
 
-# AWS's published rate limits (requests per second, per account and Region) for the calls the functions make,
-# from the Amazon DataZone User Guide, "Quotas for Amazon DataZone" (API rate limits). No rate is published
-# for CreateListingChangeSet, GetAsset, GetAssetType, GetListing, PostLineageEvent, ListLineageEvents,
-# GetLineageEvent or DeleteLineageEvent, nor for the Glue Schema Registry's APIs or SSM's PutParameter (SSM
-# publishes 40 TPS for GetParameter, GetParameters and GetParametersByPath only, reads the functions do not
-# pace): those keep the safe default of their service.
-DOCUMENTED_QUOTAS: dict[str, float] = {
-    "datazone:CreateAsset": 20.0,
-    "datazone:CreateAssetRevision": 20.0,
-    "datazone:DeleteAsset": 20.0,
-    "datazone:ListAssetRevisions": 20.0,
-    "datazone:Search": 20.0,
-    "datazone:SearchTypes": 20.0,
-    "datazone:CreateAssetType": 20.0,
-    "datazone:DeleteAssetType": 20.0,
-    "datazone:CreateFormType": 20.0,
-    "datazone:DeleteFormType": 20.0,
-}
-# The TUNING of the "documented quotas" runs: DataZone at its published write quota (one shared bucket, so
-# calls without a published rate go no faster than their share of it); Glue and SSM keep their safe defaults.
+
+# AWS's request-rate quotas per operation (kafka_lineage.model.quotas: the DataZone user guide's "API rate
+# limits", SSM's shared read throughput, and our readings where AWS is silent), which the stand-ins enforce
+# in the bench. Kept here for the JSON's parameters: the operations AWS documents a rate for.
+def _documented_quotas() -> dict[str, float]:
+    from kafka_lineage.model.quotas import DOCUMENTED
+
+    return {f"{service}:{operation}": quota.per_second for (service, operation), quota in DOCUMENTED.items()}
+
+
+DOCUMENTED_QUOTAS: dict[str, float] = _documented_quotas()
+# The TUNING of the "documented quotas" runs: every ceiling at its documented quota (the defaults now).
 DOCUMENTED_TUNING: dict[str, float] = {"datazone_rps": 20.0}
-
-
-# The project paces these with the TUNING rates (token buckets per service): calls / rate is a floor on time.
-PACED = {
-    "glue": ("glue_rps", lambda key: key.startswith("glue:")),
-    "datazone": ("datazone_rps", lambda key: key.startswith("datazone:")),
-    "ssm writes": ("ssm_write_rps", lambda key: key.startswith("ssm:") and is_write(key)),
+# The services the project paces, each by its TUNING ceiling (aws/pacing.py Pacing): setting, and the quota
+# buckets it caps (None: all of the service's).
+PACED: dict[str, tuple[str, tuple[str, ...] | None]] = {
+    "glue": ("glue_rps", None),
+    "datazone": ("datazone_rps", None),
+    "ssm": ("ssm_write_rps", ("parameter-writes",)),
 }
+
+
+def quota_buckets(calls: Mapping[str, int]) -> dict[str, tuple[str, str, float, int]]:
+    """The calls by quota bucket: "service:bucket" -> (the service, one of its operations, the quota's rate,
+    calls); calls of no quota (EventBridge, STS, MSK, Lambda) are left out."""
+    from kafka_lineage.model.quotas import quota_of
+
+    buckets: dict[str, tuple[str, str, float, int]] = {}
+    for key, n in sorted(calls.items()):
+        service, _, operation = key.partition(":")
+        quota = quota_of(service, operation)
+        if quota is None or not n:
+            continue
+        name = f"{service}:{quota.bucket}"
+        _, first, rate, before = buckets.get(name, (service, operation, quota.per_second, 0))
+        buckets[name] = (service, first, rate, before + n)
+    return buckets
 
 
 def is_write(call_key: str) -> bool:
@@ -131,6 +143,9 @@ class Measurement:
     repeated_reads: int = 0  # the same read request made again in this run
     repeated_write_samples: list[str] = field(default_factory=list)
     final_parameters: int | None = None  # SSM parameters this run wrote that exist at its end
+    neighbour: float = 0.0  # the share of each quota another tool in the account used (the stand-ins')
+    throttled_calls: int = 0  # attempts the stand-ins' quotas refused
+    ok_calls: dict[str, int] | None = None  # "service:Operation" -> successful calls
 
     @property
     def title(self) -> str:
@@ -163,40 +178,58 @@ class Measurement:
             services[key.partition(":")[0]] += n
         return dict(sorted(services.items()))
 
+    @property
+    def work_calls(self) -> dict[str, int]:
+        """The calls that did work: the successful ones when known (a throttled attempt did none)."""
+        return self.ok_calls if self.ok_calls is not None else self.calls
+
     def pacing_floor(self, defaults: Mapping[str, float]) -> dict[str, float]:
-        """Seconds the project's request rates alone impose on this run's calls, per paced service: where
-        the time of a rate-bound run goes. `defaults`: the TUNING defaults; the run's `tuning` overrides."""
+        """Seconds the run's own ceilings impose on its calls, per quota bucket (each operation paced apart,
+        aws/pacing.py): calls / the bucket's ceiling. `defaults`: the TUNING defaults; `tuning` overrides."""
+        from kafka_lineage.aws.pacing import Pacing
+
         rates = {**defaults, **self.tuning}
+        pacings = {
+            service: Pacing(service, float(rates[setting]), capped)
+            for service, (setting, capped) in PACED.items()
+            if rates.get(setting)
+        }
         floor: dict[str, float] = {}
-        for service, (setting, matches) in PACED.items():
-            calls = sum(n for key, n in self.calls.items() if matches(key))
-            if calls and rates.get(setting):
-                floor[service] = round(calls / float(rates[setting]), 2)
+        for name, (service, operation, _, n) in quota_buckets(self.work_calls).items():
+            pacing = pacings.get(service)
+            limiter = pacing.limiter(operation) if pacing is not None else None
+            if limiter is not None:
+                floor[name] = round(n / limiter.ceiling, 2)
         return floor
 
     def pacing_floor_seconds(self, defaults: Mapping[str, float]) -> float:
-        """The least time the run's own rates allow: its slowest paced service."""
+        """The least time the run's own ceilings allow: its slowest quota bucket."""
         return max(self.pacing_floor(defaults).values(), default=0.0)
 
-    def pacing_efficiency(self, defaults: Mapping[str, float]) -> float | None:
-        """Pacing floor / wall time; None when nothing was paced or no time passed."""
-        floor = self.pacing_floor_seconds(defaults)
+    def documented_floor(self, defaults: Mapping[str, float] | None = None) -> dict[str, float]:
+        """Seconds per quota bucket at AWS's quotas, each operation (each quota) in parallel, less the
+        neighbour's share: the least time the account allows this run's calls (`defaults` unused, kept for
+        the callers)."""
+        left = 1 - self.neighbour
+        return {
+            name: round(n / (rate * left), 2)
+            for name, (_, _, rate, n) in sorted(quota_buckets(self.work_calls).items())
+        }
+
+    def documented_floor_seconds(self) -> float:
+        return max(self.documented_floor().values(), default=0.0)
+
+    def pacing_efficiency(self, defaults: Mapping[str, float] | None = None) -> float | None:
+        """The quota floor (what the neighbour leaves) / wall time; None when nothing was paced or no time
+        passed."""
+        floor = self.documented_floor_seconds()
         if floor <= 0 or self.wall_seconds <= 0:
             return None
         return floor / self.wall_seconds
 
-    def documented_floor(self, defaults: Mapping[str, float]) -> dict[str, float]:
-        """Seconds per rate bucket if every call went at AWS's documented quota: operations with a published
-        rate each in their own bucket, the other paced calls in their service's at the safe default."""
-        buckets: dict[str, float] = {}
-        for key, n in self.calls.items():
-            if key in DOCUMENTED_QUOTAS:
-                buckets[key] = buckets.get(key, 0.0) + n / DOCUMENTED_QUOTAS[key]
-                continue
-            for service, (setting, matches) in PACED.items():
-                if matches(key) and defaults.get(setting):
-                    buckets[service] = buckets.get(service, 0.0) + n / float(defaults[setting])
-        return {bucket: round(seconds, 2) for bucket, seconds in sorted(buckets.items())}
+    @property
+    def throttled_share(self) -> float | None:
+        return self.throttled_calls / self.total_calls if self.total_calls else None
 
     @property
     def ssm_writes(self) -> int:
@@ -462,35 +495,43 @@ def _outcome(result: Mapping[str, Any]) -> str:
 
 
 def pacing_table(measurements: Sequence[Measurement], defaults: Mapping[str, float]) -> str:
-    """Project runs: the wall time next to what each paced service's calls take at its configured rate, the
-    floor (the slowest service), the pacing efficiency, and the floor at AWS's documented quotas."""
+    """Project runs: the wall time next to the floor AWS's per-operation quotas set (each quota in
+    parallel, less the neighbour's share), the efficiency (that floor / wall), the floor of the run's own
+    ceilings, the share of calls throttled, and calls per schema."""
     order = {key: i for i, (key, _) in enumerate(SCENARIOS)}
     rows = []
-    for m in sorted(measurements, key=lambda m: order.get(m.scenario, 99)):
+    for m in sorted(measurements, key=lambda m: (order.get(m.scenario, 99), m.neighbour)):
         if m.implementation != PROJECT:
             continue
-        floor = m.pacing_floor(defaults)
         efficiency = m.pacing_efficiency(defaults)
-        documented = m.documented_floor(defaults)
+        documented = m.documented_floor()
+        slowest = max(documented, key=documented.__getitem__, default="")
+        share = m.throttled_share
         rows.append(
             [
                 m.title,
+                f"{m.neighbour:g}",
                 _number(m.wall_seconds),
-                *(_number(floor[service]) if service in floor else "" for service in PACED),
-                _number(m.pacing_floor_seconds(defaults)),
+                _number(m.documented_floor_seconds()),
+                slowest,
                 "" if efficiency is None else _number(efficiency),
-                _number(max(documented.values(), default=0.0)),
+                _number(m.pacing_floor_seconds(defaults)),
+                "" if share is None else f"{share:.2%}",
+                _number(m.calls_per_schema, 3),
             ]
         )
     headers = [
         "project run",
+        "neighbour",
         "wall s",
-        *(f"{service} s" for service in PACED),
-        "floor s",
+        "quota floor s",
+        "slowest quota",
         "efficiency",
-        "documented-quota floor s",
+        "ceiling floor s",
+        "throttled",
+        "calls/schema",
     ]
-    return _table(rows, headers, right=range(1, len(PACED) + 5))
+    return _table(rows, headers, right=(1, 2, 3, 5, 6, 7, 8))
 
 
 def writes_table(measurements: Sequence[Measurement]) -> str:
@@ -693,8 +734,10 @@ def render(
     parts = [*header, "", main_table(measurements), "", *summary_lines(facts), ""]
     if tuning_defaults is not None and any(m.implementation == PROJECT for m in measurements):
         parts += [
-            "Time the configured request rates impose (calls / rate), per paced service; the floor is the",
-            "slowest service, efficiency = floor / wall; last: the floor at AWS's documented quotas:",
+            "Time AWS's per-operation quotas impose (successful calls / quota, less the neighbour's",
+            "share, each quota in parallel): the floor is the slowest quota; efficiency = floor / wall",
+            "(real seconds); then the floor of the run's own ceilings (TUNING), the share of calls",
+            "throttled, and calls per schema:",
             pacing_table(measurements, tuning_defaults),
             "",
         ]

@@ -57,6 +57,8 @@ FAST_TUNING = {"max_concurrency": 32, "datazone_rps": 200.0, "glue_rps": 300.0, 
 # 60-second deadline margin, so that even the small default run needs a chain of invocations.
 CHECKPOINT_DEADLINE_SECONDS = 65.0
 CHECKPOINT_MAX_INVOCATIONS = 1000
+# The neighbour scenarios: another tool in the account takes this share of every quota.
+NEIGHBOUR = 0.5
 # Scenarios measured on the world the (baseline's and the project's) first sync builds.
 MAIN_WORLD = frozenset(
     {"first_sync", "resync_no_change", "resync_new_versions", "verify", "lineage_first", "lineage_no_change"}
@@ -116,6 +118,20 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("--skip-baseline", action="store_true", help="measure the project only")
     parser.add_argument(
+        "--quotas",
+        choices=("on", "off"),
+        default="on",
+        help="the stand-ins enforce AWS's per-operation request quotas (local/standins/quotas.py; "
+        "default on)",
+    )
+    parser.add_argument(
+        "--neighbour",
+        type=float,
+        default=NEIGHBOUR,
+        help="the share of every quota another tool in the account takes in the neighbour scenarios "
+        f"(first_sync_neighbour, lineage_first_neighbour; default {NEIGHBOUR:g})",
+    )
+    parser.add_argument(
         "--scenarios",
         default=",".join(report.DEFAULT_SCENARIOS),
         help="comma-separated scenarios to measure (the resyncs, verify and lineage bring first_sync; "
@@ -156,6 +172,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         parser.error("--latency-ms must not be negative")
     args.fast_tuning = None if args.fast_tuning == "off" else json.loads(args.fast_tuning)
     args.documented_tuning = None if args.documented_tuning == "off" else json.loads(args.documented_tuning)
+    if not 0 <= args.neighbour < 1:
+        parser.error("--neighbour is a share of each quota: 0 <= neighbour < 1")
     if args.checkpoint_deadline_seconds <= 0 or args.checkpoint_max_invocations < 1:
         parser.error("--checkpoint-deadline-seconds and --checkpoint-max-invocations must be positive")
     scenarios = {key.strip() for key in args.scenarios.split(",") if key.strip()}
@@ -325,6 +343,7 @@ class Bench:
         max_invocations: int | None = None,
         schemas: int | None = None,
         data_format: str = "",
+        neighbour: float = 0.0,
     ) -> Measurement:
         job: dict[str, Any] = {
             "kind": kind,
@@ -337,6 +356,8 @@ class Bench:
         else:
             env = self.lambda_environment(tuning)
         self.aws.calls.clear()
+        if self.args.quotas == "on":  # fresh buckets: the account's quotas, `neighbour` of each used
+            self.aws.enforce_quotas(neighbour)
         self.aws.latency_ms = self.args.latency_ms
         server_cpu = self.server.cpu_seconds()
         try:
@@ -347,7 +368,10 @@ class Bench:
             self.aws.latency_ms = 0
         server_cpu = self.server.cpu_seconds() - server_cpu
         calls = dict(self.aws.call_counts())
+        ok_calls = dict(self.aws.call_counts(ok=True))
         failed_calls = sum(self.aws.call_counts(ok=False).values())
+        throttled = sum(self.aws.quota_state()["throttled"].values()) if self.args.quotas == "on" else 0
+        self.aws.lift_quotas()  # seeding and inspection go unthrottled
         repeated = report.repeats(run.calls)
         written = report.written_parameters(run.calls)
         prefix = BASELINE_PREFIX if implementation == BASELINE else self.state_root()
@@ -370,11 +394,15 @@ class Bench:
             repeated_reads=repeated.reads,
             repeated_write_samples=list(repeated.write_samples),
             final_parameters=final,
+            neighbour=neighbour,
+            throttled_calls=throttled,
+            ok_calls=ok_calls,
         )
         self.measurements.append(measurement)
         self.log(
             f"  {measurement.title:<30} {implementation:<8} {run.wall_seconds:8.2f} s  "
             f"{measurement.calls_per_schema:7.3f} calls/schema  {run.invocations} invocation(s)  "
+            f"quota floor {measurement.documented_floor_seconds():.1f} s, {throttled} throttled  "
             f"{_outcome(run.result)}"
         )
         return measurement
@@ -478,6 +506,20 @@ class Bench:
                 deadline_seconds=args.checkpoint_deadline_seconds,
                 max_invocations=args.checkpoint_max_invocations,
             )
+        if wanted("first_sync_neighbour") or wanted("lineage_first_neighbour"):
+            self.log(f"project next to a neighbour taking {args.neighbour:g} of every quota:")
+            self.prepare()
+            self.measure(
+                "first_sync_neighbour", PROJECT, "sync", tuning=args.tuning, neighbour=args.neighbour
+            )
+            if wanted("lineage_first_neighbour"):
+                self.measure(
+                    "lineage_first_neighbour",
+                    PROJECT,
+                    "lineage",
+                    tuning=args.tuning,
+                    neighbour=args.neighbour,
+                )
         if wanted("by_format"):
             self.measure_by_format()
         self.parse_ms = parse_cpu_ms(self.topics)
@@ -576,6 +618,8 @@ class Bench:
                 "fast_tuning": self.args.fast_tuning,
                 "documented_tuning": self.args.documented_tuning,
                 "documented_quotas": report.DOCUMENTED_QUOTAS,
+                "quotas_enforced": self.args.quotas == "on",
+                "neighbour": self.args.neighbour,
                 "checkpoint_deadline_seconds": self.args.checkpoint_deadline_seconds,
                 "deadline_seconds": self.args.deadline_seconds,
             },
@@ -588,6 +632,7 @@ class Bench:
                     "pacing_floor_seconds": m.pacing_floor(tuning_defaults()),
                     "pacing_efficiency": m.pacing_efficiency(tuning_defaults()),
                     "documented_quota_floor_seconds": m.documented_floor(tuning_defaults()),
+                    "throttled_share": m.throttled_share,
                 }
                 if m.implementation == PROJECT
                 else m.to_dict()

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 # The one version source: the build backend reads it (pyproject.toml [tool.hatch.version]). Semantic
 # versioning; CHANGELOG.md says what each version changed.
-__version__ = "0.1.0"
+__version__ = "0.2.0.dev0"
 
 _HERE = Path(__file__).resolve().parent
 # The wheel ships stacks/ as kafka_lineage_cdk/stacks; a checkout has it at the top level.

@@ -18,11 +18,16 @@ os.environ.setdefault("POWERTOOLS_TRACE_DISABLED", "true")
 
 import dataclasses
 import json
+import logging
 import sys
 from collections.abc import Sequence
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
+import boto3
+
+from kafka_lineage_cdk.local_runs import route_function_logs
 from local import lineage_view, world
 from local.standins import LocalAws
 
@@ -177,9 +182,13 @@ def show_iam(aws: LocalAws) -> None:
         print(f"  denied: {denial.message}")
 
 
-def main() -> int:
+def main(log_file: Path | None = None) -> int:
+    """The demo's steps. The terminal shows only their tables: the functions' JSON logs (INFO) go to
+    `log_file`, by default out/demo/functions.log."""
     OUT.mkdir(parents=True, exist_ok=True)
-    with LocalAws() as aws:
+    log_path = log_file or OUT / "functions.log"
+    with log_path.open("w", encoding="utf-8") as log, LocalAws() as aws:
+        route_function_logs(log, logging.INFO)
         say("Local AWS stand-ins up at " + aws.endpoint_url)
         # IAM mode: each function runs under its own role, as synthesized from the stack for this
         # configuration, and every AWS call it makes must be allowed by that role.
@@ -238,11 +247,14 @@ def main() -> int:
 
         lineage = _lineage(aws)
         _drift(aws)
+        # The page again, now with the v3 run's schemaDrift facet on the customers edge.
+        lineage_view.show(boto3.client("datazone"), world.DOMAIN_ID, OUT)
         say("IAM: each function's calls, authorised against its own role as synthesized from the stack")
         show_iam(aws)
         catalog = [dataclasses.asdict(asset) for asset in aws.datazone.assets(world.DOMAIN_ID)]
         (OUT / "catalog.json").write_text(json.dumps(catalog, indent=2, default=str, sort_keys=True))
-        say(f"Written: {OUT / 'catalog.json'} and the lineage picture {lineage}")
+        say(f"Written: {OUT / 'catalog.json'}, the lineage picture {lineage} (the drift included)")
+    print(f"The functions' logs: {log_path}")
     return 0
 
 

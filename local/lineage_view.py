@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 LIST_PAGE_SIZE = 50  # ListLineageEvents maxResults maximum
+SCHEMA_DRIFT_FACET = "schemaDrift"  # kafka_lineage.lineage.facets.SCHEMA_DRIFT_FACET
 EVENT_ORDER = {"START": 0, "RUNNING": 1, "OTHER": 2, "COMPLETE": 3, "FAIL": 3, "ABORT": 3}
 
 
@@ -35,11 +36,50 @@ class Dataset:
         return f"{self.namespace}/{self.name}"
 
     @property
+    def is_glue_table(self) -> bool:
+        return self.namespace.startswith("arn:") and self.namespace.endswith(":table") and "/" in self.name
+
+    @property
+    def catalog(self) -> str:
+        """A Glue table's federated catalog (`s3tablescatalog/<bucket>`), '' for the root catalog's."""
+        parts = self.name.split("/")
+        return "/".join(parts[:-2]) if self.is_glue_table and len(parts) > 2 else ""
+
+    @property
     def label(self) -> str:
-        """A readable name: `database.table` for a Glue table, the topic for Kafka, else the name."""
-        if self.namespace.startswith("arn:") and self.namespace.endswith(":table") and "/" in self.name:
-            return self.name.replace("/", ".", 1)
+        """A readable name: `database.table` for a Glue table (its catalog aside), the topic for Kafka,
+        `bucket/prefix` for S3, else the name."""
+        if self.is_glue_table:
+            database, table = self.name.split("/")[-2:]
+            return f"{database}.{table}"
+        if self.namespace.startswith("s3://"):
+            return f"{self.namespace.removeprefix('s3://')}/{self.name.lstrip('/')}"
         return self.name
+
+    @property
+    def kind(self) -> str:
+        """What the node is, as the picture names it."""
+        if self.namespace.startswith("kafka://"):
+            return "topic"
+        if self.catalog.startswith("s3tablescatalog/"):
+            return f"S3 Tables · {self.catalog.removeprefix('s3tablescatalog/')}"
+        if self.catalog:
+            return f"table · {self.catalog}"
+        if self.namespace.startswith("s3://"):
+            return "S3 bucket"
+        return "Glue table" if self.is_glue_table else "table"
+
+
+# A job's kind by its namespace: the managed delivery paths name theirs (kafka_lineage.delivery).
+JOB_KINDS = (
+    ("kafka-connect://", "MSK Connect"),
+    ("msk-channel://", "MSK channel"),
+    ("firehose://", "Firehose"),
+)
+
+
+def job_kind(namespace: str) -> str:
+    return next((kind for prefix, kind in JOB_KINDS if namespace.startswith(prefix)), "job")
 
 
 @dataclass(frozen=True)
@@ -51,10 +91,22 @@ class Edge:
     run_id: str
     event_time: str
     columns: tuple[tuple[str, str], ...]  # (input field, output column), in the facet's order
+    # The run's schemaDrift facet (docs/facets/SchemaDriftRunFacet.json): the topic's schema version changed
+    # what feeds this table. None when the newest run carries none.
+    drift: dict[str, Any] | None = None
 
     @property
     def job(self) -> str:
         return f"{self.job_namespace}/{self.job_name}"
+
+    @property
+    def drift_title(self) -> str:
+        if not self.drift:
+            return ""
+        return (
+            f"schema drift v{self.drift.get('fromVersion')} -> v{self.drift.get('toVersion')}, "
+            f"{self.drift.get('severity')}"
+        )
 
 
 def edges_from_events(events: Iterable[dict[str, Any]]) -> list[Edge]:
@@ -92,6 +144,7 @@ def edges_from_events(events: Iterable[dict[str, Any]]) -> list[Edge]:
                     str(run.get("runId", "")),
                     str(event.get("eventTime", "")),
                     columns,
+                    ((run.get("facets") or {}).get(SCHEMA_DRIFT_FACET)),
                 )
                 key = (upstream.identifier, downstream.identifier, edge.job_namespace, edge.job_name)
                 if key not in newest or rank >= newest[key][0]:
@@ -135,6 +188,11 @@ def render_text(edges: Sequence[Edge], max_columns: int = 12) -> str:
         lines.append(f"    job     {edge.job}   (run {edge.run_id}, {edge.event_time})")
         lines.append(f"    from    {edge.upstream.identifier}")
         lines.append(f"    to      {edge.downstream.identifier}")
+        if edge.drift:
+            changes = ", ".join(
+                f"{c.get('field')} {c.get('change')}" for c in edge.drift.get("changes") or []
+            )
+            lines.append(f"    {edge.drift_title}: {changes}")
         if edge.columns:
             width = max(len(field) for field, _ in edge.columns[:max_columns])
             lines.append(f"    columns ({len(edge.columns)}):")
@@ -150,30 +208,36 @@ def render_text(edges: Sequence[Edge], max_columns: int = 12) -> str:
 
 # -- HTML ------------------------------------------------------------------------------------------------
 
-_NODE_W, _NODE_H, _ROW, _GAP_X, _PAD = 300, 44, 64, 120, 24
+# The page fits a 1,280-pixel screen: the picture is at most MAX_WIDTH wide (the body's margins aside) and
+# scales down further with the window (viewBox, max-width 100%); each node's full name is its tooltip.
+MAX_WIDTH = 1280 - 2 * 24
+_NODE_W, _NODE_H, _ROW, _GAP_X, _PAD = 196, 44, 60, 50, 12
 _STYLE = """
 body { font: 14px/1.4 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 24px; color: #1d2330; }
 h1 { font-size: 20px; margin: 0 0 4px; } p.meta { color: #5b6475; margin: 0 0 16px; }
 svg text { font: 12px system-ui, sans-serif; } .topic rect { fill: #e8f1ff; stroke: #2f6fdb; }
 .job rect { fill: #f3f0ff; stroke: #7a5cd6; } .table rect { fill: #e9f8ef; stroke: #2a9d5b; }
-.source rect { fill: #fff4e5; stroke: #d98a1f; }
+.source rect { fill: #fff4e5; stroke: #d98a1f; } .s3tables rect { fill: #e6f7f7; stroke: #138a8a; }
+.bucket rect { fill: #f6f1e7; stroke: #9a7b3c; } svg.graph { max-width: 100%; height: auto; display: block; }
 rect { stroke-width: 1.5; rx: 8; } path.edge { fill: none; stroke: #8a93a6; stroke-width: 1.5; }
 .kind { fill: #5b6475; font-size: 10px; text-transform: uppercase; letter-spacing: .05em; }
 section { margin-top: 28px; } h2 { font-size: 15px; margin: 0 0 6px; }
 table { border-collapse: collapse; margin-top: 6px; } td, th { border: 1px solid #d5d9e2; padding: 3px 8px; }
 th { background: #f4f6fa; text-align: left; } code { font-size: 12px; } .muted { color: #5b6475; }
+.drift { margin: 8px 0; padding: 6px 10px; border-left: 4px solid #c2410c; background: #fff1e6; }
+.drifted rect { stroke: #c2410c; stroke-width: 3; }
 """
 
 
-def _clip(text: str, limit: int = 44) -> str:
+def _clip(text: str, limit: int = 30) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _node(x: int, y: int, kind: str, label: str, identifier: str) -> str:
+def _node(x: int, y: int, kind: str, label: str, identifier: str, caption: str = "") -> str:
     return (
         f'<g class="{kind}"><title>{html.escape(identifier)}</title>'
         f'<rect x="{x}" y="{y}" width="{_NODE_W}" height="{_NODE_H}"/>'
-        f'<text class="kind" x="{x + 10}" y="{y + 15}">{kind}</text>'
+        f'<text class="kind" x="{x + 10}" y="{y + 15}">{html.escape(_clip(caption or kind, 34))}</text>'
         f'<text x="{x + 10}" y="{y + 33}">{html.escape(_clip(label))}</text></g>'
     )
 
@@ -233,28 +297,34 @@ def render_chains(edges: Sequence[Edge]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def render_html(
-    edges: Sequence[Edge], title: str = "Lineage: database table → Kafka topic → Glue table"
-) -> str:
+def render_html(edges: Sequence[Edge], title: str = "Lineage: database table → Kafka topic → table") -> str:
     """A self-contained page: the graph in columns (database tables, source jobs, topics, sink jobs, Glue
     tables: each dataset placed by how many hops feed it, each job between its datasets) and each edge's
     column mappings."""
     depth = _depths(edges)
     levels = max(depth.values(), default=0)
-    columns: dict[int, list[tuple[str, str, str, str]]] = {}  # column -> (kind, label, identifier, key)
-    for dataset in sorted(depth, key=lambda d: d.label):
+    # column -> (css class, label, identifier, key, caption)
+    columns: dict[int, list[tuple[str, str, str, str, str]]] = {}
+    for dataset in sorted(depth, key=lambda d: (d.kind, d.label)):
         kind = (
             "topic" if _is_topic(dataset) else ("source" if depth[dataset] == 0 and levels > 1 else "table")
         )
+        if kind == "table" and dataset.kind.startswith("S3 Tables"):
+            kind = "s3tables"
+        elif kind == "table" and dataset.kind == "S3 bucket":
+            kind = "bucket"
+        caption = dataset.kind if kind not in ("topic", "source") else kind
         columns.setdefault(2 * depth[dataset], []).append(
-            (kind, dataset.label, dataset.identifier, dataset.identifier)
+            (kind, dataset.label, dataset.identifier, dataset.identifier, caption)
         )
     jobs: dict[tuple[str, str], int] = {}
     for edge in edges:
         job = (edge.job_namespace, edge.job_name)
         jobs[job] = max(jobs.get(job, 0), 2 * depth[edge.upstream] + 1)
-    for job, column in sorted(jobs.items()):
-        columns.setdefault(column, []).append(("job", job[1], f"{job[0]}/{job[1]}", f"job:{job[0]}/{job[1]}"))
+    for job, column in sorted(jobs.items(), key=lambda item: (job_kind(item[0][0]), item[0][1])):
+        columns.setdefault(column, []).append(
+            ("job", job[1], f"{job[0]}/{job[1]}", f"job:{job[0]}/{job[1]}", job_kind(job[0]))
+        )
     rows = max((len(nodes) for nodes in columns.values()), default=1)
     count = max(columns, default=0) + 1
     xs = [_PAD + i * (_NODE_W + _GAP_X) for i in range(count)]
@@ -262,10 +332,10 @@ def render_html(
     place: dict[str, tuple[int, int]] = {}
     for column, nodes in columns.items():
         offset = (rows - len(nodes)) * _ROW // 2  # centre shorter columns
-        for index, (_, _, _, key) in enumerate(nodes):
+        for index, (_, _, _, key, _) in enumerate(nodes):
             place[key] = (xs[column], _PAD + offset + index * _ROW)
     parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        f'<svg class="graph" xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
         f'viewBox="0 0 {width} {height}" role="img" aria-label="lineage graph">',
         '<defs><marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" '
         'markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#8a93a6" '
@@ -281,10 +351,12 @@ def render_html(
             drawn.add((a, b))
             (x1, y1), (x2, y2) = place[a], place[b]
             parts.append(_link(x1 + _NODE_W, y1 + half, x2, y2 + half))
+    drifted_tables = {edge.downstream.identifier for edge in edges if edge.drift}
     for nodes in columns.values():
-        for kind, label, identifier, key in nodes:
+        for kind, label, identifier, key, caption in nodes:
             x, y = place[key]
-            parts.append(_node(x, y, kind, label, identifier))
+            css = f"{kind} drifted" if key in drifted_tables else kind  # a table the drift reaches
+            parts.append(_node(x, y, css, label, identifier, caption))
     parts.append("</svg>")
 
     sections = []
@@ -302,9 +374,15 @@ def render_html(
             f"<section><h2>{e(edge.upstream.label)} → {e(edge.downstream.label)}</h2>"
             f'<div class="muted">job <code>{e(edge.job)}</code>, run <code>{e(edge.run_id)}</code>, '
             f"{e(edge.event_time)}<br>from <code>{e(edge.upstream.identifier)}</code><br>"
-            f"to <code>{e(edge.downstream.identifier)}</code></div>{mapping}</section>"
+            f"to <code>{e(edge.downstream.identifier)}</code></div>{_drift_html(edge)}{mapping}</section>"
         )
     summary = f"{len(edges)} edge{'s' if len(edges) != 1 else ''} read from DataZone's lineage events."
+    drifted = [edge for edge in edges if edge.drift]
+    if drifted:
+        summary += " Schema drift: " + "; ".join(
+            f"{html.escape(edge.upstream.label)} → {html.escape(edge.downstream.label)} ({edge.drift_title})"
+            for edge in drifted
+        )
     return (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         f"<title>{html.escape(title)}</title><style>{_STYLE}</style></head><body>"
@@ -312,6 +390,29 @@ def render_html(
         + ("".join(parts) if edges else "<p>No lineage in DataZone yet.</p>")
         + "".join(sections)
         + "</body></html>\n"
+    )
+
+
+def _drift_html(edge: Edge) -> str:
+    """The run's schema drift: what changed in the topic's schema and which columns of this table it feeds."""
+    if not edge.drift:
+        return ""
+    e = html.escape
+
+    def shown(value: Any) -> str:
+        return "—" if value is None else e(str(value))
+
+    rows = "".join(
+        f"<tr><td><code>{e(str(c.get('field')))}</code></td><td>{e(str(c.get('change')))}</td>"
+        f"<td><code>{shown(c.get('before'))}</code></td><td><code>{shown(c.get('after'))}</code></td>"
+        f"<td>{e(str(c.get('severity')))}</td></tr>"
+        for c in edge.drift.get("changes") or []
+    )
+    impacted = ", ".join(str(t) for t in edge.drift.get("impactedTables") or [])
+    return (
+        f'<div class="drift"><strong>{e(edge.drift_title)}</strong> (impacted: {e(impacted or "none")})'
+        "<table><tr><th>field</th><th>change</th><th>before</th><th>after</th><th>severity</th></tr>"
+        f"{rows}</table></div>"
     )
 
 
@@ -375,7 +476,7 @@ def demo(aws: Any, domain_id: str, state_root: str, out_dir: Path, context: Any,
     from botocore.exceptions import ClientError
 
     from lineage_emission.handler import handler
-    from local import demo_connectors
+    from local import demo_connectors, demo_delivery
 
     glue, ssm = boto3.client("glue"), boto3.client("ssm")
     for database, name, columns in _demo_tables():
@@ -402,6 +503,9 @@ def demo(aws: Any, domain_id: str, state_root: str, out_dir: Path, context: Any,
         routing = config.get("topics.regex") and f"topics.regex {config['topics.regex']}"
         what = routing or config.get("topics") or config.get("table.include.list", "")
         print(f"MSK Connect connector {name} ({config['connector.class'].rsplit('.', 1)[1]}): {what}")
+    lakehouse = {name: columns for database, name, columns in _demo_tables() if database == DEMO_DATABASE}
+    for line in demo_delivery.create(aws, lakehouse):
+        print(line)
 
     for title in ("Lineage emission", "Lineage emission again, nothing changed"):
         aws.calls.clear()

@@ -441,13 +441,21 @@ class StackConfig:
     def cluster_arns(self) -> tuple[str, ...]:
         return tuple(sorted({source.cluster_arn for source in self.settings.sources}))
 
-    def role_name(self, role: str) -> str | None:
+    def role_name(self, role: str, stack_name: str | None = None) -> str | None:
         """The fixed name of one of the stack's roles under projectMembership "manual" (a project owner adds
         them by ARN, so the ARNs must be known before and stay across deploys); None lets CloudFormation
-        name it."""
+        name it. `stack_name`: the enclosing stack's, when the construct is embedded in another app's stack
+        (two embeddings in one account then keep apart); default `stackName`."""
         if self.deployment.project_membership != "manual":
             return None
-        return f"{self.deployment.stack_name}-{role}"
+        name = f"{stack_name or self.deployment.stack_name}-{role}"
+        if len(name) > IAM_ROLE_NAME_MAX:
+            raise ConfigError(
+                f'cdk.json context {CONTEXT_KEY}.projectMembership: "manual" names the roles '
+                f"<stack name>-{role}, and {name!r} passes IAM's {IAM_ROLE_NAME_MAX} characters; use a "
+                "shorter stack name"
+            )
+        return name
 
     @property
     def warnings(self) -> list[str]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -174,7 +175,7 @@ class DataZoneTypes(Construct):
                 )
         for form_type in self.form_types.values():
             for grant in self.policy_grants.values():
-                form_type.add_dependency(grant)
+                form_type.node.add_dependency(grant)
 
         handler_log_group = logs.LogGroup(self, "HandlerLogs", retention=log_retention)
         self.handler_role = iam.Role(
@@ -283,6 +284,10 @@ class DataZoneTypes(Construct):
                 "Spec": json.dumps(spec, sort_keys=True, separators=(",", ":")),
                 "FormRevisions": {name: form.attr_revision for name, form in self.form_types.items()},
                 "RemovalPolicy": removal_policy,
+                # Changes with every synthesis, so that every deploy updates the resource: DataZone may
+                # publish a new revision of a managed form type at any time and takes only the latest
+                # (readings.py, managed_form_revision_must_be_latest); an unchanged type costs reads only.
+                "ResolvedAt": datetime.now(UTC).isoformat(timespec="seconds"),
             },
         )
         if self.membership is not None:
@@ -299,6 +304,7 @@ class DataZoneTypes(Construct):
         kms_key_arn: str | None,
         membership_mode: str,
         after: list[Construct],
+        cluster_regions: tuple[str, ...] = (),
     ) -> cdk.CustomResource:
         """The deploy-time check of what the types and the functions rely on, before any type is created.
 
@@ -317,6 +323,8 @@ class DataZoneTypes(Construct):
                 "GrantsByStack": "true" if self.policy_grants else "false",
                 "KmsKeyArn": kms_key_arn or "",
                 "MembershipMode": membership_mode,
+                # For an environment-agnostic stack, whose region synth cannot know.
+                "ClusterRegions": json.dumps(list(cluster_regions)),
                 "Members": json.dumps(
                     [
                         {"name": name, "roleArn": role.role_arn, "designation": designation}

@@ -95,6 +95,8 @@ class KafkaLineage(Construct):
         for warning in config.warnings:
             cdk.Annotations.of(self).add_warning_v2("kafka-lineage:config", warning)
         self._check_regions()
+        # Fixed role names (projectMembership "manual") follow the enclosing stack's name.
+        stack_name = cdk.Stack.of(self).stack_name
         retention = _RETENTION[deployment.log_retention_days]
         environment = {**settings.to_environment(), **EXTRA_ENVIRONMENT}
 
@@ -117,7 +119,7 @@ class KafkaLineage(Construct):
             removal_policy=deployment.asset_type_removal_policy,
             log_retention=retention,
             domain_unit_id=deployment.domain_unit_id,
-            handler_role_name=config.role_name("AssetTypeHandler"),
+            handler_role_name=config.role_name("AssetTypeHandler", stack_name),
             create_membership=deployment.project_membership == "stack",
         )
 
@@ -140,7 +142,7 @@ class KafkaLineage(Construct):
             memory_mb=deployment.schema_sync_memory_mb,
             timeout_seconds=deployment.schema_sync_timeout_seconds,
             reserved_concurrency=SCHEMA_SYNC_CONCURRENCY if reserve else None,
-            role_name=config.role_name("SchemaSync"),
+            role_name=config.role_name("SchemaSync", stack_name),
             **common,
         )
         self.lineage = LineageFunction(
@@ -151,7 +153,7 @@ class KafkaLineage(Construct):
             memory_mb=deployment.lineage_memory_mb,
             timeout_seconds=deployment.lineage_timeout_seconds,
             reserved_concurrency=LINEAGE_CONCURRENCY if reserve else None,
-            role_name=config.role_name("LineageEmission"),
+            role_name=config.role_name("LineageEmission", stack_name),
             **common,
         )
         # Before any type is created: the domain, the project, its grants, key and members as the stack needs
@@ -164,6 +166,7 @@ class KafkaLineage(Construct):
             },
             kms_key_arn=deployment.domain_kms_key_arn,
             membership_mode=deployment.project_membership,
+            cluster_regions=tuple(source.region for source in settings.sources),
             after=[fn.membership for fn in (self.schema_sync, self.lineage) if fn.membership is not None],
         )
         self._grant_schema_sync()

@@ -24,7 +24,15 @@ import json
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from kafka_lineage.config import (
     EXTERNAL_ID,
@@ -43,7 +51,7 @@ class SourceAccountConfig(BaseModel):
     stack_name: str = Field(
         default="KafkaLineageSource",
         alias="stackName",
-        pattern=r"[A-Za-z][A-Za-z0-9-]{0,127}",
+        pattern=r"^[A-Za-z][A-Za-z0-9-]{0,127}$",  # CloudFormation stack names (anchored: pydantic searches)
         description="The source stack's CloudFormation stack name.",
     )
     trusted_role_arns: tuple[str, ...] = Field(
@@ -65,12 +73,12 @@ class SourceAccountConfig(BaseModel):
         default=(),
         description="The Glue Data Catalog databases whose tables the topics feed (lineage reads them).",
     )
-    read_brokers: bool = Field(
+    read_brokers: StrictBool = Field(
         default=True,
         alias="readBrokers",
         description="Allow kafka:GetBootstrapBrokers, for a source without an explicit `namespace`.",
     )
-    read_connectors: bool = Field(
+    read_connectors: StrictBool = Field(
         default=True,
         alias="readConnectors",
         description="Allow the MSK Connect reads (ListConnectors, DescribeConnector) of connector-derived "
@@ -83,7 +91,7 @@ class SourceAccountConfig(BaseModel):
         pattern=r"[\w+=,.@-]{1,64}",
         description="The read-only role's name, fixed so that its ARN is known before deploying.",
     )
-    forward_events: bool = Field(
+    forward_events: StrictBool = Field(
         default=True,
         alias="forwardEvents",
         description="Forward this account's Glue Schema Registry CloudTrail events to the governance "

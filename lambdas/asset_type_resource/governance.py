@@ -55,9 +55,13 @@ class GovernanceRequest:
     kms_key_arn: str | None  # the `domainKmsKeyArn` setting
     membership_mode: str  # "stack" or "manual" (projectMembership)
     members: tuple[Member, ...]
+    # Each source's cluster region (by its index in `sources`), checked against the region the check runs
+    # in: an environment-agnostic stack learns its region only at deploy time.
+    cluster_regions: tuple[str, ...] = ()
+    region: str | None = None
 
     @classmethod
-    def from_properties(cls, props: Mapping[str, Any]) -> GovernanceRequest:
+    def from_properties(cls, props: Mapping[str, Any], region: str | None = None) -> GovernanceRequest:
         members = tuple(
             Member(str(m["name"]), str(m["roleArn"]), str(m["designation"]))
             for m in json.loads(props.get("Members") or "[]")
@@ -70,6 +74,8 @@ class GovernanceRequest:
             kms_key_arn=str(props.get("KmsKeyArn") or "") or None,
             membership_mode=str(props.get("MembershipMode") or "stack"),
             members=members,
+            cluster_regions=tuple(str(r) for r in json.loads(props.get("ClusterRegions") or "[]")),
+            region=region,
         )
 
 
@@ -84,7 +90,12 @@ class GovernanceReport:
 def check_governance(datazone_client: DataZoneClient, request: GovernanceRequest) -> GovernanceReport:
     """Read the domain, project, grants and members; report each missing piece."""
     datazone_client = instrument(datazone_client)
-    problems: list[str] = []
+    problems: list[str] = [
+        f"kafkaLineage.sources[{index}].clusterArn is in {cluster_region}, but the stack deploys to "
+        f"{request.region}: deploy a stack in {cluster_region} for that cluster"
+        for index, cluster_region in enumerate(request.cluster_regions)
+        if request.region and cluster_region != request.region
+    ]
     notes: list[str] = []
     domain = _read(problems, "GetDomain", datazone_client.get_domain, identifier=request.domain_id)
     if domain is None:

@@ -9,6 +9,7 @@ RemovalPolicy ("retain" or "destroy"). Returns the revision as the `Revision` at
 from __future__ import annotations
 
 import json
+import os
 from typing import Any
 
 from aws_lambda_powertools.utilities.typing import LambdaContext
@@ -42,7 +43,8 @@ def governance_check(event: dict[str, Any]) -> dict[str, Any]:
         return {"PhysicalResourceId": event.get("PhysicalResourceId", this_id)}
     if event["RequestType"] not in ("Create", "Update"):
         raise ValueError(f"unexpected RequestType {event['RequestType']!r}")
-    report = check_governance(client("datazone"), GovernanceRequest.from_properties(props))
+    request = GovernanceRequest.from_properties(props, region=os.environ.get("AWS_REGION"))
+    report = check_governance(client("datazone"), request)
     for note in report.notes:
         logger.warning(note)
     logger.info(

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kafka_lineage.aws.calls import instrument
-from kafka_lineage.model.failures import AccessDenied, Conflict, NotFound
+from kafka_lineage.model.failures import AccessDenied, Conflict, Invalid, NotFound
 from kafka_lineage.observability import logger
 
 if TYPE_CHECKING:
@@ -23,10 +23,13 @@ if TYPE_CHECKING:
     from mypy_boto3_datazone.type_defs import FormEntryInputTypeDef
 
 MANAGED_FORM_PREFIX = "amazon.datazone."
+COMMON_DETAILS_TYPE = "amazon.datazone.AssetCommonDetailsFormType"
 # botocore datazone shapes: FormName (asset type form names, no dots), TypeName, FormsInputMap max.
 _FORM_NAME = re.compile(r"(?![0-9_])\w+|_\w*[a-zA-Z0-9]\w*")
 _MAX_FORMS = 10
-_TYPE_NAME_MAX = 256
+# CreateAssetType takes 256, but the functions find their assets by a Search filter on the type's name,
+# and filter values are at most 128 characters (botocore datazone FilterValueString).
+_TYPE_NAME_MAX = 128
 _DESCRIPTION_MAX = 2048
 
 
@@ -77,21 +80,26 @@ def reconcile_asset_type(
     if existing is not None and _matches(existing, wanted, description):
         return Provisioned(str(existing["revision"]), True)
     try:
-        return Provisioned(_create(datazone_client, domain_id, project_id, name, description, wanted), True)
+        created = _create_resolving(
+            datazone_client, domain_id, project_id, spec, form_revisions, (name, description, wanted)
+        )
+        return Provisioned(created, True)
     except Conflict as error:
         logger.info(
             "CreateAssetType refused an existing name", extra={"assetType": name, "error": str(error)}
         )
     existing = _existing(datazone_client, domain_id, project_id, name)
     if existing is None:  # deleted in between
-        return Provisioned(_create(datazone_client, domain_id, project_id, name, description, wanted), True)
+        return Provisioned(
+            _create_resolving(datazone_client, domain_id, project_id, spec, form_revisions), True
+        )
     if _matches(existing, wanted, description):  # a concurrent create made it
         return Provisioned(str(existing["revision"]), True)
     try:
         datazone_client.delete_asset_type(domainIdentifier=domain_id, identifier=name)
     except NotFound:
         pass
-    except (Conflict, AccessDenied) as error:
+    except (Conflict, Invalid, AccessDenied) as error:
         note = (
             f"asset type {name} stays at revision {existing['revision']}: DataZone refused a new revision "
             f"(ConflictException) and the type cannot be replaced ({error}). Delete the assets of the type "
@@ -101,7 +109,7 @@ def reconcile_asset_type(
         logger.warning(note, extra={"assetType": name})
         return Provisioned(str(existing["revision"]), False, note)
     logger.info("asset type replaced: no asset used it", extra={"assetType": name})
-    return Provisioned(_create(datazone_client, domain_id, project_id, name, description, wanted), True)
+    return Provisioned(_create_resolving(datazone_client, domain_id, project_id, spec, form_revisions), True)
 
 
 def _existing(
@@ -118,9 +126,52 @@ def _existing(
 
 
 def _matches(existing: Mapping[str, Any], wanted: Mapping[str, Mapping[str, Any]], description: str) -> bool:
-    return (
-        _forms_of(existing) == _forms_of_input(wanted) and (existing.get("description") or "") == description
+    if (existing.get("description") or "") != description:
+        return False
+    have, want = _forms_of(existing), _forms_of_input(wanted)
+    if have == want:
+        return True
+    # DataZone may add AssetCommonDetailsForm by itself, and may refuse it declared (readings.py,
+    # asset_type_common_details): a type whose only difference is that form, as DataZone made it, is ours.
+    # Its revision must still be the one wanted (the latest): only its name and `required` may differ.
+    common = [entry[:2] for entry in want.values() if entry[0] == COMMON_DETAILS_TYPE]
+    added = [entry[:2] for entry in have.values() if entry[0] == COMMON_DETAILS_TYPE]
+    rest = {form: entry for form, entry in have.items() if entry[0] != COMMON_DETAILS_TYPE}
+    wanted_rest = {form: entry for form, entry in want.items() if entry[0] != COMMON_DETAILS_TYPE}
+    return len(common) == 1 and added == common and rest == wanted_rest
+
+
+def _create_resolving(
+    datazone_client: DataZoneClient,
+    domain_id: str,
+    project_id: str,
+    spec: Mapping[str, Any],
+    form_revisions: Mapping[str, str],
+    resolved: tuple[str, str, dict[str, FormEntryInputTypeDef]] | None = None,
+) -> str:
+    """CreateAssetType, and on a ValidationException the two refusals DataZone's documentation leaves open:
+    a managed form revision no longer the latest (resolved again, then retried once), and a declared
+    AssetCommonDetailsForm that DataZone adds by itself (retried once without it). `resolved`: the
+    caller's `_desired`, when it has just read it."""
+    name, description, wanted = resolved or _desired(datazone_client, domain_id, spec, form_revisions)
+    try:
+        return _create(datazone_client, domain_id, project_id, name, description, wanted)
+    except Invalid as error:
+        refusal = error
+    name, description, again = _desired(datazone_client, domain_id, spec, form_revisions)
+    if again != wanted:
+        logger.info("managed form revisions moved on; creating again", extra={"assetType": name})
+        return _create(datazone_client, domain_id, project_id, name, description, again)
+    without = {
+        form: entry for form, entry in wanted.items() if entry["typeIdentifier"] != COMMON_DETAILS_TYPE
+    }
+    if without == wanted:
+        raise refusal
+    logger.info(
+        "CreateAssetType refused the declared common details form; DataZone adds it",
+        extra={"assetType": name, "error": str(refusal)},
     )
+    return _create(datazone_client, domain_id, project_id, name, description, without)
 
 
 def _create(
@@ -147,7 +198,7 @@ def delete_asset_type(datazone_client: DataZoneClient, domain_id: str, name: str
         instrument(datazone_client).delete_asset_type(domainIdentifier=domain_id, identifier=name)
     except NotFound:
         return False
-    except Conflict as error:
+    except (Conflict, Invalid) as error:  # which of the two DataZone answers is undocumented (readings.py)
         raise AssetTypeError(
             f"asset type {name} is still used by assets, so it cannot be deleted; delete them first (or keep "
             f"the default assetTypeRemovalPolicy 'retain'): {error}"

@@ -412,10 +412,12 @@ class Tuning(BaseModel):
         "and adapts to throttling.",
     )
     ssm_write_rps: Annotated[float, Field(gt=0, le=1000)] = Field(
-        default=2.0,
+        default=10.0,
         description="Ceiling, in requests per second, of the state's SSM writes (PutParameter and "
-        "DeleteParameter(s), one pace for all: AWS publishes no write rate, and the account's Parameter "
-        "Store throughput is shared). The reads keep their documented 40 TPS.",
+        "DeleteParameter(s), one pace for all). AWS publishes no write rate of their own: PutParameter "
+        "counts against the account's Parameter Store throughput (40 TPS by default, shared with the "
+        "reads and with everything else in the account), so the writes stay at a quarter of it. The reads "
+        "keep their documented 40 TPS.",
     )
     # Stop starting new work this many seconds before the invocation's deadline (checkpointing).
     deadline_margin_seconds: Annotated[float, Field(ge=0, le=600)] = Field(

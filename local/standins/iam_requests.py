@@ -65,20 +65,26 @@ def _schema_arns(schema_id: Mapping[str, Any], where: Where) -> Resources:
 
 
 def _glue_catalog(operation: str, params: Mapping[str, Any], where: Where) -> Resources:
-    catalog_where = Where(where.region, str(params.get("CatalogId") or where.account), where.partition)
+    # A federated catalog's CatalogId is `<account>:<catalog>` (S3 Tables: s3tablescatalog/<bucket>); its
+    # databases and tables have the catalog in their ARNs (Glue, "Specifying AWS Glue resource ARNs").
+    account, _, federated = str(params.get("CatalogId") or where.account).partition(":")
+    catalog_where = Where(where.region, account, where.partition)
     database = str(params.get("DatabaseName") or params.get("Name") or "").lower()
+    if operation == "GetTable":
+        database = str(params.get("DatabaseName", "")).lower()
+    path = f"{federated}/{database}" if federated else database
     found: Resources = {
         "rootcatalog": [catalog_where.arn("glue", "rootcatalog")],
-        "database": [catalog_where.arn("glue", "database", DatabaseName=database)],
+        "database": [catalog_where.arn("glue", "database", DatabaseName=path)],
     }
+    if federated:
+        found["catalog"] = [catalog_where.arn("glue", "catalog", CatalogName=federated)]
     if operation == "GetTable":
         table = str(params.get("Name", "")).lower()
-        database = str(params.get("DatabaseName", "")).lower()
-        found["database"] = [catalog_where.arn("glue", "database", DatabaseName=database)]
-        found["table"] = [catalog_where.arn("glue", "table", DatabaseName=database, TableName=table)]
+        found["table"] = [catalog_where.arn("glue", "table", DatabaseName=path, TableName=table)]
     elif operation == "GetTables":
         # AWS documents GetTables as authorised on every table of the database: table/<db>/*.
-        found["table"] = [catalog_where.arn("glue", "table", DatabaseName=database, TableName="*")]
+        found["table"] = [catalog_where.arn("glue", "table", DatabaseName=path, TableName="*")]
     return found
 
 
@@ -164,11 +170,29 @@ def _datazone(operation: str, params: Mapping[str, Any], where: Where) -> Resour
     return {"domain": [where.arn("datazone", "domain", DomainId=str(domain))]} if domain else {}
 
 
+def _kafka(operation: str, params: Mapping[str, Any], where: Where) -> Resources:
+    # DescribeChannel (and the channel's other calls) is authorised on the channel, ListChannels on the
+    # cluster (MSK guide, "Channel lifecycle management permissions").
+    if params.get("ChannelArn"):
+        return {"channel": [str(params["ChannelArn"])]}
+    return {"cluster": [str(params["ClusterArn"])]} if params.get("ClusterArn") else {}
+
+
+def _firehose(operation: str, params: Mapping[str, Any], where: Where) -> Resources:
+    name = params.get("DeliveryStreamName")
+    return (
+        {"deliverystream": [where.arn("firehose", "deliverystream", DeliveryStreamName=str(name))]}
+        if name
+        else {}
+    )
+
+
 _BUILDERS: dict[str, Builder] = {
     "glue": _glue,
     "ssm": _ssm,
     "lambda": _lambda,
-    "kafka": _arn_member("ClusterArn", "cluster"),
+    "kafka": _kafka,
+    "firehose": _firehose,
     "sts": _arn_member("RoleArn", "role"),
     # DescribeConnector / DeleteConnector name the connector by ARN (a URI label); ListConnectors and
     # CreateConnector take no resource type, so they never get here.

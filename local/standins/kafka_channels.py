@@ -73,12 +73,19 @@ class KafkaChannels:
         self._readings = readings
         self._cluster_known = cluster_known
         self._channels: dict[str, _Channel] = {}
+        self._standard: set[str] = set()  # clusters of standard (not Express) brokers
         self._sequence = count(1)
         self._lock = threading.Lock()
 
     def reset(self) -> None:
         with self._lock:
             self._channels.clear()
+            self._standard.clear()
+
+    def mark_standard(self, cluster_arn: str) -> None:
+        """Test hook: a cluster of standard brokers (channels exist on Express brokers only)."""
+        with self._lock:
+            self._standard.add(cluster_arn)
 
     # ---------------------------------------------------------------------------------------- test hooks
 
@@ -106,6 +113,14 @@ class KafkaChannels:
                 "NotFoundException", f"The specified cluster was not found: {cluster_arn}", 404
             )
         with self._lock:
+            if cluster_arn in self._standard:
+                if operation == "ListChannels" and self._readings().channels_on_standard_brokers == "empty":
+                    return {"Channels": []}
+                raise ServiceError(
+                    "BadRequestException",
+                    "Channels are supported on clusters with Express brokers only.",
+                    400,
+                )
             if operation == "CreateChannel":
                 return self._create(params)
             if operation == "ListChannels":

@@ -138,6 +138,30 @@ class Readings:
     within the domain — duplicate names will cause failure"). DeleteAssetType is documented to fail while
     assets use the type."""
 
+    asset_type_common_details: str = "added"
+    """DataZone: does an asset type get AssetCommonDetailsForm by itself, and what does declaring it do? The
+    CreateAssetType example in the API reference answers with a formsOutput holding AssetCommonDetailsForm
+    (amazon.datazone.AssetCommonDetailsFormType) that the request did not declare; whether a request that
+    declares it is accepted is not said. "added" (the default, what the example shows): added when not
+    declared, a declared one kept as declared; "refused": added, and declaring it is a ValidationException;
+    "absent": never added (the type holds exactly the declared forms). The asset-type resource declares it
+    (assets write its sourceIdentifier) and, when the declaration is refused, creates the type without it and
+    accepts the form DataZone adds (lambdas/asset_type_resource/provision.py)."""
+
+    managed_form_revision_must_be_latest: bool = True
+    """DataZone: may a managed form type (amazon.datazone.*) be used at a revision older than its latest? The
+    CreateAssetRevision prerequisites say a form's typeRevision "should be the latest version of form type"
+    (botocore 1.44's model). True (the stricter reading): CreateAssetType and an asset's forms at an older
+    managed revision are a ValidationException naming both revisions. The asset-type resource re-resolves
+    managed revisions (GetFormType) on every deploy and, when CreateAssetType is refused for a stale one,
+    once more before retrying."""
+
+    delete_asset_type_in_use: str = "conflict"
+    """DataZone: the error of DeleteAssetType while assets of the type exist. DeleteAssetType's API text lists
+    ConflictException and ValidationException; the user guide says a type in use cannot be deleted without
+    naming the error. "conflict" (the default) or "validation"; the asset-type resource reports either as
+    "still used by assets"."""
+
     managed_form_members_undeclared: str = ""
     """DataZone: members of the managed form types that AWS documents only by example, left out of the
     stand-in's models of those types (comma-separated `FormType.path`, e.g.
@@ -210,3 +234,8 @@ class Readings:
     <bucket>`). The API reference says only "the ID of the Data Catalog in which the table resides".
     "qualified": the id the caller sent; "account": the account alone. The table's ARN must come out the
     same either way."""
+
+    channels_on_standard_brokers: str = "bad_request"
+    """MSK: what ListChannels answers for a cluster of standard (not Express) brokers. The guide says
+    channels are for Express brokers only, not what the API answers elsewhere. "bad_request":
+    BadRequestException; "empty": no channels. Lineage lists nothing there either way, and fails nothing."""

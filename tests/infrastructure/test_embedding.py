@@ -17,6 +17,8 @@ from typing import Any
 
 import aws_cdk as cdk
 import pytest
+from aws_cdk import aws_sqs as sqs
+from cdk_nag import AwsSolutionsChecks
 
 from kafka_lineage_cdk import (
     ConfigError,
@@ -25,7 +27,7 @@ from kafka_lineage_cdk import (
     KafkaLineageSource,
     KafkaLineageSourceConfig,
 )
-from tests.infrastructure.stack_synth import ROOT
+from tests.infrastructure.stack_synth import ROOT, full_context
 
 EXAMPLES = ROOT / "examples"
 
@@ -164,3 +166,30 @@ def test_the_stacks_synthesize_without_the_functions_runtime_dependencies():
     )
     # Then they import: synthesis needs only what the wheel declares (pydantic, aws-cdk-lib, constructs)
     assert done.returncode == 0, done.stderr[-3000:]
+
+
+def test_every_optional_feature_is_nag_clean_in_a_users_stack_with_an_explicit_environment(tmp_path: Path):
+    # Given a user's stack in a named account and region, with its own queue and KafkaLineage with every
+    # optional feature on (the awkward names included), and cdk-nag over the app
+    settings = {
+        **full_context()["kafkaLineage"],
+        "domainUnitId": "unit_streaming-01",
+        "domainKmsKeyArn": "arn:aws:kms:eu-west-1:111122223333:key/1234abcd-12ab-34cd-56ef-1234567890ab",
+        "projectMembership": "manual",
+    }
+    app = cdk.App(context={"aws:cdk:bundling-stacks": []}, outdir=str(tmp_path))
+    stack = cdk.Stack(app, "Platform", env=cdk.Environment(account="111122223333", region="eu-west-1"))
+    dead_letters = sqs.Queue(stack, "Own", enforce_ssl=True, encryption=sqs.QueueEncryption.SQS_MANAGED)
+    sqs.Queue(
+        stack,
+        "OwnWithDeadLetters",
+        enforce_ssl=True,
+        encryption=sqs.QueueEncryption.SQS_MANAGED,
+        dead_letter_queue=sqs.DeadLetterQueue(max_receive_count=3, queue=dead_letters),
+    )
+    KafkaLineage(stack, "Lineage", config=settings)
+    cdk.Validations.of(app).add_plugins(AwsSolutionsChecks(app, verbose=True))
+    # When synthesized / Then no finding is left unacknowledged (synth raises on one)
+    app.synth()
+    report = json.loads((tmp_path / "validation-report.json").read_text())
+    assert [r["conclusion"] for r in report["pluginReports"]] == ["success"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 
 import aws_cdk as cdk
@@ -61,6 +62,7 @@ def test_grants_then_the_check_then_the_form_types(synth: Synthesized):
     props = check["Properties"]
     assert (props["DomainUnitId"], props["GrantsByStack"], props["KmsKeyArn"]) == (UNIT, "true", KEY)
     assert props["MembershipMode"] == "manual"
+    assert json.loads(props["ClusterRegions"]) == ["eu-west-1", "eu-west-1"]
 
 
 def test_manual_membership_creates_no_membership_and_names_the_roles(synth: Synthesized):
@@ -118,3 +120,33 @@ def test_a_cluster_in_another_region_than_the_stack_is_refused_naming_the_source
             config=config,
             env=cdk.Environment(account="111122223333", region="us-east-1"),
         )
+
+
+def test_the_asset_type_resource_changes_with_every_synthesis_so_each_deploy_re_resolves(synth: Synthesized):
+    # Managed form revisions may move on between deploys (readings.py managed_form_revision_must_be_latest)
+    (asset_type,) = synth.resources("Custom::DataZoneAssetType").values()
+    resolved_at = asset_type["Properties"]["ResolvedAt"]
+    assert datetime.fromisoformat(resolved_at).tzinfo is not None
+
+
+def test_a_role_source_without_external_id_synthesizes_with_a_warning_naming_it(
+    synth_factory: Callable[[dict[str, Any]], Synthesized],
+):
+    context = copy.deepcopy(shipped_context())
+    context[CONTEXT_KEY]["sources"][0]["roleArn"] = "arn:aws:iam::111122223333:role/kafka-lineage-source-read"
+    synthesized = synth_factory(context)
+    warnings = [
+        str(entry.data)
+        for construct in synthesized.stack.node.find_all()
+        for entry in construct.node.metadata
+        if entry.type == "aws:cdk:warning"
+    ]
+    assert any("sources[0].roleArn is assumed without an externalId" in w for w in warnings)
+
+
+def test_embedded_manual_roles_follow_the_enclosing_stack_and_a_name_too_long_is_refused():
+    raw = {**shipped_context()[CONTEXT_KEY], "projectMembership": "manual"}
+    config = load_config(raw, extra_environment=EXTRA_ENVIRONMENT)
+    assert config.role_name("SchemaSync", "DataPlatform") == "DataPlatform-SchemaSync"
+    with pytest.raises(ConfigError, match=r"kafkaLineage\.projectMembership: \"manual\" names the roles"):
+        config.role_name("AssetTypeHandler", "D" * 48)

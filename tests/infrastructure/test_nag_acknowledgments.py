@@ -52,12 +52,17 @@ def test_acknowledgments_are_per_resource_and_iam5_names_the_exact_wildcard(unac
             assert finding.endswith("]"), finding
     wildcards = {finding for _, finding in acknowledgments if finding.startswith("AwsSolutions-IAM5")}
     # Only X-Ray's unavoidable "*", the provider's own handler versions, and run-time-named children of
-    # configured registries, databases, MSK Connect connector names and the MAPPING_PATH subtree
+    # configured registries, databases, MSK Connect connector names, the sources' clusters' channels, this
+    # account's delivery streams, S3 Tables catalogs and the MAPPING_PATH subtree
     for finding in wildcards:
         resource = finding.removeprefix("AwsSolutions-IAM5[Resource::").removesuffix("]")
         assert (
             resource == "*"
             or resource.endswith(".Arn>:*")
-            or any(f":{kind}/" in resource for kind in ("schema", "table", "connector"))
+            or any(
+                f":{kind}/" in resource
+                for kind in ("schema", "table", "connector", "channel", "deliverystream")
+            )
+            or any(f":{kind}/s3tablescatalog/" in resource for kind in ("catalog", "database"))
             or ":parameter/kafka-lineage/" in resource
         ), finding

@@ -170,6 +170,9 @@ def _as_list(value: Any) -> list[Any]:
         ),
         ({"registries": ["no/slash"]}, "registries"),
         ({"unknownKey": 1}, "unknownKey"),
+        ({"stackName": "Kafka_Lineage_Source"}, "stackName"),
+        ({"readBrokers": "true"}, "readBrokers"),
+        ({"forwardEvents": "no"}, "forwardEvents"),
     ],
 )
 def test_a_bad_source_context_fails_naming_the_key(change: dict[str, Any], message: str):

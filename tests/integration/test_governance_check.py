@@ -261,3 +261,16 @@ def test_a_contributor_designation_grant_does_not_cover_the_owners(local_aws: An
         detail={"createFormType": {}},
     )
     assert "CREATE_FORM_TYPE policy grant" in failure()
+
+
+def test_a_cluster_in_another_region_than_the_deployed_stack_is_named(
+    local_aws: Any, monkeypatch: pytest.MonkeyPatch
+):
+    # Given an environment-agnostic stack (synth could not compare) deployed to eu-west-1
+    local_aws.datazone.add_domain(DOMAIN, [PROJECT])
+    monkeypatch.setenv("AWS_REGION", "eu-west-1")
+    # When its second source's cluster is in us-east-1 / Then the deploy stops naming that source
+    message = failure(ClusterRegions=json.dumps(["eu-west-1", "us-east-1"]))
+    assert "kafkaLineage.sources[1].clusterArn is in us-east-1, but the stack deploys to eu-west-1" in message
+    assert "sources[0]" not in message
+    assert run_check(ClusterRegions=json.dumps(["eu-west-1"]))["Data"]["DomainVersion"] == "V1"

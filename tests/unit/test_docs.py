@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 EVENTS = ROOT / "tests" / "events"
 SNIPPET = re.compile(r'^\s*--8<--\s+"([^"]+)"\s*$', re.M)
-MANUAL = re.compile(r"""invoke "\$(SYNC|LINEAGE)" '([^']*)'""")
+MANUAL = re.compile(r"""invoke "\$(SYNC|LINEAGE)" '(\{[^']*)'""")
 
 
 def _load_generator() -> ModuleType:
@@ -151,10 +151,10 @@ def _included_fixtures() -> dict[str, list[str]]:
 
 def test_every_event_the_docs_show_is_a_fixture_the_functions_accept():
     # Given the event files the pages include (pymdownx.snippets, base path tests/events)
-    included = _included_fixtures()
+    included = {name: pages for name, pages in _included_fixtures().items() if (EVENTS / name).is_file()}
     assert "topic_asset_changed.json" in included
     assert "lineage_scheduled.json" in included
-    for name in included:
+    for name, pages in included.items():
         event = json.loads((EVENTS / name).read_text())
         # then each is a tested fixture: a function's parser accepts it ...
         if name.startswith("drift_detail"):
@@ -171,7 +171,7 @@ def test_every_event_the_docs_show_is_a_fixture_the_functions_accept():
             for path in (ROOT / "tests").rglob("*.py")
             if path.name != Path(__file__).name and name.removesuffix(".json") in path.read_text()
         ]
-        assert users, f"{name} is shown in {included[name]} but no test reads it"
+        assert users, f"{name} is shown in {pages} but no test reads it"
 
 
 def test_every_manual_payload_in_the_docs_is_accepted_by_its_function():
@@ -214,3 +214,11 @@ def test_the_readme_is_a_front_page_whose_links_lead_into_the_site():
     relative = [target for target in targets if "://" not in target]
     assert relative
     assert [target for target in relative if not (ROOT / target).exists()] == []
+
+
+def test_every_other_file_the_docs_include_is_a_tested_example():
+    # Given the files the pages include that are not event fixtures
+    others = {name for name in _included_fixtures() if not (EVENTS / name).is_file()}
+    # then each is a file of examples/ (which the embedding tests synthesize), never an untested copy
+    assert "examples/existing-app/app.py" in others
+    assert [name for name in others if not name.startswith("examples/") or not (ROOT / name).is_file()] == []

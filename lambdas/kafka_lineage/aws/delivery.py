@@ -41,7 +41,7 @@ from kafka_lineage.model.delivery import (
     KnownPath,
     S3Destination,
 )
-from kafka_lineage.model.failures import AwsError, NotFound, describe_failure
+from kafka_lineage.model.failures import AwsError, Invalid, NotFound, describe_failure
 from kafka_lineage.observability import logger
 
 if TYPE_CHECKING:
@@ -208,14 +208,15 @@ class DeliveryPaths:
         kafka: KafkaClient,
         firehose: FirehoseClient,
         limiter: RateLimiter | None = None,
-        known: Mapping[str, KnownPath] | None = None,
+        known: dict[str, KnownPath] | None = None,
         refresh_seconds: float = REFRESH_SECONDS,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.limiter = limiter or RateLimiter(DEFAULT_RPS)
         self.kafka = instrument(kafka, self.limiter)
         self.firehose = instrument(firehose, self.limiter)
-        self.known: dict[str, KnownPath] = dict(known or {})
+        # Shared with the caller when given: a warm Lambda instance keeps its descriptions across invocations.
+        self.known: dict[str, KnownPath] = known if known is not None else {}
         self.refresh_seconds = refresh_seconds
         self.clock = clock
 
@@ -250,6 +251,12 @@ class DeliveryPaths:
         for cluster_arn in sorted({s.cluster_arn for s in readers}):
             try:
                 summaries = self._list_channels(cluster_arn, stop)
+            except Invalid as error:
+                # Channels exist on Express brokers only; what ListChannels answers for a cluster of
+                # standard brokers is undocumented. A request refused as invalid lists nothing (no channel
+                # can exist there), logged, not failed.
+                logger.info("MSK channels not listed", extra={"cluster": cluster_arn, "error": str(error)})
+                continue
             except AwsError as error:
                 reason = describe_failure(error)
                 logger.warning("MSK channels not listed", extra={"cluster": cluster_arn, "error": reason})

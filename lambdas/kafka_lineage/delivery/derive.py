@@ -96,6 +96,7 @@ def derive(reads: DeliveryReads, topics: Iterable[TopicKey], sources: Sequence[S
         inactive=tuple(inactive),
         unread=reads.unread,
         unknown_kinds=frozenset(kinds),
+        errors=reads.errors,
     )
 
 

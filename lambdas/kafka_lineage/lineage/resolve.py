@@ -6,8 +6,10 @@ Precedence, per topic, for the tables it feeds (the first tier that names any ta
 1. `operator`: an operator's explicit mapping (an SSM String parameter under `{MAPPING_PATH}/table-mappings/`
    outside `cdk/`, README: Lineage). It replaces every derived edge of the topic: it is the one way to
    override anything else at run time, without a redeploy.
-2. `connector:<name>`: the Iceberg sink connectors of MSK Connect whose configuration decides the topic's
-   table(s) (`kafka_lineage.connectors`). A topic may feed several tables (several sinks): one edge each.
+2. derived edges: `connector:<name>`, the Iceberg sink connectors of MSK Connect whose configuration decides
+   the topic's table(s) (`kafka_lineage.connectors`), and `channel:<name>` / `firehose:<name>`, the MSK Data
+   Delivery channels and Firehose streams that write the topic to tables (`kafka_lineage.delivery`). A topic
+   may feed several tables (several sinks or paths): one edge each.
 3. `cdk`: the stack's mappings (under `table-mappings/cdk/`, written from cdk.json at deploy time).
 4. `rule`: the source's `tableRule`.
 
@@ -42,12 +44,14 @@ from kafka_lineage.config import Settings, Source
 from kafka_lineage.lineage.model import EdgeKey
 from kafka_lineage.model.asset_records import AssetRecord
 from kafka_lineage.model.connectors import ConnectorNote, Derivation, SinkEdge, SourceEdge
+from kafka_lineage.model.delivery import DeliveryDerivation, InactivePath
 from kafka_lineage.model.errors import describe
 from kafka_lineage.model.table_mapping import MappingParameter, TableMapping
 from kafka_lineage.model.tables import TableRef
 from kafka_lineage.model.topics import TopicKey
 
-# "operator" | "cdk" | "connector:<name>" | "rule" (before edges, "cdk" was reported as "stack").
+# "operator" | "cdk" | "connector:<name>" | "channel:<name>" | "firehose:<name>" | "rule" (before edges,
+# "cdk" was reported as "stack").
 Origin = str
 STACK_FOLDER = "cdk"
 # The origins that rank below connector edges: kept connector edges are never replaced by them.
@@ -150,6 +154,12 @@ class Resolution:
     connectors_unknown: frozenset[str] | None = frozenset()
     connector_errors: tuple[str, ...] = ()
     by_topic: Mapping[TopicKey, tuple[EdgeKey, ...]] = field(default_factory=dict)
+    # The managed delivery paths: which of their edges are not known this run, and those not ACTIVE.
+    delivery: DeliveryDerivation = field(default_factory=DeliveryDerivation)
+
+    @property
+    def inactive_paths(self) -> tuple[InactivePath, ...]:
+        return self.delivery.inactive
 
     def __post_init__(self) -> None:
         if not self.by_topic and self.edges:
@@ -171,7 +181,10 @@ class Resolution:
         return {key: edge for key, edge in self.edges.items() if isinstance(edge, Target)}
 
     def keeps(self, origin: str) -> bool:
-        """Whether an edge of this origin must be kept as it is: its connector could not be read."""
+        """Whether an edge of this origin must be kept as it is: its connector, channel or stream (or their
+        listing) could not be read."""
+        if origin.startswith(("channel:", "firehose:")):
+            return self.delivery.keeps(origin)
         if not origin.startswith("connector:"):
             return False
         return self.connectors_unknown is None or origin.removeprefix("connector:") in self.connectors_unknown
@@ -202,7 +215,7 @@ def parse_mappings(
             ExplicitMapping(
                 parameter=parameter.name,
                 topic=value.topic,
-                table=TableRef(value.database, value.table),
+                table=TableRef(value.database, value.table, glue_catalog=value.catalog or ""),
                 registry_name=value.registry_name,
                 operator=not parameter.name.startswith(stack_prefix),
                 last_modified=parameter.last_modified,
@@ -217,14 +230,16 @@ def resolve(
     mappings: Sequence[ExplicitMapping],
     invalid: Sequence[InvalidMapping] = (),
     derivation: Derivation | None = None,
+    delivery: DeliveryDerivation | None = None,
 ) -> Resolution:
     """Every mirrored topic's edges by the precedence above; a topic with no table is reported unmapped (or
     failed, on conflicting mappings)."""
     derivation = derivation or Derivation()
+    delivery = delivery or DeliveryDerivation()
     by_topic: dict[str, list[ExplicitMapping]] = {}
     for mapping in mappings:
         by_topic.setdefault(mapping.topic, []).append(mapping)
-    sinks, hops = _sinks_by_topic(derivation), _hops_by_topic(derivation)
+    sinks, hops = _sinks_by_topic(derivation, delivery), _hops_by_topic(derivation)
     edges: dict[EdgeKey, Edge] = {}
     unmapped: list[TopicKey] = []
     failed: list[TopicProblem] = []
@@ -252,7 +267,7 @@ def resolve(
     all_invalid = {item.parameter: item for item in invalid}
     for parameter, item in conflicts.items():
         all_invalid.setdefault(parameter, item)
-    issues = _issues(derivation.notes)
+    issues = _issues((*derivation.notes, *delivery.notes))
     return Resolution(
         edges=edges,
         unmapped=tuple(unmapped),
@@ -267,16 +282,37 @@ def resolve(
             for note in derivation.notes
             if note.kind == "unreadable"
         ),
+        delivery=delivery,
     )
 
 
-def _sinks_by_topic(derivation: Derivation) -> dict[TopicKey, dict[TableRef, SinkEdge]]:
-    """Each topic's sink connectors by the table they write (two sinks, one table: one edge, the first
-    connector's by name)."""
+def _sinks_by_topic(
+    derivation: Derivation, delivery: DeliveryDerivation
+) -> dict[TopicKey, dict[TableRef, SinkEdge]]:
+    """Each topic's sink connectors and delivery paths by the table they write (two of them, one table: one
+    edge, the first by origin)."""
+    found = [*derivation.sinks, *_delivery_sinks(delivery)]
     sinks: dict[TopicKey, dict[TableRef, SinkEdge]] = {}
-    for sink in sorted(derivation.sinks, key=lambda s: (s.connector, s.connector_arn)):
+    for sink in sorted(found, key=lambda s: (s.origin, s.connector_arn)):
         sinks.setdefault(sink.key, {}).setdefault(sink.table, sink)
     return sinks
+
+
+def _delivery_sinks(delivery: DeliveryDerivation) -> list[SinkEdge]:
+    """The delivery paths' table edges, in the sinks' tier (their S3 locations are not Glue tables)."""
+    return [
+        SinkEdge(
+            key=edge.key,
+            table=edge.table,
+            connector=edge.job_name,
+            connector_arn=edge.arn,
+            job_namespace=edge.job_namespace,
+            job_name=edge.job_name,
+            via=edge.origin,
+        )
+        for edge in delivery.edges
+        if edge.table is not None
+    ]
 
 
 def _hops_by_topic(derivation: Derivation) -> dict[TopicKey, dict[tuple[str, str], SourceEdge]]:
@@ -327,14 +363,7 @@ def _sink_targets(
         return [Target(key, record, source, replace(chosen.table, catalog=catalog), chosen.origin, chosen)]
     if sinks:
         return [
-            Target(
-                key,
-                record,
-                source,
-                replace(table, catalog=catalog),
-                f"connector:{sink.connector}",
-                connector=sink,
-            )
+            Target(key, record, source, replace(table, catalog=catalog), sink.origin, connector=sink)
             for table, sink in sorted(sinks.items())
         ]
     if chosen is not None:
@@ -342,7 +371,8 @@ def _sink_targets(
     by_rule = source.table_rule.table_for(key.topic) if source.table_rule else None
     if by_rule is None:
         return []
-    return [Target(key, record, source, TableRef(*by_rule, catalog), "rule")]
+    glue_catalog = source.table_rule.catalog or "" if source.table_rule else ""
+    return [Target(key, record, source, TableRef(*by_rule, catalog, glue_catalog), "rule")]
 
 
 def _connectors_unknown(derivation: Derivation) -> frozenset[str] | None:

@@ -77,6 +77,13 @@ class SinkEdge:
     connector_arn: str
     job_namespace: str
     job_name: str
+    # The edge's origin when it is not a connector's: "channel:<name>" or "firehose:<name>" (the managed
+    # delivery paths' edges ride the same tier, `kafka_lineage.delivery`).
+    via: str = ""
+
+    @property
+    def origin(self) -> str:
+        return self.via or f"connector:{self.connector}"
 
 
 @dataclass(frozen=True)

@@ -129,6 +129,7 @@ class DeliveryDerivation:
     # Origins whose edges are not known this run (described nowhere, or their kind's listing failed).
     unread: tuple[str, ...] = ()
     unknown_kinds: frozenset[PathKind] = frozenset()
+    errors: tuple[str, ...] = ()  # what could not be read (listings, descriptions), for the result and logs
 
     def keeps(self, origin: str) -> bool:
         """Whether the edges of this origin must be kept as they are: it could not be read this run."""

@@ -21,6 +21,7 @@ from local.standins.datazone.types import (
     FORM_NAME,
     MANAGED_PREFIX,
     MAX_FORMS,
+    check_latest_managed,
     find_asset_type,
     find_form_type,
     form_type_of,
@@ -116,6 +117,7 @@ def _checked_form(store: Store, domain: Domain, pinned: FormEntry, form: dict[st
     form_type = find_form_type(store, domain, pinned.type_name, pinned.type_revision)
     if form_type is None:  # the asset type pins it, so it cannot vanish; guard anyway
         raise validation(f"Form type {pinned.type_name}@{pinned.type_revision} no longer exists")
+    check_latest_managed(store, domain, form_type)
     text = form.get("content")
     text = "{}" if text is None else text
     if len(text) > MAX_FORM_CONTENT:

@@ -193,6 +193,11 @@ class DataZoneBackend:
         with self._store.lock:
             return self._store.domain(domain_id).governance.root_unit
 
+    def publish_managed_form_revision(self, domain_id: str, name: str) -> str:
+        """A new revision of a managed form type, as AWS updates its own; returns the revision."""
+        with self._store.lock:
+            return types.publish_managed_revision(self._store, self._store.domain(domain_id), name)
+
     def add_member(self, domain_id: str, project_id: str, arn: str, designation: str) -> None:
         """Make an IAM principal a project member (as CreateProjectMembership does)."""
         with self._store.lock:

@@ -70,6 +70,13 @@ READING_DEFAULTS: dict[str, Any] = {
     "listing_change_calls": 0,
     # CreateAssetType on an existing name: "revision" (a new revision) or "conflict" (ConflictException).
     "asset_type_create_existing": "revision",
+    # Whether DataZone adds AssetCommonDetailsForm to an asset type: "added" (when not declared; a declared
+    # one is kept), "refused" (added; declaring it is a ValidationException) or "absent" (never added).
+    "asset_type_common_details": "added",
+    # Whether a managed form type may be used only at its latest revision (CreateAssetType, asset forms).
+    "managed_form_revision_must_be_latest": True,
+    # DeleteAssetType while assets use the type: "conflict" (ConflictException) or "validation".
+    "delete_asset_type_in_use": "conflict",
     # Managed form type members left out of the models served (comma-separated "FormType.path").
     "managed_form_members_undeclared": "",
     # Lineage readings (documented in local/standins/readings.py).

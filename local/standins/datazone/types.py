@@ -223,7 +223,9 @@ def create_asset_type(store: Store, domain: Domain, params: Params) -> Response:
             )
         if form_type.status != "ENABLED":
             raise validation(f"Form type {form_type.name} revision {form_type.revision} is disabled")
+        check_latest_managed(store, domain, form_type)
         forms[form_name] = FormEntry(form_type.name, form_type.revision, bool(entry.get("required")))
+    _common_details(store, domain, forms)
     revisions = domain.asset_types.setdefault(name, [])
     latest = revisions[-1] if revisions else None
     if latest is not None and latest.owning_project_id != project:
@@ -236,6 +238,42 @@ def create_asset_type(store: Store, domain: Domain, params: Params) -> Response:
         )
         revisions.append(latest)
     return _asset_type_output(store, domain, latest)
+
+
+COMMON_DETAILS_FORM = "AssetCommonDetailsForm"
+
+
+def _common_details(store: Store, domain: Domain, forms: dict[str, FormEntry]) -> None:
+    """The reading `asset_type_common_details`: DataZone adding AssetCommonDetailsForm by itself."""
+    reading = str(store.reading("asset_type_common_details"))
+    declared = [name for name, entry in forms.items() if entry.type_name == COMMON_DETAILS_TYPE]
+    if reading == "refused" and declared:
+        raise validation(
+            f"Form {declared[0]} of type {COMMON_DETAILS_TYPE} cannot be declared: DataZone adds "
+            f"{COMMON_DETAILS_FORM} to every asset type"
+        )
+    if reading in ("added", "refused") and not declared:
+        latest = domain.form_types[COMMON_DETAILS_TYPE][-1]
+        forms[COMMON_DETAILS_FORM] = FormEntry(COMMON_DETAILS_TYPE, latest.revision, False)
+
+
+def check_latest_managed(store: Store, domain: Domain, form_type: FormType) -> None:
+    """The reading `managed_form_revision_must_be_latest`: a managed form type only at its latest revision."""
+    if not form_type.managed or not store.reading("managed_form_revision_must_be_latest"):
+        return
+    latest = domain.form_types[form_type.name][-1].revision
+    if form_type.revision != latest:
+        raise validation(
+            f"Form type {form_type.name} revision {form_type.revision} is not the latest revision ({latest})"
+        )
+
+
+def publish_managed_revision(store: Store, domain: Domain, name: str) -> str:
+    """A new revision of a managed form type (as AWS updates its own types), same model; its revision."""
+    revisions = domain.form_types[name]
+    newest = replace(revisions[-1], revision=str(int(revisions[-1].revision) + 1), created_at=store.now())
+    revisions.append(newest)
+    return newest.revision
 
 
 def get_asset_type(store: Store, domain: Domain, params: Params) -> Response:
@@ -252,7 +290,9 @@ def delete_asset_type(store: Store, domain: Domain, params: Params) -> Response:
         raise not_found(f"Asset type {name} not found")
     users = [asset.id for asset in domain.live_assets() if asset.type_name == name]
     if users:
-        raise conflict(f"Asset type {name} is in use by {len(users)} asset(s), e.g. {users[0]}")
+        # The reading `delete_asset_type_in_use`: which error DataZone answers (undocumented).
+        refuse = validation if store.reading("delete_asset_type_in_use") == "validation" else conflict
+        raise refuse(f"Asset type {name} is in use by {len(users)} asset(s), e.g. {users[0]}")
     del domain.asset_types[name]
     return {}
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import boto3
+import pytest
 from botocore.config import Config
 
 from kafka_lineage.aws.delivery import DeliveryPaths
@@ -313,3 +314,17 @@ def test_an_unknown_federated_catalog_fails_its_database_only(local_aws: LocalAw
 
     assert reads.tables[TableRef("sales", "orders")] is not None
     assert reads.tables[federated] is None
+
+
+@pytest.mark.parametrize("reading", ["bad_request", "empty"])
+def test_a_cluster_of_standard_brokers_lists_no_channels_and_fails_nothing(
+    local_aws: LocalAws, reading: str
+) -> None:
+    seed(local_aws)
+    local_aws.set_readings(channels_on_standard_brokers=reading)
+    local_aws.channels.mark_standard(CLUSTER)
+
+    reads = reader().read([source()])
+
+    assert [p.kind for p in reads.paths] == ["firehose"]
+    assert (reads.channels_ok, reads.errors) == (True, ())

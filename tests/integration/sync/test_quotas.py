@@ -45,12 +45,6 @@ def test_a_first_sync_next_to_a_half_quota_neighbour_converges_with_few_throttle
     assert throttled(cdc) <= 0.1 * sum(calls.values()), cdc.aws.quotas.throttled
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the chunk estimates (sync/run.py _Pace) divide by TUNING's rates, not the rates the pacing "
-    "measured: next to a half-quota neighbour the saves go at half the rate assumed and invocations overrun "
-    "(walls of 14-15 s against 12 s); the engine's estimates are to read the measured rates",
-)
 def test_near_the_deadline_under_throttling_every_invocation_stops_in_time_and_nothing_is_redone(
     cdc: CdcWorld, monkeypatch: pytest.MonkeyPatch, quotas: Callable[..., VirtualClock]
 ) -> None:

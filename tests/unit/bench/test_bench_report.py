@@ -173,9 +173,10 @@ def test_render_joins_header_table_targets_and_breakdown() -> None:
     assert "no-change resync: calls per schema" in text
 
 
-def test_pacing_floor_is_each_paced_services_calls_over_its_configured_rate() -> None:
-    # Given the defaults (glue 20/s, DataZone 10/s, SSM writes 2/s) and a run that raised DataZone's rate
-    defaults = {"glue_rps": 20.0, "datazone_rps": 10.0, "ssm_write_rps": 2.0, "max_concurrency": 8.0}
+def test_pacing_floor_is_each_quotas_calls_over_the_runs_ceiling_for_it() -> None:
+    # Given ceilings of Glue and DataZone 20/s and SSM writes 2/s (below our reading of their quota, 10/s),
+    # and a run that raised DataZone's ceiling
+    defaults = {"glue_rps": 20.0, "datazone_rps": 20.0, "ssm_write_rps": 2.0, "max_concurrency": 8.0}
     run = measurement(
         "first_sync",
         PROJECT,
@@ -186,33 +187,43 @@ def test_pacing_floor_is_each_paced_services_calls_over_its_configured_rate() ->
             "datazone:CreateAsset": 100,
             "datazone:CreateListingChangeSet": 100,
             "ssm:PutParameter": 90,
-            "ssm:GetParametersByPath": 50,  # reads are not paced
+            "ssm:GetParametersByPath": 50,  # SSM's reads: their documented 40/s, shared
+            "events:PutEvents": 4,  # no quota paced
         },
         tuning={"datazone_rps": 100},
     )
 
-    floor = run.pacing_floor(defaults)
+    # Then each operation (each quota) is its own bucket, at the run's ceiling for it
+    assert run.pacing_floor(defaults) == {
+        "glue:GetSchema": 5.0,
+        "glue:ListSchemas": 0.05,
+        "datazone:CreateAsset": 1.0,
+        "datazone:CreateListingChangeSet": 1.0,
+        "ssm:parameter-writes": 45.0,
+        "ssm:parameter-reads": 1.25,
+    }
+    # And the quota floor is at AWS's rates whatever the run's ceilings: the slowest, SSM's writes, 9 s
+    assert run.documented_floor()["datazone:CreateAsset"] == 5.0
+    assert run.documented_floor()["ssm:parameter-writes"] == 9.0
+    assert run.documented_floor_seconds() == 9.0
+    assert run.pacing_efficiency() == pytest.approx(0.1)
 
-    assert floor == {"glue": 5.05, "datazone": 2.0, "ssm writes": 45.0}
-    table = report.pacing_table([run], defaults).splitlines()
-    # per service, then the floor (the slowest), the efficiency (45 / 90) and the documented-quota floor
-    assert table[2].split()[-6:] == ["5.05", "2.00", "45.00", "45.00", "0.50", "45.00"]
+
+DEFAULTS = {"glue_rps": 20.0, "datazone_rps": 20.0, "ssm_write_rps": 10.0, "max_concurrency": 8.0}
 
 
-DEFAULTS = {"glue_rps": 20.0, "datazone_rps": 10.0, "ssm_write_rps": 2.0, "max_concurrency": 8.0}
-
-
-def test_pacing_efficiency_is_the_slowest_services_floor_over_the_wall_time() -> None:
-    # Given a first sync whose SSM writes take 40 s at 2/s, DataZone 20 s at 10/s, and which took 50 s
+def test_pacing_efficiency_is_the_slowest_quotas_floor_over_the_wall_time() -> None:
+    # Given a first sync whose DataZone calls take 5 s per operation at 20/s (in parallel), SSM writes 4 s
+    # at 10/s; it took 6.25 s
     run = measurement(
         "first_sync",
         PROJECT,
-        50.0,
-        {"datazone:CreateAsset": 100, "datazone:CreateListingChangeSet": 100, "ssm:PutParameter": 80},
+        6.25,
+        {"datazone:CreateAsset": 100, "datazone:CreateListingChangeSet": 100, "ssm:PutParameter": 40},
     )
 
-    # Then the floor is the slowest service's 40 s, and the efficiency 40 / 50
-    assert run.pacing_floor_seconds(DEFAULTS) == 40.0
+    # Then the floor is the slowest quota's 5 s, and the efficiency 5 / 6.25
+    assert run.documented_floor_seconds() == 5.0
     assert run.pacing_efficiency(DEFAULTS) == pytest.approx(0.8)
     # And a run that paced nothing, or took no time, has no efficiency
     assert (
@@ -223,30 +234,26 @@ def test_pacing_efficiency_is_the_slowest_services_floor_over_the_wall_time() ->
     )
 
 
-def test_the_documented_quota_floor_gives_published_operations_their_own_bucket() -> None:
-    # Given 100 CreateAsset (published: 20/s), 100 CreateListingChangeSet and 10 GetAssetType (no published
-    # rate: DataZone's safe default, 10/s, shared), 50 Glue reads and 8 SSM writes
+def test_the_quota_floor_counts_the_work_done_at_what_the_neighbour_leaves() -> None:
+    # Given a run next to a neighbour taking half of every quota: 100 CreateAsset done (20/s documented),
+    # 20 more attempts throttled, 100 CreateListingChangeSet (no published rate: our reading, 20/s)
+    calls = {"datazone:CreateAsset": 120, "datazone:CreateListingChangeSet": 100, "glue:GetSchema": 50}
+    done = {"datazone:CreateAsset": 100, "datazone:CreateListingChangeSet": 100, "glue:GetSchema": 50}
     run = measurement(
-        "first_sync",
-        PROJECT,
-        30.0,
-        {
-            "datazone:CreateAsset": 100,
-            "datazone:CreateListingChangeSet": 100,
-            "datazone:GetAssetType": 10,
-            "glue:GetSchema": 50,
-            "ssm:PutParameter": 8,
-            "ssm:GetParametersByPath": 3,
-        },
-        tuning={"datazone_rps": 200},  # the run's own tuning does not change the documented floor
+        "first_sync_neighbour", PROJECT, 12.5, calls, ok_calls=done, neighbour=0.5, throttled_calls=20
     )
 
-    floor = run.documented_floor(DEFAULTS)
-
-    # Then each bucket's time follows, reads of unpaced services left out
-    assert floor == {"datazone": 11.0, "datazone:CreateAsset": 5.0, "glue": 2.5, "ssm writes": 4.0}
+    # Then each quota's floor is the work over half its rate, the slowest 10 s, and 20 of 270 calls throttled
+    assert run.documented_floor() == {
+        "datazone:CreateAsset": 10.0,
+        "datazone:CreateListingChangeSet": 10.0,
+        "glue:GetSchema": 5.0,
+    }
+    assert run.pacing_efficiency() == pytest.approx(0.8)
+    assert run.throttled_share == pytest.approx(20 / 270)
     assert report.DOCUMENTED_QUOTAS["datazone:CreateAssetRevision"] == 20.0
     assert report.DOCUMENTED_QUOTAS["datazone:DeleteAsset"] == 20.0
+    assert "datazone:CreateListingChangeSet" not in report.DOCUMENTED_QUOTAS
 
 
 def test_repeats_count_the_same_request_made_again_across_invocations() -> None:
@@ -317,7 +324,7 @@ def test_cpu_per_item_is_per_schema_for_syncs_and_per_emitted_topic_for_lineage(
 
 
 def test_summary_checks_pacing_ssm_writes_and_the_checkpointed_sync() -> None:
-    # Given a first sync at 0.9 efficiency writing 1.1x its parameters, a lineage run at 0.5, and a
+    # Given a first sync at 0.18 efficiency writing 1.1x its parameters, a lineage run at 0.25, and a
     # checkpointed sync that converged in 12 invocations with no repeated write
     runs = [
         measurement("first_sync", PROJECT, 10.0, {"ssm:PutParameter": 18}, final_parameters=16),
@@ -337,9 +344,9 @@ def test_summary_checks_pacing_ssm_writes_and_the_checkpointed_sync() -> None:
     facts = report.summary(runs, tuning_defaults=DEFAULTS)
 
     assert facts["pacing_efficiency"] == {
-        "first_sync": 0.9,
-        "lineage_first": 0.5,
-        "first_sync_checkpointed": 0.15,
+        "first_sync": 0.18,  # 18 writes at 10/s (our reading of SSM's unpublished write rate) in 10 s
+        "lineage_first": 0.25,  # 50 posts at 20/s (our reading of PostLineageEvent's unpublished rate)
+        "first_sync_checkpointed": 0.03,
     }
     assert facts["pacing_efficiency_target_met"] is False
     assert facts["ssm_writes_per_parameter"] == {"first_sync": 1.125}
@@ -385,7 +392,16 @@ def test_the_new_tables_render_each_project_run() -> None:
     # Then only project runs are listed, with their figures
     assert len(writes) == 4
     assert writes[2].split()[-6:] == ["1", "80", "40", "2.00", "0", "3"]
-    assert pacing[2].split()[-4:] == ["40.00", "40.00", "0.80", "40.00"]
+    # wall, quota floor, the slowest quota, efficiency, ceiling floor, throttled, calls/schema
+    assert pacing[2].split()[-7:] == [
+        "50.00",
+        "8.00",
+        "ssm:parameter-writes",
+        "0.16",
+        "8.00",
+        "0.00%",
+        "0.800",
+    ]
     assert [line.split() for line in cpu[2:]] == [["AVRO", "0.30"], ["JSON", "0.40", "5.00"]]
     text = report.render(runs, report.summary(runs, tuning_defaults=DEFAULTS), [], DEFAULTS, {"JSON": 0.4})
     assert "SSM writes and repeated requests" in text

@@ -123,3 +123,102 @@ def test_the_picture_has_three_columns_database_table_topic_glue_table_with_the_
     assert xs["source"] < xs["topic"] < xs["table"]
     jobs = sorted(int(x) for x in re.findall(r'<g class="job"><title>[^<]*</title><rect x="(\d+)"', page))
     assert xs["source"] < jobs[0] < xs["topic"] < jobs[1] < xs["table"]
+
+
+def test_the_picture_fits_a_1280_pixel_screen_and_names_each_delivery_path() -> None:
+    # Given a first hop and three sink paths side by side: MSK Connect, an MSK channel into S3 Tables and
+    # a Firehose stream into an S3 bucket
+    from local.lineage_view import MAX_WIDTH, Dataset, Edge
+
+    topic = Dataset("kafka://b-1.cdc.x.kafka.eu-west-1.amazonaws.com:9098", "dbserver1.inventory.orders")
+    glue = "arn:aws:glue:eu-west-1:123456789012:table"
+    edges = [
+        Edge(
+            Dataset("mysql://mysql:3306", "inventory.orders"),
+            topic,
+            "kafka-connect://cdc",
+            "inventory-source",
+            "r0",
+            "t",
+            (),
+        ),
+        Edge(topic, Dataset(glue, "lakehouse/orders"), "kafka-connect://cdc", "lake-sink", "r1", "t", ()),
+        Edge(
+            topic,
+            Dataset(glue, "s3tablescatalog/lake-tables/sales/orders"),
+            "msk-channel://cdc",
+            "orders-channel",
+            "r2",
+            "t",
+            (),
+        ),
+        Edge(
+            topic,
+            Dataset("s3://raw-zone", "orders/"),
+            "firehose://eu-west-1/123456789012",
+            "orders-raw",
+            "r3",
+            "t",
+            (),
+        ),
+    ]
+
+    page = render_html(edges)
+
+    width = int(re.search(r'<svg class="graph"[^>]* width="(\d+)"', page)[1])
+    assert width <= MAX_WIDTH
+    assert "max-width: 100%" in page
+    for caption in (
+        "MSK Connect",
+        "MSK channel",
+        "Firehose",
+        "S3 Tables · lake-tables",
+        "S3 bucket",
+        "Glue table",
+    ):
+        assert f">{caption}</text>" in page, caption
+    assert (
+        "<title>arn:aws:glue:eu-west-1:123456789012:table/s3tablescatalog/lake-tables/sales/orders</title>"
+        in page
+    )
+
+
+DRIFT = {
+    "schemaArn": "arn:aws:glue:eu-west-1:123456789012:schema/cdc/dbserver1.inventory.customers",
+    "fromVersion": 2,
+    "toVersion": 3,
+    "severity": "breaking",
+    "changes": [
+        {
+            "field": "after.email",
+            "change": "removed",
+            "before": "string",
+            "after": None,
+            "severity": "breaking",
+        }
+    ],
+    "impactedTables": ["lakehouse/customers"],
+}
+
+
+def test_a_run_with_schema_drift_shows_it_on_its_edge_in_the_listing_and_the_page():
+    # Given the customers run, its events carrying the schemaDrift run facet (as the v3 sink run does)
+    events = customers_events()
+    for event in events:
+        event["run"].setdefault("facets", {})["schemaDrift"] = DRIFT
+    # When rendered
+    (edge,) = edges_from_events(events)
+    text, page = render_text([edge]), render_html([edge])
+    # Then the edge carries the drift, the listing names it, and the page shows its changes on the table
+    assert edge.drift == DRIFT
+    assert "schema drift v2 -> v3, breaking: after.email removed" in text
+    assert 'class="table drifted"' in page
+    assert (
+        "<code>after.email</code></td><td>removed</td><td><code>string</code></td><td><code>—</code>" in page
+    )
+    assert "Schema drift: dbserver1.inventory.customers → lakehouse.customers" in page
+    # And a run without the facet shows none
+    (plain,) = edges_from_events(customers_events())
+    assert plain.drift is None
+    assert "table drifted" not in render_html([plain])
+    assert '<div class="drift">' not in render_html([plain])

@@ -1,0 +1,407 @@
+"""`kafka-lineage`: run and inspect kafka-lineage from a terminal (docs/cli.md).
+
+    kafka-lineage plan    --stack KafkaLineage            # schema-sync's dry run: what it would write
+    kafka-lineage sync    --stack KafkaLineage [--schema-arn ARN ...] [--verify]
+    kafka-lineage lineage --stack KafkaLineage [--topic [REGISTRY:]TOPIC ...] [--force] [--dry-run]
+    kafka-lineage status  --stack KafkaLineage
+    kafka-lineage local sync | local lineage | local demo  # the same on the local stand-ins (a checkout)
+
+Against a deployed stack it reads the stack's outputs (CloudFormation DescribeStacks) for the function
+names and invokes the function (Lambda Invoke, RequestResponse). Tables by default, `--json` for the result
+as the function returned it. Exit codes: 0 success, 1 partial failure (some items failed; `status`: needs
+attention), 2 bad input (usage, payload refused, stack or construct not found), 3 the run failed as a whole.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from . import __version__
+from .outcome import BAD_INPUT, FAILED, OK, PARTIAL, Outcome
+from .report import items_table, outcome_tables
+
+# Tables on stdout; progress and errors on stderr, so `--json` output stays one JSON document.
+_out = Console()
+_err = Console(stderr=True)
+# Tests replace it (CliRunner with stubbed clients); `--region`/`--profile` choose the session.
+ClientFactory = Callable[[str], Any]
+
+
+def aws_clients(region: str | None, profile: str | None) -> ClientFactory:
+    import boto3
+    from botocore.config import Config
+
+    from .deployed import INVOKE_READ_TIMEOUT
+
+    session = boto3.session.Session(region_name=region, profile_name=profile)
+    # TCP keepalive: a connection idle for the minutes a run takes is not dropped on the way (Lambda's
+    # advice for long synchronous invocations).
+    one_try = Config(
+        read_timeout=INVOKE_READ_TIMEOUT,
+        retries={"mode": "standard", "total_max_attempts": 1},
+        tcp_keepalive=True,
+    )
+
+    def client(service: str) -> Any:
+        return session.client(service, config=one_try) if service == "lambda" else session.client(service)
+
+    return client
+
+
+make_clients: Callable[[str | None, str | None], ClientFactory] = aws_clients
+
+
+@contextmanager
+def _progress(message: str) -> Iterator[Callable[[str], None]]:
+    """A spinner on stderr while a run lasts (nothing when stderr is not a terminal)."""
+    with _err.status(message) as status:
+
+        def update(text: str) -> None:
+            status.update(text)
+
+        yield update
+
+
+def _emit(outcome: Outcome, as_json: bool) -> None:
+    if as_json:
+        click.echo(json.dumps(outcome.to_json(), indent=2, sort_keys=True, default=str))
+        return
+    for table in outcome_tables(outcome):
+        _out.print(table)
+    if outcome.exit_code == PARTIAL:
+        _err.print(f"[yellow]{outcome.function}: {outcome.failures} item(s) failed; the others were done[/]")
+
+
+def _payload(event: str | None, options: Mapping[str, Any]) -> dict[str, Any]:
+    """The invocation's payload: `--event` (JSON text, or @file), with the options' members added."""
+    payload: dict[str, Any] = {}
+    if event:
+        text = Path(event[1:]).read_text(encoding="utf-8") if event.startswith("@") else event
+        try:
+            loaded = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise click.BadParameter(f"not JSON: {error}", param_hint="--event") from error
+        if not isinstance(loaded, dict):
+            raise click.BadParameter("the payload must be a JSON object", param_hint="--event")
+        payload.update(loaded)
+    payload.update({key: value for key, value in options.items() if value})
+    return payload
+
+
+def _topics(values: tuple[str, ...]) -> list[dict[str, str]]:
+    """`[REGISTRY:]TOPIC`: Kafka topic names hold no colon; a source account's registry is
+    `<account>:<name>`, so the topic is what follows the last colon."""
+    topics = []
+    for value in values:
+        registry, colon, topic = value.rpartition(":")
+        topics.append({"registryName": registry, "topic": topic} if colon else {"topic": topic})
+    return topics
+
+
+def _run_deployed(ctx: click.Context, which: str, payload: dict[str, Any]) -> None:
+    from .deployed import NotDeployed, describe_stack, find_deployment, invoke
+
+    settings = ctx.obj
+    clients = make_clients(settings["region"], settings["profile"])
+    try:
+        stack = describe_stack(clients("cloudformation"), settings["stack"])
+        deployment = find_deployment(stack, settings["construct"])
+    except NotDeployed as error:
+        _err.print(f"[red]kafka-lineage: {error}[/]")
+        ctx.exit(BAD_INPUT)
+    function_name = deployment.function(which)
+    try:
+        with _progress(f"{which}: invoking {function_name} (a run may take up to 15 minutes)"):
+            outcome = invoke(clients("lambda"), which, function_name, payload)
+    except Exception as error:  # AWS refused the call (credentials, permissions, throttling)
+        _err.print(f"[red]kafka-lineage: invoking {function_name} failed: {error}[/]")
+        ctx.exit(FAILED)
+    _emit(outcome, settings["as_json"])
+    ctx.exit(outcome.exit_code)
+
+
+def _deployed_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    for option in reversed(
+        [
+            click.option(
+                "--stack", "stack", required=True, help="The deployed stack's name (CloudFormation)."
+            ),
+            click.option(
+                "--construct",
+                default=None,
+                help="The KafkaLineage construct's id, when the stack holds more than one.",
+            ),
+            click.option(
+                "--region", default=None, help="The stack's region (default: the AWS configuration's)."
+            ),
+            click.option("--profile", default=None, help="The AWS profile to use."),
+            click.option("--json", "as_json", is_flag=True, help="Print the result as JSON, not as tables."),
+        ]
+    ):
+        command = option(command)
+    return command
+
+
+def _remember(ctx: click.Context, **settings: Any) -> None:
+    ctx.obj = settings
+
+
+_EVENT = click.option(
+    "--event", default=None, help="The payload as JSON (or @file); the other options add to it."
+)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="kafka-lineage")
+def main() -> None:
+    """Run and inspect kafka-lineage: a deployed stack, or the local stand-ins.
+
+    Exit codes: 0 success; 1 partial failure (some items failed, the rest was done; for status: needs
+    attention); 2 bad input (usage, a payload the function refused, stack or construct not found); 3 the run
+    failed as a whole (AWS refused the call, the function crashed or timed out).
+    """
+
+
+@main.command()
+@_deployed_options
+@click.option("--schema-arn", "schema_arns", multiple=True, help="Only this schema (repeatable).")
+@click.option("--verify", is_flag=True, help="Plan a deep verification run.")
+@_EVENT
+@click.pass_context
+def plan(
+    ctx: click.Context, schema_arns: tuple[str, ...], verify: bool, event: str | None, **common: Any
+) -> None:
+    """schema-sync's dry run: what it would create, revise and delete (nothing is written)."""
+    _remember(ctx, **common)
+    payload = _payload(event, {"schemaArns": list(schema_arns), "verify": verify, "dryRun": True})
+    _run_deployed(ctx, "schema-sync", payload)
+
+
+@main.command()
+@_deployed_options
+@click.option("--schema-arn", "schema_arns", multiple=True, help="Only this schema (repeatable).")
+@click.option("--verify", is_flag=True, help="Deep verification (adopts or removes unmapped assets).")
+@click.option("--allow-mass-delete", is_flag=True, help="Lift the deletion fail-safe for this run.")
+@_EVENT
+@click.pass_context
+def sync(
+    ctx: click.Context,
+    schema_arns: tuple[str, ...],
+    verify: bool,
+    allow_mass_delete: bool,
+    event: str | None,
+    **common: Any,
+) -> None:
+    """Run schema-sync: every source's schemas, or the ones named."""
+    _remember(ctx, **common)
+    options = {"schemaArns": list(schema_arns), "verify": verify, "allowMassDelete": allow_mass_delete}
+    _run_deployed(ctx, "schema-sync", _payload(event, options))
+
+
+_LINEAGE_OPTIONS = [
+    click.option(
+        "--topic", "topics", multiple=True, help="Only this topic, as [REGISTRY:]TOPIC (repeatable)."
+    ),
+    click.option("--force", is_flag=True, help="Post again even when unchanged."),
+    click.option("--dry-run", is_flag=True, help="Report what would be posted; post nothing."),
+    click.option("--allow-mass-delete", is_flag=True, help="Lift the retraction fail-safe for this run."),
+    _EVENT,
+]
+
+
+def _lineage_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    for option in reversed(_LINEAGE_OPTIONS):
+        command = option(command)
+    return command
+
+
+def _lineage_payload(
+    topics: tuple[str, ...], force: bool, dry_run: bool, allow_mass_delete: bool, event: str | None
+) -> dict[str, Any]:
+    options = {
+        "topics": _topics(topics),
+        "force": force,
+        "dryRun": dry_run,
+        "allowMassDelete": allow_mass_delete,
+    }
+    return _payload(event, options)
+
+
+@main.command()
+@_deployed_options
+@_lineage_options
+@click.pass_context
+def lineage(
+    ctx: click.Context,
+    topics: tuple[str, ...],
+    force: bool,
+    dry_run: bool,
+    allow_mass_delete: bool,
+    event: str | None,
+    **common: Any,
+) -> None:
+    """Run lineage-emission: every mapped topic, or the ones named."""
+    _remember(ctx, **common)
+    _run_deployed(ctx, "lineage-emission", _lineage_payload(topics, force, dry_run, allow_mass_delete, event))
+
+
+@main.command()
+@_deployed_options
+@click.pass_context
+def status(ctx: click.Context, **common: Any) -> None:
+    """The stack, its functions and the failure queue: exit 1 when something needs attention."""
+    from .deployed import NotDeployed, describe_stack, find_deployment
+    from .deployed import status as read_status
+
+    _remember(ctx, **common)
+    clients = make_clients(common["region"], common["profile"])
+    try:
+        stack = describe_stack(clients("cloudformation"), common["stack"])
+        deployment = find_deployment(stack, common["construct"])
+        found = read_status(clients, stack, deployment)
+    except NotDeployed as error:
+        _err.print(f"[red]kafka-lineage: {error}[/]")
+        ctx.exit(BAD_INPUT)
+    except Exception as error:  # AWS refused a read
+        _err.print(f"[red]kafka-lineage: reading the stack's state failed: {error}[/]")
+        ctx.exit(FAILED)
+    attention = (
+        not str(found["stack"]["status"]).endswith("_COMPLETE")
+        or "ROLLBACK" in str(found["stack"]["status"])
+        or any(f["state"] not in ("Active", "") for f in found["functions"])
+        or bool(found["failureQueueMessages"])
+    )
+    if common["as_json"]:
+        click.echo(json.dumps({**found, "needsAttention": attention}, indent=2, sort_keys=True, default=str))
+    else:
+        _out.print(items_table(f"stack {common['stack']}", [found["stack"]]))
+        _out.print(items_table("functions", found["functions"]))
+        queue = Table(title="failure queue (events the functions or rules gave up on)", title_justify="left")
+        queue.add_column("messages", justify="right")
+        queue.add_row(str(found["failureQueueMessages"]))
+        _out.print(queue)
+        _out.print(items_table("outputs", [{"output": k, "value": v} for k, v in found["outputs"].items()]))
+    ctx.exit(PARTIAL if attention else OK)
+
+
+# --- the local stand-ins ------------------------------------------------------------------------------
+@main.group()
+def local() -> None:
+    """The same runs on the local AWS stand-ins (no account; needs a checkout and `make venv`)."""
+
+
+_LOG_FILE = click.option(
+    "--log-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Write the functions' JSON logs (INFO) to this file; without it, warnings go to stderr.",
+)
+_REVOKE = click.option(
+    "--revoke",
+    multiple=True,
+    help="Take a grant out of a function's role, e.g. schema-sync=datazone:CreateAsset (repeatable).",
+)
+_JSON = click.option("--json", "as_json", is_flag=True, help="Print the result as JSON, not as tables.")
+
+
+def _run_local(
+    ctx: click.Context,
+    which: str,
+    payload: dict[str, Any],
+    revoke: tuple[str, ...],
+    log_file: Path | None,
+    as_json: bool,
+) -> None:
+    from .local_runs import StandInsMissing, run
+
+    try:
+        if log_file is not None:
+            with (
+                log_file.open("a", encoding="utf-8") as stream,
+                _progress(f"{which}: starting the stand-ins") as say,
+            ):
+                outcome = run(
+                    which, payload, revoke=revoke, log_stream=stream, log_level=logging.INFO, progress=say
+                )
+        else:
+            with _progress(f"{which}: starting the stand-ins") as say:
+                outcome = run(which, payload, revoke=revoke, log_stream=sys.stderr, progress=say)
+    except StandInsMissing as error:
+        _err.print(f"[red]kafka-lineage: {error}[/]")
+        ctx.exit(BAD_INPUT)
+    _emit(outcome, as_json)
+    ctx.exit(outcome.exit_code)
+
+
+@local.command("sync")
+@click.option("--dry-run", is_flag=True, help="The plan only (nothing written).")
+@click.option("--verify", is_flag=True, help="Deep verification.")
+@_EVENT
+@_REVOKE
+@_LOG_FILE
+@_JSON
+@click.pass_context
+def local_sync(
+    ctx: click.Context,
+    dry_run: bool,
+    verify: bool,
+    event: str | None,
+    revoke: tuple[str, ...],
+    log_file: Path | None,
+    as_json: bool,
+) -> None:
+    """schema-sync on the stand-ins' world (the demo's registry cdc)."""
+    payload = _payload(event, {"dryRun": dry_run, "verify": verify})
+    _run_local(ctx, "schema-sync", payload, revoke, log_file, as_json)
+
+
+@local.command("lineage")
+@_lineage_options
+@_REVOKE
+@_LOG_FILE
+@_JSON
+@click.pass_context
+def local_lineage(
+    ctx: click.Context,
+    topics: tuple[str, ...],
+    force: bool,
+    dry_run: bool,
+    allow_mass_delete: bool,
+    event: str | None,
+    revoke: tuple[str, ...],
+    log_file: Path | None,
+    as_json: bool,
+) -> None:
+    """lineage-emission on the stand-ins' world, after a schema-sync there."""
+    payload = _lineage_payload(topics, force, dry_run, allow_mass_delete, event)
+    _run_local(ctx, "lineage-emission", payload, revoke, log_file, as_json)
+
+
+@local.command("demo")
+@click.option(
+    "--log-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Where the functions' JSON logs go (default out/demo/functions.log); the terminal shows the tables.",
+)
+@click.pass_context
+def local_demo(ctx: click.Context, log_file: Path | None) -> None:
+    """`make demo`: the whole pipeline on the stand-ins, step by step."""
+    from .local_runs import StandInsMissing, demo
+
+    try:
+        code = demo(log_file)
+    except StandInsMissing as error:
+        _err.print(f"[red]kafka-lineage: {error}[/]")
+        ctx.exit(BAD_INPUT)
+    ctx.exit(OK if code == 0 else FAILED)

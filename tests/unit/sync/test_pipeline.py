@@ -1,0 +1,195 @@
+"""The schema-sync engine on its own: handed stages as callables, it cuts chunks, runs the three stages and
+says where a follow-up resumes; and the applier's tokens."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+
+import pytest
+
+from kafka_lineage.config import Tuning
+from kafka_lineage.model.asset_records import AssetRecord
+from kafka_lineage.model.catalog import AssetContent
+from kafka_lineage.sync import plan
+from kafka_lineage.sync.apply import Applied, Tokens
+from kafka_lineage.sync.desired import Desired
+from kafka_lineage.sync.pipeline import (
+    CHUNK_ITEMS,
+    AppliedChunk,
+    Deadline,
+    Each,
+    Item,
+    Pace,
+    Pipeline,
+    ReadChunk,
+    Stages,
+    Stop,
+)
+
+
+def deletion(group: int, index: int) -> Item:
+    arn = f"arn:aws:glue:eu-west-1:123456789012:schema/cdc/t{group}-{index}"
+    return plan.Position(f"g{group:03d}", arn), plan.Delete(
+        "cdc", f"t{group}-{index}", arn, "gone", f"a{index}"
+    )
+
+
+def work(groups: int, per_group: int = 6) -> list[Item]:
+    return [deletion(group, index) for group in range(groups) for index in range(per_group)]
+
+
+class Recorder:
+    """Stages that plan each chunk's deletions as they are, apply them all and save them; `fail_save` names
+    chunk numbers whose save fails, `crash_in` a stage that raises."""
+
+    def __init__(self, fail_save: frozenset[int] = frozenset(), crash_in: str = "") -> None:
+        self.fail_save = fail_save
+        self.crash_in = crash_in
+        self.saved: list[int] = []
+        self.threads: set[str] = set()
+        self.lock = threading.Lock()
+
+    def stages(self) -> Stages:
+        return Stages(self.read, self.apply, self.save, self.announce, needs_lease=lambda: False)
+
+    def read(self, chunk: Sequence[Item], each: Each) -> tuple[plan.SyncPlan, bool]:
+        actions = tuple(item for _, item in chunk if isinstance(item, plan.Delete))
+        return plan.SyncPlan(actions=actions), True
+
+    def apply(self, read: ReadChunk, each: Each) -> tuple[tuple[Applied, ...], bool]:
+        if self.crash_in == "apply":
+            raise RuntimeError("a bug in the apply stage")
+        done: list[Applied] = []
+
+        def one(action: plan.Action) -> None:
+            with self.lock:
+                done.append(Applied(action, None, "deleted"))
+                self.threads.add(threading.current_thread().name)
+
+        complete = each(one, read.chunk_plan.writes())
+        return tuple(done), complete
+
+    def save(self, applied: AppliedChunk) -> int | None:
+        if applied.read.number in self.fail_save:
+            return None
+        self.saved.append(applied.read.number)
+        return 1
+
+    def announce(self, applied: AppliedChunk, writes: int) -> None:
+        pass
+
+
+def pipeline(stages: Stages, remaining: float | None = None, stop: Stop | None = None) -> Pipeline:
+    tuning = Tuning(max_concurrency=4)
+    deadline = Deadline(None if remaining is None else (lambda: remaining), margin=0.0)
+    return Pipeline(stages, Pace(tuning, latency=0.001), deadline, stop or Stop(), dry_run=False)
+
+
+def test_given_whole_groups_when_run_then_every_chunk_is_saved_in_order_and_resumes_after_the_last() -> None:
+    # Given 10 hash groups of 6 deletions (4 groups make a chunk of CHUNK_ITEMS)
+    items = work(10)
+    recorder = Recorder()
+
+    # When the engine runs them with no deadline
+    progress = pipeline(recorder.stages()).run(items)
+
+    # Then each chunk was saved once, in order, the writes ran on the write pool, and nothing is left
+    assert CHUNK_ITEMS == 24
+    assert recorder.saved == [0, 1, 2]
+    assert all(name.startswith("sync-write") for name in recorder.threads)
+    assert progress.incomplete is False
+    assert progress.remaining == 0
+    assert progress.resume_after == items[-1][0]
+
+
+def test_given_a_save_that_fails_when_run_then_the_resume_point_stays_before_that_chunk() -> None:
+    # Given a run whose second chunk cannot be saved
+    items = work(10)
+    recorder = Recorder(fail_save=frozenset({1}))
+
+    # When it runs
+    progress = pipeline(recorder.stages()).run(items)
+
+    # Then the later chunk is still saved, but a follow-up resumes after the first chunk only
+    assert recorder.saved == [0, 2]
+    assert progress.resume_after == items[CHUNK_ITEMS - 1][0]
+
+
+def test_given_no_time_left_when_run_then_nothing_starts_and_everything_is_left() -> None:
+    # Given an invocation whose deadline has come
+    items = work(3)
+    recorder = Recorder()
+
+    # When the engine is asked to run
+    progress = pipeline(recorder.stages(), remaining=0.0).run(items)
+
+    # Then it starts no chunk, and says all of it is left for a follow-up
+    assert recorder.saved == []
+    assert progress.incomplete is True
+    assert progress.remaining == len(items)
+    assert progress.resume_after is None
+
+
+def test_given_a_stage_that_crashes_when_run_then_the_run_raises_it_and_no_thread_hangs() -> None:
+    # Given an apply stage with a bug
+    recorder = Recorder(crash_in="apply")
+
+    # When the engine runs, then the bug is raised in the run's thread (the other stages drained)
+    with pytest.raises(RuntimeError, match="a bug in the apply stage"):
+        pipeline(recorder.stages()).run(work(10))
+    assert recorder.saved == []
+
+
+def test_given_a_stop_requested_when_run_then_no_chunk_is_read() -> None:
+    # Given a run some stage asked to stop (the lease was busy)
+    stop = Stop()
+    stop.request()
+    recorder = Recorder()
+
+    # When the engine runs
+    progress = pipeline(recorder.stages(), stop=stop).run(work(2))
+
+    # Then nothing is read, and the work is left for a follow-up
+    assert recorder.saved == []
+    assert stop.requested() is True
+    assert progress.remaining == 12
+
+
+def _create(content_hash: str) -> plan.Create:
+    arn = "arn:aws:glue:eu-west-1:123456789012:schema/cdc/orders"
+    record = AssetRecord(
+        registry_name="cdc",
+        schema_name="orders",
+        schema_arn=arn,
+        asset_id="",
+        latest_version=1,
+        data_format="AVRO",
+        namespace="kafka://b-1:9098",
+        updated_time="t1",
+        created_time="t0",
+        content_hash=content_hash,
+    )
+    desired = Desired(
+        content=AssetContent("orders", "", ()),
+        content_hash=content_hash,
+        latest_version=1,
+        schema_version_id="v1",
+        source_fingerprint="f",
+        warning=None,
+    )
+    return plan.Create("cdc", "orders", arn, "new", new_record=record, desired=desired)
+
+
+def test_given_the_same_write_retried_then_the_same_token_and_any_other_write_another() -> None:
+    # Given the tokens of one domain, and of another
+    tokens, other_domain = Tokens("dzd_1"), Tokens("dzd_2")
+
+    # Then a create retried is the same request, one with other content or replacing an asset is not
+    assert tokens.create(_create("h1")) == tokens.create(_create("h1"))
+    assert tokens.create(_create("h1")) != tokens.create(_create("h2"))
+    assert tokens.create(_create("h1")) != tokens.create(_create("h1"), replacing="a1")
+    assert tokens.create(_create("h1")) != other_domain.create(_create("h1"))
+    # And a revision depends on the revision it starts from; each kind of write has tokens of its own
+    assert tokens.revise("a1", "r1", "h1") != tokens.revise("a1", "r2", "h1")
+    assert len({tokens.revise("a1", "r1", "h1"), tokens.unpublish("a1"), tokens.create(_create("h1"))}) == 3
