@@ -15,15 +15,14 @@ from kafka_lineage.aws.clients import client
 from kafka_lineage.aws.continuation import hand_on
 from kafka_lineage.aws.lease import LEASE_MARGIN_SECONDS, StateLease
 from kafka_lineage.config import Settings
-from kafka_lineage.lineage.run import EmitResult, emit_lineage
+from kafka_lineage.lineage.result import EmitResult
+from kafka_lineage.lineage.run import emit_lineage
 from kafka_lineage.model.failures import LeaseBusy
 from kafka_lineage.observability import logger, metrics, tracer
 from lineage_emission.request import parse_emit_event
 from lineage_emission.wiring import connect
 
 LEASE_HOLDER = "lineage-emission"
-# How long an invocation waits for an overlapping one to finish before handing its event to a follow-up.
-LEASE_WAIT_SECONDS = 60.0
 
 
 class LineageEmissionFailed(RuntimeError):
@@ -61,11 +60,6 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
             owner=context.aws_request_id,
         )
 
-    def acquire() -> None:
-        assert lease is not None
-        wait = min(LEASE_WAIT_SECONDS, remaining_seconds() - settings.tuning.deadline_margin_seconds)
-        lease.acquire(wait_seconds=max(0.0, wait))
-
     try:
         outcome = emit_lineage(
             scope,
@@ -80,7 +74,6 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
             force_nonce=nonce,
             remaining_seconds=remaining_seconds,
             lease=lease,
-            acquire=acquire,
         )
     except LeaseBusy as busy:
         # Another invocation writes the state now: never drop this request, hand it on.

@@ -8,6 +8,7 @@ from kafka_lineage.aws.asset_records import AssetRecordStore, LiveAssetRecords
 from kafka_lineage.aws.bus import DriftEvents
 from kafka_lineage.aws.clients import client
 from kafka_lineage.aws.connectors import MskConnect, SourceConnectors
+from kafka_lineage.aws.delivery import DeliveryPaths, SourceDeliveryPaths
 from kafka_lineage.aws.lineage_api import LineageApi
 from kafka_lineage.aws.lineage_graph import DataZoneDownstreamWalker
 from kafka_lineage.aws.pacing import Pacing
@@ -17,8 +18,12 @@ from kafka_lineage.aws.table_mappings import TableMappings
 from kafka_lineage.aws.tables import SourceSchemaVersions, SourceTables
 from kafka_lineage.config import Settings
 from kafka_lineage.lineage.run import LineageWorld
+from kafka_lineage.model.delivery import KnownPath
 from kafka_lineage.model.events import DRIFT_DETAIL_TYPE
 from kafka_lineage.model.state_layout import DRIFT, LINEAGE, state_path
+
+# The delivery paths' descriptions, per source key, kept across the invocations of a warm instance.
+_KNOWN_PATHS: dict[str, dict[str, KnownPath]] = {}
 
 
 def connect(settings: Settings, account: str = "", function_name: str = "lineage-emission") -> LineageWorld:
@@ -66,6 +71,15 @@ def connect(settings: Settings, account: str = "", function_name: str = "lineage
             lambda key: MskConnect(
                 sessions.client_for_key(key, "kafkaconnect") if key else client("kafkaconnect"),
                 sessions.client_for_key(key, "kafka") if key else client("kafka"),
+            )
+        ),
+        # One listing of each source cluster's channels and of the account's MSK-sourced streams per run;
+        # descriptions kept by this (warm) instance, per account.
+        delivery=SourceDeliveryPaths(
+            lambda key: DeliveryPaths(
+                sessions.client_for_key(key, "kafka") if key else client("kafka"),
+                sessions.client_for_key(key, "firehose") if key else client("firehose"),
+                known=_KNOWN_PATHS.setdefault(key, {}),
             )
         ),
         drift_store=PackedStore(ssm, state_path(state_root, DRIFT), write_limiter=ssm_write_limiter),

@@ -137,7 +137,7 @@ def _routing(processing: Mapping[str, Any] | None) -> tuple[str, tuple[str, str]
             p.get("ParameterName"): p.get("ParameterValue", "") for p in processor.get("Parameters") or []
         }
         if processor.get("Type") == "Lambda":
-            return f"a Lambda function ({parameters.get('LambdaArn', 'unnamed')}) routes each record", None
+            return f"by a Lambda function ({parameters.get('LambdaArn', 'unnamed')})", None
         if processor.get("Type") == "MetadataExtraction":
             query = str(parameters.get("MetadataExtractionQuery", ""))
             if "destinationTableName" not in query and "destinationDatabaseName" not in query:
@@ -146,7 +146,7 @@ def _routing(processing: Mapping[str, Any] | None) -> tuple[str, tuple[str, str]
             table = re.search(_LITERAL.format(member="destinationTableName"), query)
             if database and table:
                 return "", (database["value"], table["value"])
-            return f"the JSONQuery {query!r} names each record's table", None
+            return f"by the JSONQuery {query!r}, which computes each record's table", None
     return "", None
 
 
@@ -251,10 +251,10 @@ class DeliveryPaths:
         for cluster_arn in sorted({s.cluster_arn for s in readers}):
             try:
                 summaries = self._list_channels(cluster_arn, stop)
-            except Invalid as error:
+            except (Invalid, NotFound) as error:
                 # Channels exist on Express brokers only; what ListChannels answers for a cluster of
-                # standard brokers is undocumented. A request refused as invalid lists nothing (no channel
-                # can exist there), logged, not failed.
+                # standard brokers is undocumented. A request refused as invalid, or for a cluster that does
+                # not exist, lists nothing (no channel can exist there), logged, not failed.
                 logger.info("MSK channels not listed", extra={"cluster": cluster_arn, "error": str(error)})
                 continue
             except AwsError as error:

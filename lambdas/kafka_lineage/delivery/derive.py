@@ -157,7 +157,7 @@ def _edges(
     if destination is None:
         return [], note("undetermined", f"{what} has no destination lineage can read")
     if destination.routing:
-        return [], note("undetermined", f"{what} routes each record to its table: {destination.routing}")
+        return [], note("undetermined", f"{what} routes each record to its table {destination.routing}")
     if (destination.account, destination.region) != (source.account, source.region):
         catalog = destination.catalog or "root catalog"
         reason = (

@@ -1,5 +1,7 @@
 """Lineage emission: Kafka topic -> Glue/Iceberg table edges posted to DataZone as OpenLineage runs.
 
-resolve (topic -> table) -> plan (which topics changed; pure) -> events (RunEvents, size budget; pure)
--> apply (post / delete through the adapters, per-topic isolation) -> run (the one logic function).
+run (the story: read -> plan -> lease -> replan -> drift -> apply) over: resolve (topic -> table edges) ->
+plan (which edges changed; pure) -> events (content, run_identity, facets, render, size_budget: the RunEvents
+within DataZone's size limit; pure) -> apply (post / delete through the ports, per-edge isolation), with
+drift_check (schema drift), checkpoints (the state saver thread) and result (what the run reports).
 """

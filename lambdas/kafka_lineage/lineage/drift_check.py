@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -37,9 +37,12 @@ from kafka_lineage.drift import (
     drift_fingerprint,
     summarize,
 )
+from kafka_lineage.lineage.content import RunContent
+from kafka_lineage.lineage.plan import Action, Emit, LineagePlan
 from kafka_lineage.lineage.ports import Announcer, VersionReader
 from kafka_lineage.lineage.run_identity import format_time
 from kafka_lineage.model.asset_records import AssetRecord
+from kafka_lineage.model.failures import describe_failure
 from kafka_lineage.model.tables import GlueTable, TableRef
 from kafka_lineage.model.topics import TopicKey
 from kafka_lineage.observability import logger
@@ -156,7 +159,7 @@ class DriftCheck:
                 return self._check(key, records[key], tables_of(key))
             except Exception as error:  # one topic's failure never stops the others
                 logger.exception("schema drift check failed", extra={"topic": key.key})
-                return f"schema drift check failed: {type(error).__name__}: {error}"
+                return f"schema drift check failed: {describe_failure(error)}"
 
         with ThreadPoolExecutor(max_workers=min(self.concurrency, max(1, len(keys)))) as pool:
             for key, outcome in zip(keys, pool.map(one, keys), strict=True):
@@ -221,3 +224,32 @@ def tables_fed(refs: Iterable[TableRef], tables: Mapping[TableRef, GlueTable | N
     """The Glue tables (as read) a topic feeds through its edges; a table not read is left out."""
     found = [tables.get(ref) for ref in dict.fromkeys(refs)]
     return [table for table in found if table is not None]
+
+
+def drift_keys(
+    plan: LineagePlan, records: Mapping[TopicKey, AssetRecord], summaries: Mapping[str, DriftSummary]
+) -> list[TopicKey]:
+    """Topics whose drift to check: a pair of versions not checked yet, and every run about to be posted
+    for a version that has a previous one (the run carries the drift facet, so its body is the same
+    whichever run posts it)."""
+    # Drift is per topic (a pair of versions), over every table the topic feeds: edge keys name their topic.
+    mapped = {e.topic for e in plan.unchanged} | {a.key.topic for a in plan.actions if isinstance(a, Emit)}
+    keys = set(pending(sorted(mapped), records, summaries))
+    for action in plan.actions:
+        if (
+            isinstance(action, Emit)
+            and action.reason not in ("cleanup", "migrate")
+            and isinstance(action.content, RunContent)
+            and action.content.previous_version
+        ):
+            keys.add(action.key.topic)
+    return sorted(keys)
+
+
+def with_drift(action: Action, facets: Mapping[TopicKey, dict[str, Any]]) -> Action:
+    """Each sink edge's run of the topic's new version carries the topic's drift (first hops do not: the
+    drift is about what the topic feeds)."""
+    topic = action.key.topic
+    if isinstance(action, Emit) and isinstance(action.content, RunContent) and topic in facets:
+        return replace(action, content=replace(action.content, drift=facets[topic]))
+    return action

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from kafka_lineage.lineage.content import HopContent, RunContent, TopicField
-from kafka_lineage.lineage.facets import Shape, hop_bodies
+from kafka_lineage.lineage.facets import RunParts, Shape, hop_bodies
 from kafka_lineage.lineage.render import Renderer
 from kafka_lineage.lineage.run_identity import format_time
 from kafka_lineage.lineage.size_budget import SizeModel
@@ -105,10 +105,9 @@ def build_run(
         row_fields=len(row_fields),
         unmatched_columns=tuple(c.name for c in content.table.columns if c.name not in matched_names),
     )
-    row_paths = set(row_fields.values())
-
-    fast = Renderer(content, fields, row_paths, matches, run_id, event_time)
-    render = fast.render
+    row_paths = frozenset(row_fields.values())
+    parts = RunParts(content, fields, row_paths, matches, run_id, event_time)
+    render = Renderer(parts).render
 
     def fits(bodies: tuple[tuple[str, bytes], ...]) -> bool:
         return all(len(body) <= max_bytes for _, body in bodies)
@@ -137,7 +136,7 @@ def build_run(
     if fits(bodies):
         return BuiltRun(run_id=run_id, event_time=format_time(event_time), bodies=bodies, lineage=report)
     # Too large: pick the rung with the size model (each facet serialized once), then render that shape.
-    model = SizeModel(content, fields, row_paths, matches, run_id, event_time)
+    model = SizeModel(parts)
     for change, note in steps:
         if model.size(shape) <= max_bytes:
             break

@@ -40,8 +40,7 @@ from openlineage.client.generated.schema_dataset import SchemaDatasetFacet, Sche
 from openlineage.client.serde import Serde
 
 from kafka_lineage.lineage.content import HopContent, RunContent, TopicField
-from kafka_lineage.lineage.model import EVENT_TYPES
-from kafka_lineage.lineage.run_identity import COMPLETE_AFTER, PRODUCER, format_time
+from kafka_lineage.lineage.run_identity import PRODUCER, event_moments, format_time
 from kafka_lineage.model.tables import ColumnMatch
 
 # The run facet a new schema version's run carries (JSON Schema: docs/facets/SchemaDriftRunFacet.json).
@@ -81,35 +80,40 @@ def dump(document: Mapping[str, object]) -> bytes:
     return json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
 
-def typed_event(
-    content: RunContent,
-    fields: Sequence[TopicField],
-    row_paths: set[str],
-    matches: Sequence[ColumnMatch],
-    shape: Shape | None,
-    run_id: str,
-    event_time: datetime,
-    event_type: str,
-) -> RunEvent:
+@dataclass(frozen=True)
+class RunParts:
+    """A sink edge's run before its shape is chosen: what it describes, the topic's fields, the paths of its
+    row fields, the table columns they feed, the runId and the START's eventTime."""
+
+    content: RunContent
+    fields: Sequence[TopicField]
+    row_paths: frozenset[str]
+    matches: Sequence[ColumnMatch]
+    run_id: str
+    event_time: datetime
+
+
+def typed_event(parts: RunParts, shape: Shape | None, event_type: str) -> RunEvent:
     """The sink edge's RunEvent; `shape` None gives both datasets empty facets (the size model's skeleton)."""
+    content = parts.content
     topic_facets: dict[str, DatasetFacet] = {}
     table_facets: dict[str, DatasetFacet] = {}
     if shape is not None:
-        topic_schema = topic_schema_facet(fields, row_paths, shape)
+        topic_schema = topic_schema_facet(parts.fields, parts.row_paths, shape)
         if topic_schema is not None:
             topic_facets["schema"] = topic_schema
         table_schema = table_schema_facet(content, shape)
         if table_schema is not None:
             table_facets["schema"] = table_schema
-        kept = shape.kept(matches)
+        kept = shape.kept(parts.matches)
         if kept:
             table_facets["columnLineage"] = lineage_facet(
                 {m.column: topic_lineage_fields(content, m.field, shape.transformations) for m in kept}
             )
     return _run_event(
         event_type,
-        event_time,
-        Run(runId=run_id, facets=_run_facets(content)),
+        dict(event_moments(parts.event_time))[event_type],
+        Run(runId=parts.run_id, facets=_run_facets(content)),
         _job(content.job_namespace, content.job_name, _job_description(content)),
         InputDataset(namespace=content.topic_namespace, name=content.key.topic, facets=topic_facets),
         OutputDataset(namespace=content.table.namespace, name=content.table.ref.name, facets=table_facets),
@@ -130,7 +134,7 @@ def hop_bodies(
         "schema": schema_facet(((m.field, types.get(m.column, ""), "") for m in matches), descriptions=False)
     }
     topic_facets: dict[str, DatasetFacet] = {}
-    schema = topic_schema_facet(fields, set(), shape)
+    schema = topic_schema_facet(fields, frozenset(), shape)
     if schema is not None:
         topic_facets["schema"] = schema
     kept = shape.kept(matches)
@@ -156,7 +160,7 @@ def hop_bodies(
             event_type,
             serialize(_run_event(event_type, moment, Run(runId=run_id, facets={}), job, source, target)),
         )
-        for event_type, moment in zip(EVENT_TYPES, (event_time, event_time + COMPLETE_AFTER), strict=True)
+        for event_type, moment in event_moments(event_time)
     )
 
 
@@ -219,7 +223,7 @@ def schema_facet(items: Iterable[tuple[str, str, str]], descriptions: bool) -> S
 
 
 def topic_schema_facet(
-    fields: Sequence[TopicField], row_paths: set[str], shape: Shape
+    fields: Sequence[TopicField], row_paths: frozenset[str], shape: Shape
 ) -> SchemaDatasetFacet | None:
     if shape.topic_schema == "none":
         return None

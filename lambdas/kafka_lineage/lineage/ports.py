@@ -100,7 +100,10 @@ class Announcer(Protocol):
 
 
 class StateLease(Protocol):
-    """The single-writer lease on the lineage state (`aws.lease.StateLease`): checked before every save
+    """The single-writer lease on the lineage state (`aws.lease.StateLease`): taken when a run has work
+    (raises LeaseBusy after `wait_seconds` while another invocation holds it), checked before every save
     (raises LeaseLost)."""
+
+    def acquire(self, wait_seconds: float) -> None: ...
 
     def ensure_held(self) -> None: ...

@@ -6,17 +6,14 @@ cost several milliseconds of CPU per event.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
 
 from openlineage.client.generated.column_lineage_dataset import ColumnLineageDatasetFacet
 from openlineage.client.generated.schema_dataset import SchemaDatasetFacet
 from openlineage.client.serde import Serde
 
-from kafka_lineage.lineage.content import RunContent, TopicField
-from kafka_lineage.lineage.facets import Shape, dump, topic_lineage_fields, typed_event
+from kafka_lineage.lineage.facets import RunParts, Shape, dump, topic_lineage_fields, typed_event
 from kafka_lineage.lineage.model import EVENT_TYPES
-from kafka_lineage.lineage.run_identity import COMPLETE_AFTER, PRODUCER, format_time
-from kafka_lineage.model.tables import ColumnMatch
+from kafka_lineage.lineage.run_identity import PRODUCER, event_moments, format_time
 
 # The typed facets' constant members (`_producer`, `_schemaURL`), as Serde writes them.
 _SCHEMA_HEAD = Serde.to_dict(SchemaDatasetFacet(fields=[], producer=PRODUCER))
@@ -28,26 +25,15 @@ class Renderer:
     entry are serialized through them once per run, and only the per-field and per-column parts are filled in
     here."""
 
-    def __init__(
-        self,
-        content: RunContent,
-        fields: Sequence[TopicField],
-        row_paths: set[str],
-        matches: Sequence[ColumnMatch],
-        run_id: str,
-        event_time: datetime,
-    ) -> None:
-        self.content, self.fields, self.row_paths, self.matches = content, fields, row_paths, matches
-        self.event_time = event_time
-        self.skeleton = Serde.to_dict(
-            typed_event(content, fields, row_paths, matches, None, run_id, event_time, EVENT_TYPES[0])
-        )
+    def __init__(self, parts: RunParts) -> None:
+        self.parts = parts
+        self.skeleton = Serde.to_dict(typed_event(parts, None, EVENT_TYPES[0]))
         self._inputs: dict[bool, dict[str, object]] = {}
 
     def _input(self, transformations: bool) -> dict[str, object]:
         """One column-lineage input field, as Serde writes it; only `field` differs between columns."""
         if transformations not in self._inputs:
-            sample = Serde.to_dict(topic_lineage_fields(self.content, "f", transformations))
+            sample = Serde.to_dict(topic_lineage_fields(self.parts.content, "f", transformations))
             self._inputs[transformations] = sample["inputFields"][0]
         return self._inputs[transformations]
 
@@ -64,19 +50,20 @@ class Renderer:
         return {**_SCHEMA_HEAD, "fields": fields}
 
     def render(self, shape: Shape) -> tuple[tuple[str, bytes], ...]:
+        parts = self.parts
         topic_facets: dict[str, object] = {}
         table_facets: dict[str, object] = {}
         if shape.topic_schema != "none":
             chosen = [
                 (f.name, f.type, f.description)
-                for f in self.fields
-                if shape.topic_schema == "all" or f.name in self.row_paths
+                for f in parts.fields
+                if shape.topic_schema == "all" or f.name in parts.row_paths
             ]
             topic_facets["schema"] = self._schema(chosen, shape.descriptions)
         if shape.table_schema:
-            columns = [(c.name, c.type, c.comment) for c in self.content.table.columns]
+            columns = [(c.name, c.type, c.comment) for c in parts.content.table.columns]
             table_facets["schema"] = self._schema(columns, shape.descriptions)
-        kept = shape.kept(self.matches)
+        kept = shape.kept(parts.matches)
         if kept:
             template = self._input(shape.transformations)
             table_facets["columnLineage"] = {
@@ -87,9 +74,7 @@ class Renderer:
         document["inputs"] = [{**self.skeleton["inputs"][0], "facets": topic_facets}]
         document["outputs"] = [{**self.skeleton["outputs"][0], "facets": table_facets}]
         bodies = []
-        for event_type, moment in zip(
-            EVENT_TYPES, (self.event_time, self.event_time + COMPLETE_AFTER), strict=True
-        ):
+        for event_type, moment in event_moments(parts.event_time):
             document["eventType"] = event_type
             document["eventTime"] = format_time(moment)
             bodies.append((event_type, dump(document)))

@@ -267,7 +267,7 @@ def resolve(
     all_invalid = {item.parameter: item for item in invalid}
     for parameter, item in conflicts.items():
         all_invalid.setdefault(parameter, item)
-    issues = _issues((*derivation.notes, *delivery.notes))
+    issues = _issues((*derivation.notes, *delivery.notes, *_unemitted(delivery)))
     return Resolution(
         edges=edges,
         unmapped=tuple(unmapped),
@@ -373,6 +373,22 @@ def _sink_targets(
         return []
     glue_catalog = source.table_rule.catalog or "" if source.table_rule else ""
     return [Target(key, record, source, TableRef(*by_rule, catalog, glue_catalog), "rule")]
+
+
+def _unemitted(delivery: DeliveryDerivation) -> list[ConnectorNote]:
+    """The paths' edges to S3 locations, reported: the emitter draws topic -> Glue table runs only, so an
+    `s3://` dataset edge is derived (kafka_lineage.delivery) but not posted yet."""
+    return [
+        ConnectorNote(
+            "undetermined",
+            edge.origin,
+            f"{edge.origin} writes the topic to {edge.dataset[0]}/{edge.dataset[1].lstrip('/')}: "
+            "S3 locations are not drawn as lineage yet, only Glue tables",
+            edge.key,
+        )
+        for edge in delivery.edges
+        if edge.dataset is not None
+    ]
 
 
 def _connectors_unknown(derivation: Derivation) -> frozenset[str] | None:

@@ -12,6 +12,8 @@ from __future__ import annotations
 import uuid
 from datetime import UTC, datetime, timedelta
 
+from kafka_lineage.lineage.model import EVENT_TYPES
+
 # Bump when the events built from the same inputs change shape: every topic is then re-emitted once.
 EMITTER_VERSION = "1"
 # URI naming this emitter in `producer` and facets' `_producer` (OpenLineage: "URI identifying the producer").
@@ -20,6 +22,11 @@ PRODUCER = "urn:kafka-lineage:lineage-emission"
 RUN_ID_NAMESPACE = uuid.UUID("5d0f8c3e-7a4b-4f0e-9d51-2b8f3c6a9e17")
 # COMPLETE follows START by this much so that every reader orders the two the same way.
 COMPLETE_AFTER = timedelta(milliseconds=1)
+
+
+def event_moments(event_time: datetime) -> tuple[tuple[str, datetime], ...]:
+    """Each event of a run (START, COMPLETE) and its eventTime."""
+    return tuple(zip(EVENT_TYPES, (event_time, event_time + COMPLETE_AFTER), strict=True))
 
 
 def derive_run_id(fingerprint: str, superseded_run_id: str = "") -> str:

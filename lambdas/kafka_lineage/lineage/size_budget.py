@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from datetime import datetime
 
 from openlineage.client.generated.base import DatasetFacet
 
-from kafka_lineage.lineage.content import RunContent, TopicField
 from kafka_lineage.lineage.facets import (
+    RunParts,
     Shape,
     lineage_facet,
     serialize,
@@ -20,8 +19,6 @@ from kafka_lineage.lineage.facets import (
     topic_schema_facet,
     typed_event,
 )
-from kafka_lineage.lineage.run_identity import COMPLETE_AFTER
-from kafka_lineage.model.tables import ColumnMatch
 
 
 class SizeModel:
@@ -30,19 +27,9 @@ class SizeModel:
     facets'. The COMPLETE event is the larger of the two (its eventType is longer), so it is the one modelled.
     """
 
-    def __init__(
-        self,
-        content: RunContent,
-        fields: Sequence[TopicField],
-        row_paths: set[str],
-        matches: Sequence[ColumnMatch],
-        run_id: str,
-        event_time: datetime,
-    ) -> None:
-        self.content, self.fields, self.row_paths, self.matches = content, fields, row_paths, matches
-        skeleton = typed_event(
-            content, fields, row_paths, matches, None, run_id, event_time + COMPLETE_AFTER, "COMPLETE"
-        )
+    def __init__(self, parts: RunParts) -> None:
+        self.parts, self.matches = parts, parts.matches
+        skeleton = typed_event(parts, None, "COMPLETE")
         self.skeleton = len(serialize(skeleton)) - 2 * _dict_size([])
         self._facets: dict[tuple[object, ...], int] = {}
         self._entries: dict[bool, list[int]] = {}
@@ -60,7 +47,7 @@ class SizeModel:
         if transformations not in self._entries:
             self._entries[transformations] = [
                 _key_size(m.column)
-                + len(serialize(topic_lineage_fields(self.content, m.field, transformations)))
+                + len(serialize(topic_lineage_fields(self.parts.content, m.field, transformations)))
                 for m in self.matches
             ]
         return self._entries[transformations]
@@ -71,10 +58,11 @@ class SizeModel:
             kept = min(kept, shape.lineage_columns)
         topic = self._facet(
             ("topic", shape.topic_schema, shape.descriptions),
-            lambda: topic_schema_facet(self.fields, self.row_paths, shape),
+            lambda: topic_schema_facet(self.parts.fields, self.parts.row_paths, shape),
         )
         table = self._facet(
-            ("table", shape.table_schema, shape.descriptions), lambda: table_schema_facet(self.content, shape)
+            ("table", shape.table_schema, shape.descriptions),
+            lambda: table_schema_facet(self.parts.content, shape),
         )
         topic_items = [("schema", topic)] if topic is not None else []
         table_items = [("schema", table)] if table is not None else []

@@ -275,7 +275,7 @@ def test_per_record_routing_and_static_jsonquery_tables(local_aws: LocalAws) -> 
     paths = {p.name: p.iceberg for p in reader().read([source()]).paths}
 
     assert paths["by-field"] is not None
-    assert "names each record's table" in paths["by-field"].routing
+    assert "computes each record's table" in paths["by-field"].routing
     assert paths["by-literal"] is not None
     assert paths["by-literal"].tables == (("iot", "devices"),)
     assert paths["operation-only"] is not None
@@ -328,3 +328,9 @@ def test_a_cluster_of_standard_brokers_lists_no_channels_and_fails_nothing(
 
     assert [p.kind for p in reads.paths] == ["firehose"]
     assert (reads.channels_ok, reads.errors) == (True, ())
+
+
+def test_a_cluster_that_does_not_exist_lists_no_channels(local_aws: LocalAws) -> None:
+    reads = reader().read([source()])  # the cluster was never registered: ListChannels answers NotFound
+
+    assert (reads.paths, reads.channels_ok, reads.errors) == ((), True, ())

@@ -99,9 +99,7 @@ def test_a_firehose_stream_feeds_its_configured_table_in_its_catalog_arns_catalo
 def test_per_record_routing_is_undetermined_and_names_the_stream() -> None:
     path = stream()
     assert path.iceberg is not None
-    routed = replace(
-        path, iceberg=replace(path.iceberg, routing="a Lambda function (arn:...:router) routes each record")
-    )
+    routed = replace(path, iceberg=replace(path.iceberg, routing="by a Lambda function (arn:...:router)"))
 
     derived = derive(DeliveryReads(paths=(routed,)), [TOPIC], [source()])
 

@@ -110,3 +110,21 @@ def test_unread_paths_and_failed_listings_keep_their_edges_and_notes_are_reporte
     assert not resolution.keeps("channel:other")
     assert [(i.connector, i.key) for i in resolution.undetermined] == [("firehose:routed", KEY)]
     assert [p.status for p in resolution.inactive_paths] == ["FAILED"]
+
+
+def test_an_s3_location_edge_is_reported_not_silently_dropped() -> None:
+    bucket = DeliveryEdge(
+        KEY, "channel:raw", "arn:c", "msk-channel://c", "raw", dataset=("s3://raw-zone", "orders/")
+    )
+
+    resolution = resolve(
+        [record(TOPIC)],
+        settings(source(tableRule=None)),
+        [],
+        (),
+        delivery=DeliveryDerivation(edges=(bucket,)),
+    )
+
+    assert targets(resolution) == []
+    assert [(i.connector, i.key) for i in resolution.undetermined] == [("channel:raw", KEY)]
+    assert "s3://raw-zone/orders/" in resolution.undetermined[0].reason

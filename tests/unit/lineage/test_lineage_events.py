@@ -10,9 +10,10 @@ from typing import Any
 
 import pytest
 
+from kafka_lineage.lineage.apply import ParsedFields
 from kafka_lineage.lineage.content import HopContent, RunContent, TopicField
 from kafka_lineage.lineage.events import MAX_EVENT_BYTES, build_hop, build_run
-from kafka_lineage.lineage.facets import Shape, serialize, typed_event
+from kafka_lineage.lineage.facets import RunParts, Shape, serialize, typed_event
 from kafka_lineage.lineage.render import Renderer
 from kafka_lineage.lineage.run import parse_topic_fields
 from kafka_lineage.lineage.run_identity import (
@@ -47,6 +48,14 @@ def content(glue_table: GlueTable, topic: str = TOPIC, **changes) -> RunContent:
     }
     values.update(changes)
     return RunContent(**values)
+
+
+def parts_of(described: RunContent, parsed: ParsedFields, run_id: str) -> RunParts:
+    """The parts `build_run` makes of a described topic, for the size model and the typed events."""
+    matches = match_columns(parsed.row_fields, described.table)
+    return RunParts(
+        described, parsed.fields, frozenset(parsed.row_fields.values()), matches, run_id, REGISTERED
+    )
 
 
 def customers_run(glue_table: GlueTable | None = None, definition: str | None = None):
@@ -233,11 +242,7 @@ def test_a_2000_field_schema_fits_the_limit_with_reported_degradation(topic):
     assert len(kept) == run.lineage.emitted > 700
     # And not one more column would have fitted (the cut is as small as possible)
     shape = Shape(False, "none", False, False, run.lineage.emitted + 1)
-    bigger = serialize(
-        typed_event(described, parsed.fields, set(parsed.row_fields.values()),
-                      match_columns(parsed.row_fields, described.table), shape, run.run_id,
-                      REGISTERED + COMPLETE_AFTER, "COMPLETE")
-    )  # fmt: skip
+    bigger = serialize(typed_event(parts_of(described, parsed, run.run_id), shape, "COMPLETE"))
     assert len(bigger) > MAX_EVENT_BYTES
 
 
@@ -255,10 +260,7 @@ def test_the_size_model_is_exact_at_every_rung(budget):
     )
     # Then the bodies fit, and the model predicted the COMPLETE body's size to the byte
     assert all(len(body) <= budget for _, body in run.bodies)
-    model = SizeModel(
-        described, parsed.fields, set(parsed.row_fields.values()),
-        match_columns(parsed.row_fields, described.table), run.run_id, REGISTERED,
-    )  # fmt: skip
+    model = SizeModel(parts_of(described, parsed, run.run_id))
     for shape in (
         Shape(),
         Shape(descriptions=False, topic_schema="row"),
@@ -266,10 +268,7 @@ def test_the_size_model_is_exact_at_every_rung(budget):
         Shape(descriptions=False, topic_schema="none", table_schema=False, transformations=False,
                       lineage_columns=7),
     ):  # fmt: skip
-        body = serialize(
-            typed_event(described, parsed.fields, set(parsed.row_fields.values()), model.matches, shape,
-                          run.run_id, REGISTERED + COMPLETE_AFTER, "COMPLETE")
-        )  # fmt: skip
+        body = serialize(typed_event(model.parts, shape, "COMPLETE"))
         assert model.size(shape) == len(body)
 
 
@@ -313,14 +312,12 @@ def test_the_fast_renderer_writes_what_the_typed_classes_write(shape, data_forma
     matches = match_columns(row_fields, glue_table)
     run_id = derive_run_id(described.fingerprint())
     # When both renderers write the run in that shape
-    fast = Renderer(described, fields, set(row_fields.values()), matches, run_id, REGISTERED)
-    bodies = fast.render(shape)
+    parts = RunParts(described, fields, frozenset(row_fields.values()), matches, run_id, REGISTERED)
+    bodies = Renderer(parts).render(shape)
     # Then every body is byte for byte what openlineage-python's Serde makes of the typed RunEvent
     for (event_type, body), moment in zip(bodies, (REGISTERED, REGISTERED + COMPLETE_AFTER), strict=True):
-        typed = typed_event(
-            described, fields, set(row_fields.values()), matches, shape, run_id, moment, event_type
-        )
-        assert body == serialize(typed)
+        assert body == serialize(typed_event(parts, shape, event_type))
+        assert json.loads(body)["eventTime"] == format_time(moment)
 
 
 def hop(columns: tuple[str, ...] = ()) -> HopContent:

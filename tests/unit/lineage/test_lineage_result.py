@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from kafka_lineage.lineage.run import SAMPLE_SIZE, EmitResult
+from kafka_lineage.lineage.result import SAMPLE_SIZE, EmitResult
 
 
 def test_lists_are_sampled_and_counted_so_the_result_stays_small_at_any_size():

@@ -24,6 +24,9 @@ class Lease:
         self.checks = 0
         self.lost_after = lost_after
 
+    def acquire(self, wait_seconds: float) -> None:
+        self.acquired = wait_seconds
+
     def ensure_held(self) -> None:
         self.checks += 1
         if self.lost_after is not None and self.checks > self.lost_after:
@@ -35,7 +38,7 @@ def test_a_first_run_writes_each_state_parameter_once_checking_the_lease_before_
     world, ssm, _events = memory_world(300)
     lease = Lease()
     # When the first run emits them all
-    result = emit_lineage(EmitScope(), CONFIG, world, lease=lease, acquire=lambda: None)
+    result = emit_lineage(EmitScope(), CONFIG, world, lease=lease)
     # Then every state parameter was written exactly once, each save after a lease check
     assert result.emitted == 294
     assert ssm.puts == len(ssm.values) == result.state_writes > 100
@@ -47,7 +50,7 @@ def test_a_first_run_writes_each_state_parameter_once_checking_the_lease_before_
 
 def test_a_lost_lease_stops_every_write_and_every_further_topic():
     world, ssm, _events = memory_world(300)
-    result = emit_lineage(EmitScope(), CONFIG, world, lease=Lease(lost_after=0), acquire=lambda: None)
+    result = emit_lineage(EmitScope(), CONFIG, world, lease=Lease(lost_after=0))
     assert result.lease_lost
     assert ssm.puts == 0
     assert result.remaining > 0

@@ -1,0 +1,255 @@
+"""The lineage emission's result (README: Lineage, "Invocation"): what the run reports, in one place.
+
+Each `record_*` method puts one step's findings in the result and the logs (every item is logged; the
+result keeps samples of the lists); `publish_metrics` turns the counts into the run's metrics. The methods
+are locked: the applier's threads report outcomes while the run goes on.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from aws_lambda_powertools.metrics import MetricUnit
+
+from kafka_lineage.lineage.apply import TopicOutcome
+from kafka_lineage.lineage.checkpoints import SaveReport
+from kafka_lineage.lineage.drift_check import DriftRound
+from kafka_lineage.lineage.model import LoadedStates
+from kafka_lineage.lineage.plan import LineagePlan
+from kafka_lineage.lineage.resolve import Resolution
+from kafka_lineage.model.report import Sample, failure_item
+from kafka_lineage.observability import logger, metrics
+
+# Each per-item list of the result holds at most this many items; `counts` has every list's full length, and
+# every item is in the logs. Lambda's response limit is 6 MB, whatever the number of topics.
+SAMPLE_SIZE = 50
+
+
+def _sample() -> Sample:
+    return Sample(SAMPLE_SIZE)
+
+
+@dataclass
+class EmitResult:
+    """The invocation's result, JSON-ready through `to_dict`: counts, and samples of lists."""
+
+    dry_run: bool
+    emitted: int = 0
+    unchanged: int = 0
+    cleaned: int = 0
+    unmapped: Sample = field(default_factory=_sample)
+    invalid_mappings: Sample = field(default_factory=_sample)
+    failed: Sample = field(default_factory=_sample)
+    retracted: Sample = field(default_factory=_sample)
+    retracting: Sample = field(default_factory=_sample)
+    emissions: Sample = field(default_factory=_sample)
+    ambiguous: Sample = field(default_factory=_sample)
+    undetermined: Sample = field(default_factory=_sample)
+    connector_errors: Sample = field(default_factory=_sample)
+    inactive_paths: Sample = field(default_factory=_sample)  # channels and streams not ACTIVE (edges kept)
+    delivery_errors: Sample = field(default_factory=_sample)
+    kept: int = 0  # connector edges kept as they are: their connector could not be read
+    drift: Sample = field(default_factory=_sample)
+    drift_announced: int = 0
+    drift_breaking: int = 0
+    degraded: int = 0
+    largest_event_bytes: int = 0
+    remaining: int = 0  # actions not started: the deadline came first
+    progressed: bool = False  # some action finished and its state was saved
+    incomplete: bool = False
+    lease_lost: bool = False
+    state_writes: int = 0
+    planned: list[dict[str, object]] | None = None
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+
+    def fail(self, item: dict[str, str]) -> None:
+        with self._lock:
+            self.failed.add(item)
+
+    def stop_early(self, remaining: int) -> None:
+        """The deadline came before these `remaining` items started."""
+        self.incomplete, self.remaining = True, remaining
+
+    def record_plan(
+        self,
+        plan: LineagePlan,
+        loaded: LoadedStates,
+        resolution: Resolution,
+        connector_errors: Sequence[str],
+        unreadable_records: Sequence[str],
+    ) -> None:
+        """What the plan and the reads found: counts, unmapped topics, connector issues, invalid mappings,
+        failures."""
+        for key in loaded.unreadable:
+            logger.error("unreadable lineage state entry left untouched", extra={"key": key})
+        self.unchanged = len(plan.unchanged)
+        self.kept = len(plan.kept)
+        if plan.kept:
+            logger.warning(
+                "connector edges kept as they are: their connectors could not be read",
+                extra={"edges": len(plan.kept)},
+            )
+        for topic in plan.unmapped:
+            logger.warning(
+                "topic maps to no Glue table (no mapping, no sink connector, no matching tableRule): "
+                "no lineage",
+                extra=topic.as_dict(),
+            )
+            self.unmapped.add(topic.as_dict())
+        for kind, issues, sample in (
+            ("ambiguous", resolution.ambiguous, self.ambiguous),
+            ("undetermined", resolution.undetermined, self.undetermined),
+        ):
+            for issue in issues:
+                logger.warning(
+                    f"the connectors' configuration does not decide the topic's table ({kind}): not guessed",
+                    extra=issue.as_dict(),
+                )
+                sample.add(issue.as_dict())
+        for error in connector_errors:
+            logger.error(
+                "MSK Connect connectors not read: their edges are kept as they are", extra={"error": error}
+            )
+            self.connector_errors.add({"error": error})
+            self.fail(failure_item(error, doing="reading MSK Connect connectors"))
+        for path in resolution.inactive_paths:
+            logger.warning("delivery path not ACTIVE: its edges are kept as configured", extra=path.as_dict())
+            self.inactive_paths.add(path.as_dict())
+        for error in resolution.delivery.errors:
+            logger.error("delivery paths not read: their edges are kept as they are", extra={"error": error})
+            self.delivery_errors.add({"error": error})
+            self.fail(failure_item(error, doing="reading delivery paths"))
+        for item in resolution.invalid_mappings:
+            logger.warning("invalid explicit table mapping skipped", extra=item.as_dict())
+            self.invalid_mappings.add(item.as_dict())
+        for failure in plan.failed:
+            logger.warning("lineage not emitted for a topic", extra=failure.as_dict())
+            self.fail(failure.as_dict())
+        for arn in unreadable_records:
+            self.fail(failure_item("its asset mapping entry is unreadable", schemaArn=arn))
+
+    def record_drift(self, drift: DriftRound) -> None:
+        for finding in drift.findings:
+            if finding.detail is not None or finding.changed:
+                self.drift.add(finding.report())
+            if finding.detail is not None and not self.dry_run:
+                self.drift_announced += 1
+                self.drift_breaking += finding.summary.severity == "breaking"
+        for key, error in drift.failures:
+            self.fail(failure_item(error, **key.as_dict()))
+
+    def record_planned(self, plan: LineagePlan, drift: DriftRound) -> None:
+        """A dry run's answer: the actions it would take and the drift it would announce."""
+        self.planned = plan.describe() + [{"action": "drift", **f.report()} for f in drift.findings]
+        self.emitted = sum(1 for a in self.planned if a["action"] == "emit")
+
+    def record(self, outcome: TopicOutcome) -> None:
+        """One action's outcome (from the applier's threads)."""
+        with self._lock:
+            self._count(outcome)
+        if outcome.error and outcome.kind != "deferred":
+            failure = failure_item(outcome.error, **outcome.key.as_dict())
+            logger.warning("lineage action failed", extra=failure)
+            self.fail(failure)
+
+    def _count(self, outcome: TopicOutcome) -> None:
+        if outcome.kind == "emitted":
+            self.emitted += 1
+            self.emissions.add(outcome.report)
+            if outcome.report.get("degraded"):
+                self.degraded += 1
+            size = outcome.report.get("largestEventBytes")
+            if isinstance(size, int):
+                self.largest_event_bytes = max(self.largest_event_bytes, size)
+        elif outcome.kind == "retracted":
+            self.retracted.add(outcome.report)
+        elif outcome.kind == "retracting":
+            self.retracting.add(outcome.report)
+        elif outcome.kind == "cleaned":
+            self.cleaned += 1
+            self.unchanged += 1
+        elif outcome.kind == "migrated":
+            self.unchanged += 1
+        elif outcome.kind == "deferred":
+            self.remaining += 1
+
+    def record_apply(self, report: SaveReport) -> None:
+        """What the apply left: the checkpoint saver's work, and the actions the deadline left undone."""
+        self.state_writes += report.writes
+        self.progressed = self.progressed or report.progressed
+        self.lease_lost = self.lease_lost or report.lease_lost
+        if report.error is not None:
+            self.fail(failure_item(report.error, doing="saving the lineage emission state failed"))
+        if self.remaining:
+            self.incomplete = True
+            logger.warning(
+                "lineage emission checkpointed before its deadline", extra={"remaining": self.remaining}
+            )
+
+    def to_dict(self) -> dict[str, Any]:
+        lists = {
+            "unmapped": self.unmapped,
+            "invalidMappings": self.invalid_mappings,
+            "failed": self.failed,
+            "retracted": self.retracted,
+            "retracting": self.retracting,
+            "emissions": self.emissions,
+            "ambiguous": self.ambiguous,
+            "undetermined": self.undetermined,
+            "connectorErrors": self.connector_errors,
+            "inactivePaths": self.inactive_paths,
+            "deliveryErrors": self.delivery_errors,
+            "drift": self.drift,
+        }
+        result: dict[str, Any] = {
+            "dryRun": self.dry_run,
+            "emitted": self.emitted,
+            "unchanged": self.unchanged,
+            **{name: sample.items for name, sample in lists.items()},
+            "cleaned": self.cleaned,
+            "counts": {name: sample.total for name, sample in lists.items()},
+            "stateWrites": self.state_writes,
+        }
+        if self.kept:
+            result["keptConnectorEdges"] = self.kept
+        if self.incomplete:
+            result["incomplete"] = True
+            result["remaining"] = self.remaining
+        if self.lease_lost:
+            result["leaseLost"] = True
+        if self.planned is not None:
+            result["planned"] = self.planned
+        return result
+
+    def publish_metrics(self) -> None:
+        """The metrics; a dry run publishes only LineageDryRuns (planned counts must not feed alarms)."""
+        if self.dry_run:
+            metrics.add_metric(name="LineageDryRuns", unit=MetricUnit.Count, value=1)
+            return
+        counts = {
+            "LineageEmitted": self.emitted,
+            "LineageUnchanged": self.unchanged,
+            "LineageUnmappedTopics": self.unmapped.total,
+            "LineageInvalidMappings": self.invalid_mappings.total,
+            "LineageFailed": self.failed.total,
+            "LineageRetracted": self.retracted.total,
+            "LineageDeferred": self.remaining,
+            "LineageDegradedRuns": self.degraded,
+            "LineageAmbiguousTopics": self.ambiguous.total,
+            "LineageUndeterminedTopics": self.undetermined.total,
+            "SchemaDriftDetected": self.drift_announced,
+            "SchemaDriftBreaking": self.drift_breaking,
+        }
+        for name, value in counts.items():
+            metrics.add_metric(name=name, unit=MetricUnit.Count, value=value)
+        if self.connector_errors.total:
+            metrics.add_metric(
+                name="LineageConnectorsUnreadable", unit=MetricUnit.Count, value=self.connector_errors.total
+            )
+        if self.largest_event_bytes:
+            metrics.add_metric(
+                name="LineageLargestEventBytes", unit=MetricUnit.Bytes, value=self.largest_event_bytes
+            )
