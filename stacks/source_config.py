@@ -85,6 +85,14 @@ class SourceAccountConfig(BaseModel):
         'lineage; turn it off together with `"connectors": "off"` on the governance side\'s source, or '
         "lineage reports the denied listing every run.",
     )
+    read_delivery: StrictBool = Field(
+        default=True,
+        alias="readDelivery",
+        description="Allow the reads of the managed delivery paths: MSK Data Delivery channels (kafka "
+        "ListChannels, DescribeChannel), Firehose streams (ListDeliveryStreams, DescribeDeliveryStream) and "
+        'the metadata of S3 Tables catalogs; turn it off together with `"channels": "off"` and '
+        '`"firehose": "off"` on the governance side\'s source, or lineage reports the denied listings.',
+    )
     role_name: str = Field(
         default=DEFAULT_ROLE_NAME,
         alias="roleName",

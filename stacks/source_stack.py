@@ -110,6 +110,44 @@ class KafkaLineageSource(Construct):
                     resources=[self._arn("kafkaconnect", "connector", "*/*")],
                 )
             )
+        if self.config.read_delivery:
+            self._grant_delivery()
+
+    # The managed delivery paths (docs/delivery-paths.md, "Permissions"): this account's clusters' channels,
+    # its delivery streams (ListDeliveryStreams takes no resource type), and S3 Tables catalogs' metadata.
+    DELIVERY_WILDCARDS = (
+        ("kafka", "cluster/*/*"),
+        ("kafka", "channel/*/*/*"),
+        ("firehose", "deliverystream/*"),
+        ("glue", "catalog/s3tablescatalog/*"),
+        ("glue", "database/s3tablescatalog/*/*"),
+        ("glue", "table/s3tablescatalog/*/*/*"),
+    )
+
+    def _grant_delivery(self) -> None:
+        arn = self._arn
+        for sid, actions, resources in (
+            ("MskChannelList", ["kafka:ListChannels"], [arn("kafka", "cluster", "*/*")]),
+            ("MskChannelDescribe", ["kafka:DescribeChannel"], [arn("kafka", "channel", "*/*/*")]),
+            ("FirehoseList", ["firehose:ListDeliveryStreams"], ["*"]),
+            (
+                "FirehoseDescribe",
+                ["firehose:DescribeDeliveryStream"],
+                [arn("firehose", "deliverystream", "*")],
+            ),
+            (
+                "S3TablesCatalogRead",
+                ["glue:GetTable", "glue:GetTables"],
+                [
+                    arn("glue", "catalog"),
+                    arn("glue", "catalog", "s3tablescatalog"),
+                    arn("glue", "catalog", "s3tablescatalog/*"),
+                    arn("glue", "database", "s3tablescatalog/*/*"),
+                    arn("glue", "table", "s3tablescatalog/*/*/*"),
+                ],
+            ),
+        ):
+            self.role.add_to_policy(iam.PolicyStatement(sid=sid, actions=actions, resources=resources))
 
     def _forward_events(self) -> None:
         pattern = glue_registry_change_pattern(self.config.registries)
@@ -136,15 +174,20 @@ class KafkaLineageSource(Construct):
         found += [f"Resource::{nag_arn(self, 'glue', f'table/{db}/*')}" for db in self.config.databases]
         if self.config.read_connectors:
             found.append(f"Resource::{nag_arn(self, 'kafkaconnect', 'connector/*/*')}")
-        if self.config.read_brokers or self.config.read_connectors:
+        if self.config.read_delivery:
+            found += [
+                f"Resource::{nag_arn(self, service, name)}" for service, name in self.DELIVERY_WILDCARDS
+            ]
+        if self.config.read_brokers or self.config.read_connectors or self.config.read_delivery:
             found.append("Resource::*")
         for finding in found:
             cdk.Validations.of(policy).acknowledge(
                 cdk.Acknowledgment(
                     id=f"AwsSolutions-IAM5[{finding}]",
                     reason="Scoped to the configured registries' schemas, databases' tables or this "
-                    "account's connectors (members appear at run time), or an action the IAM Service "
-                    "Authorization Reference gives no resource type",
+                    "account's connectors, channels, delivery streams and S3 Tables catalogs (members appear "
+                    "at run time), or an action the IAM Service Authorization Reference gives no resource "
+                    "type",
                 )
             )
 

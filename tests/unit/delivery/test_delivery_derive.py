@@ -111,8 +111,9 @@ def test_per_record_routing_is_undetermined_and_names_the_stream() -> None:
 def test_a_catalog_in_another_account_or_region_is_reported() -> None:
     path = stream()
     assert path.iceberg is not None
-    for where in ({"account": "444455556666"}, {"region": "eu-west-1"}):
-        elsewhere = replace(path, iceberg=replace(path.iceberg, **where))
+    others = (replace(path.iceberg, account="444455556666"), replace(path.iceberg, region="eu-west-1"))
+    for iceberg in others:
+        elsewhere = replace(path, iceberg=iceberg)
 
         derived = derive(DeliveryReads(paths=(elsewhere,)), [TOPIC], [source()])
 

@@ -165,8 +165,9 @@ def test_the_picture_fits_a_1280_pixel_screen_and_names_each_delivery_path() -> 
 
     page = render_html(edges)
 
-    width = int(re.search(r'<svg class="graph"[^>]* width="(\d+)"', page)[1])
-    assert width <= MAX_WIDTH
+    found = re.search(r'<svg class="graph"[^>]* width="(\d+)"', page)
+    assert found is not None
+    assert int(found[1]) <= MAX_WIDTH
     assert "max-width: 100%" in page
     for caption in (
         "MSK Connect",
