@@ -33,6 +33,16 @@ from local.standins import LocalAws
 
 OUT = world.REPO / "out" / "demo"
 HEARTBEAT = "__debezium-heartbeat.dbserver1"
+# A governed domain: a rule requires an ownership form before publishing; `assetForms` gives every asset one.
+OWNERSHIP_MODEL = """namespace governance
+@documentation("Who owns a data set, as the domain's publishing rule requires.")
+structure DataOwnershipForm {
+    @required
+    owner: String
+    source: String
+}
+"""
+CONSUMER_PROJECT = "analyticsprj01"
 
 
 class Context:
@@ -75,12 +85,13 @@ def sync(aws: LocalAws, event: dict[str, Any] | None = None) -> dict[str, Any]:
                     result["updated"],
                     result["unchanged"],
                     result["deleted"],
+                    result.get("heldTotal", 0),
                     len(result["failed"]),
                     sum(aws.call_counts().values()),
                     writes,
                 ]
             ],
-            ["created", "updated", "unchanged", "deleted", "failed", "AWS calls", "writes"],
+            ["created", "updated", "unchanged", "deleted", "held", "failed", "AWS calls", "writes"],
         )
     )
     return result
@@ -93,10 +104,62 @@ def show_catalog(aws: LocalAws) -> None:
         versions = ", ".join(f"v{v['version_number']}" for v in form.get("schema_versions", []))
         columns = asset.forms.get("RelationalTableForm", {}).get("columns", [])
         published = "yes" if asset.listing_status == "ACTIVE" else "no"
+        owner = asset.forms.get("Ownership", {}).get("owner", "")
         rows.append(
-            [asset.name, form["data_format"], form["schema_version"], versions, len(columns), published]
+            [
+                asset.name,
+                form["data_format"],
+                form["schema_version"],
+                versions,
+                len(columns),
+                published,
+                form.get("schema_status", ""),
+                owner,
+            ]
         )
-    print(table(rows, ["topic (asset)", "format", "latest", "versions", "columns", "published"]))
+    headers = ["topic (asset)", "format", "latest", "versions", "columns", "published", "schema", "owner"]
+    print(table(rows, headers))
+
+
+def governed_domain(aws: LocalAws) -> dict[str, str]:
+    """The domain's administrator adds a form type and a publishing rule requiring it; the deployment's
+    `assetForms` satisfies it. Returns the environment that says so (ASSET_FORMS)."""
+    import boto3
+
+    datazone = boto3.client("datazone", region_name=world.REGION)
+    revision = datazone.create_form_type(
+        domainIdentifier=world.DOMAIN_ID,
+        name="DataOwnershipForm",
+        model={"smithy": OWNERSHIP_MODEL},
+        owningProjectIdentifier=world.PROJECT_ID,
+        status="ENABLED",
+    )["revision"]
+    datazone.create_rule(
+        domainIdentifier=world.DOMAIN_ID,
+        name="ownership required",
+        target={"domainUnitTarget": {"domainUnitId": aws.datazone.root_domain_unit(world.DOMAIN_ID)}},
+        action="CREATE_LISTING_CHANGE_SET",
+        scope={"assetType": {"selectionMode": "ALL"}, "project": {"selectionMode": "ALL"}},
+        detail={
+            "metadataFormEnforcementDetail": {
+                "requiredMetadataForms": [{"typeIdentifier": "DataOwnershipForm", "typeRevision": revision}]
+            }
+        },
+    )
+    forms = [
+        {
+            "formName": "Ownership",
+            "typeIdentifier": "DataOwnershipForm",
+            "typeRevision": revision,
+            "content": {"owner": "{registryName}-data-team", "source": "{schemaArn}"},
+        }
+    ]
+    print(
+        f"Domain rule 'ownership required' (METADATA_FORM_ENFORCEMENT, on publishing): every asset needs "
+        f"DataOwnershipForm revision {revision}; assetForms gives each one, "
+        "owner '{registryName}-data-team'"
+    )
+    return {"ASSET_FORMS": json.dumps(forms)}
 
 
 def show_columns(aws: LocalAws, topic: str) -> None:
@@ -142,6 +205,7 @@ def main(log_file: Path | None = None) -> int:
             "table": "{table}",
         }
         os.environ.update(world.environment([world.source_config(tableRule=rule)]))
+        os.environ.update(governed_domain(aws))
         print(
             table(
                 [[s.name, s.data_format, len(s.definition)] for s in inventory],
@@ -149,7 +213,7 @@ def main(log_file: Path | None = None) -> int:
             )
         )
 
-        say("1. First sync: every schema becomes a published DataZone asset")
+        say("1. First sync: every schema becomes a published DataZone asset (assetForms satisfies the rule)")
         sync(aws)
         say("2. Sync again, nothing changed: listings and mapping only, zero writes")
         sync(aws)
@@ -158,10 +222,23 @@ def main(log_file: Path | None = None) -> int:
         say("3. Debezium registered v2 of dbserver1.inventory.customers: the asset is revised")
         sync(aws)
 
-        gone = "dbserver1.inventory.geom"
+        gone, subscribed = "dbserver1.inventory.geom", "dbserver1.inventory.products_on_hand"
+        aws.datazone.add_project(world.DOMAIN_ID, CONSUMER_PROJECT)
+        [held] = [a.id for a in aws.datazone.assets(world.DOMAIN_ID) if a.name == subscribed]
+        aws.datazone.subscribe(world.DOMAIN_ID, held, CONSUMER_PROJECT, "stock dashboard")
         world.delete_schema("cdc", gone)
-        say(f"4. {gone} was deleted from the registry: its asset is removed")
-        sync(aws)
+        world.delete_schema("cdc", subscribed)
+        say(
+            f"4. {gone} and {subscribed} were deleted from the registry: the first asset is removed (one "
+            f"DeleteAsset, its listing with it); the second has a subscriber (project {CONSUMER_PROJECT}), "
+            "so its deletion is held"
+        )
+        result = sync(aws)
+        for entry in result.get("held", []):
+            print(
+                f"held: {entry['schemaArn'].rsplit('/', 1)[-1]} (asset {entry['assetId']}): "
+                f"{entry['reason']}, {entry['subscriptions']} approved subscription(s); nothing revoked"
+            )
 
         say("Catalog: KafkaTopicAssetType assets in DataZone")
         show_catalog(aws)

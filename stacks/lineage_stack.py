@@ -268,6 +268,11 @@ class KafkaLineage(Construct):
                 "datazone:Search",
                 "datazone:CreateListingChangeSet",
                 "datazone:GetListing",
+                # governed domains: a deletion is held while the listing has approved subscriptions, and a
+                # publish a domain rule refuses names the rule (the project's domain unit, its rules)
+                "datazone:ListSubscriptions",
+                "datazone:GetProject",
+                "datazone:ListRules",
             ],
             ["*"],
         )

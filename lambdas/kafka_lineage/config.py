@@ -15,8 +15,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from kafka_lineage.model import asset_forms as governance
 from kafka_lineage.model import ssm_names
-from kafka_lineage.model.asset_forms import AssetForm, check_asset_forms, check_glossary_terms
 from kafka_lineage.model.errors import Location, describe
 from kafka_lineage.model.names import FederatedCatalogName, GlueCatalogName, GlueName
 from kafka_lineage.model.ssm_names import validate_ssm_path
@@ -439,18 +439,16 @@ class Settings(BaseModel):
         "DataZone's lineage graph (GetLineageNode, at most 200 nodes a table; job runs count with the step "
         "they are on); 0: no walk.",
     )
-    asset_forms: tuple[AssetForm, ...] = Field(
+    asset_forms: governance.AssetForms = Field(
         default=(),
-        description="Extra metadata forms every topic asset carries (`assetForms`, environment "
-        "`ASSET_FORMS`), for domains whose rules require forms before an asset is published: a JSON list of "
-        "`{formName, typeIdentifier, typeRevision?, content}`; `content` may use `{topic}`, `{registryName}` "
-        "and `{schemaArn}`. DataZone validates the content against the form type's model.",
+        description="Extra metadata forms every topic asset carries, for domains whose rules require them "
+        "before publishing: `[{formName, typeIdentifier, typeRevision?, content}]`, `content` with "
+        "`{topic}`, `{registryName}`, `{schemaArn}`; DataZone checks it against the form type's model.",
     )
-    glossary_terms: tuple[str, ...] = Field(
+    glossary_terms: governance.GlossaryTerms = Field(
         default=(),
-        description="Glossary term ids attached to every topic asset (`glossaryTerms`, environment "
-        "`GLOSSARY_TERMS`, a JSON list), for domains whose rules require terms before publishing; "
-        "at most 20.",
+        description="Glossary term ids attached to every topic asset (at most 20), for domains whose rules "
+        "require terms before publishing.",
     )
 
     @field_validator("domain_id")
@@ -467,16 +465,6 @@ class Settings(BaseModel):
     @classmethod
     def _state_root(cls, value: str) -> str:
         return validate_ssm_path(value.rstrip("/") or value)
-
-    @field_validator("asset_forms")
-    @classmethod
-    def _asset_forms(cls, value: tuple[AssetForm, ...]) -> tuple[AssetForm, ...]:
-        return check_asset_forms(value)
-
-    @field_validator("glossary_terms")
-    @classmethod
-    def _glossary_terms(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        return check_glossary_terms(value)
 
     @field_validator("sources")
     @classmethod
@@ -525,12 +513,7 @@ class Settings(BaseModel):
             env["TUNING"] = json.dumps(tuning, separators=(",", ":"))
         if self.drift_downstream_depth != DEFAULT_DRIFT_DOWNSTREAM_DEPTH:
             env["DRIFT_DOWNSTREAM_DEPTH"] = str(self.drift_downstream_depth)
-        if self.asset_forms:
-            forms = [form.model_dump(by_alias=True, exclude_none=True) for form in self.asset_forms]
-            env["ASSET_FORMS"] = json.dumps(forms, separators=(",", ":"), ensure_ascii=False)
-        if self.glossary_terms:
-            env["GLOSSARY_TERMS"] = json.dumps(list(self.glossary_terms), separators=(",", ":"))
-        return env
+        return env | governance.environment(self.asset_forms, self.glossary_terms)
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str]) -> Settings:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kafka_lineage.aws.asset_records import AssetRecordStore
+from kafka_lineage.aws.asset_records import AssetRecordStore, LiveAssetRecords
 from kafka_lineage.aws.bus import DriftEvents
 from kafka_lineage.aws.clients import client
 from kafka_lineage.aws.connectors import MskConnect, SourceConnectors
@@ -58,7 +58,8 @@ def connect(settings: Settings, account: str = "", function_name: str = "lineage
     # SSM's write quota is shared by both stores; its reads are paced at their own (shared) quota.
     ssm_write_limiter = Pacing("ssm", tuning.ssm_write_rps, ceiling_of=("parameter-writes",))
     return LineageWorld(
-        asset_records=AssetRecordStore(ssm, state_root),
+        # Assets held for subscriptions after their schema was deleted are no topics of lineage.
+        asset_records=LiveAssetRecords(AssetRecordStore(ssm, state_root)),
         table_mappings=TableMappings(ssm, state_root),
         tables=SourceTables(glue_of, limiter_of, account_of),
         versions=SourceSchemaVersions(key_of, glue_of, limiter_of),

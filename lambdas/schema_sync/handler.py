@@ -38,7 +38,10 @@ class SyncFailed(RuntimeError):
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     settings = Settings.from_environment(os.environ)
     # An event or ARN from a source account names that source (Settings.source_key).
-    request = parse_sync_event(event, settings.source_key)
+    # Lambda sets AWS_REGION: the registries are read there, so a schemaArns entry of another region is
+    # reported instead of being read as the same names here.
+    region = os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION")
+    request = parse_sync_event(event, settings.source_key, region)
     logger.info("schema-sync starting", extra={"trigger": request.trigger, "scope": request.scope})
 
     def remaining_seconds() -> float:

@@ -261,6 +261,10 @@ def test_schema_sync_permissions_are_explicit_and_scoped(synth: Synthesized):
         "datazone:Search",
         "datazone:CreateListingChangeSet",
         "datazone:GetListing",
+        # governed domains: held deletions (subscriptions) and the rules that refuse a publish
+        "datazone:ListSubscriptions",
+        "datazone:GetProject",
+        "datazone:ListRules",
     }
     assert _resources(statements["GlueSchemaRegistryRead"]) == [
         _arn("glue", "registry/cdc"),

@@ -45,3 +45,19 @@ class AssetRecordStore:
         return self.store.save(
             {arn: (record.to_entry() if record is not None else None) for arn, record in changes.items()}
         )
+
+
+class LiveAssetRecords:
+    """lineage-emission's view of the asset records: without those whose schema is deleted and whose asset
+    schema-sync holds for its subscribers (AssetRecord.held). Their topics are gone for lineage, which
+    retracts their edges as for any deleted schema, while the asset stays for the subscriptions."""
+
+    def __init__(self, store: AssetRecordStore) -> None:
+        self.store = store
+
+    @property
+    def unreadable(self) -> list[str]:
+        return self.store.unreadable
+
+    def load(self) -> dict[str, AssetRecord]:
+        return {arn: record for arn, record in self.store.load().items() if not record.held}

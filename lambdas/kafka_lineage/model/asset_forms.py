@@ -13,9 +13,9 @@ from __future__ import annotations
 import json
 import re
 import string
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
 
 # botocore datazone FormName, FormTypeIdentifier, RevisionInput, GlossaryTermId; FormInputContentString.
 FORM_NAME = re.compile(r"(?![0-9_])\w+$|^_\w*[a-zA-Z0-9]\w*")
@@ -162,3 +162,19 @@ def check_asset_forms(value: tuple[AssetForm, ...]) -> tuple[AssetForm, ...]:
 def clashes(forms: tuple[AssetForm, ...], asset_type_forms: set[str] | frozenset[str]) -> list[str]:
     """The extra forms whose names the asset type's own forms already take."""
     return sorted(form.form_name for form in forms if form.form_name in asset_type_forms)
+
+
+# The settings' types (kafka_lineage.config.Settings): checked as a whole once each entry is.
+AssetForms = Annotated[tuple[AssetForm, ...], AfterValidator(check_asset_forms)]
+GlossaryTerms = Annotated[tuple[str, ...], AfterValidator(check_glossary_terms)]
+
+
+def environment(forms: tuple[AssetForm, ...], terms: tuple[str, ...]) -> dict[str, str]:
+    """ASSET_FORMS and GLOSSARY_TERMS, when set (the functions' environment the stack writes)."""
+    env: dict[str, str] = {}
+    if forms:
+        dumped = [form.model_dump(by_alias=True, exclude_none=True) for form in forms]
+        env["ASSET_FORMS"] = json.dumps(dumped, separators=(",", ":"), ensure_ascii=False)
+    if terms:
+        env["GLOSSARY_TERMS"] = json.dumps(list(terms), separators=(",", ":"))
+    return env

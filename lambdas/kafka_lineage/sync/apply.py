@@ -21,7 +21,8 @@ from kafka_lineage.model.asset_records import AssetRecord
 from kafka_lineage.model.catalog import AssetType, CatalogAsset
 from kafka_lineage.model.failures import AssetConflict, AssetGone
 from kafka_lineage.observability import logger
-from kafka_lineage.sync import plan
+from kafka_lineage.sync import governed, plan
+from kafka_lineage.sync.governed import HeldDeletion, RefusedPublish
 from kafka_lineage.sync.ports import AssetCatalog
 
 Change = Literal["created", "revised", "deleted", ""]
@@ -67,6 +68,10 @@ class Applied:
     record: AssetRecord | None
     change: Change = ""
     adopted: bool = False
+    # A deletion held while subscribers keep the listing (not a failure), or a publish a domain rule refused
+    # (a failure; the asset stays created and unpublished): sync.governed.
+    held: HeldDeletion | None = None
+    refused: RefusedPublish | None = None
 
     def event_detail(self) -> dict[str, Any] | None:
         """The "Topic Asset Changed" detail this change announces (None: nothing to announce)."""
@@ -107,9 +112,17 @@ class Applier:
         if isinstance(action, plan.Touch):
             return Applied(action, action.new_record)
         if isinstance(action, plan.Delete):
-            self.catalog.unpublish(action.asset_id, self.tokens.unpublish(action.asset_id))
-            self.catalog.delete_asset(action.asset_id)
-            return Applied(action, None, "deleted")
+            # One DeleteAsset (its listing goes with it); held while subscribed.
+            deleted = governed.delete(self.catalog, action, self.asset_type, self.tokens)
+            if deleted.warning and self.warn is not None:
+                self.warn(action.schema_arn, deleted.warning)
+            return Applied(action, deleted.record, deleted.change, held=deleted.held)
+        if isinstance(action, plan.Publish):
+            # Created by an earlier run whose publish a domain rule refused: publish it, create nothing.
+            record = action.new_record
+            listed = CatalogAsset(record.asset_id, record.schema_arn, record.asset_revision)
+            refused = governed.publish(self.catalog, action, listed, self.tokens)
+            return Applied(action, replace(record, unpublished=refused is not None), refused=refused)
         if isinstance(action, plan.Revise):
             asset, change, adopted = self._revise(action)
         else:
@@ -117,9 +130,14 @@ class Applier:
             change = "revised" if adopted else "created"
         if asset.note and self.warn is not None:
             self.warn(action.schema_arn, asset.note)
-        self.catalog.publish(asset.asset_id, asset.revision, self.tokens.publish(asset))
-        record = replace(action.new_record, asset_id=asset.asset_id, asset_revision=asset.revision)
-        return Applied(action, record, change, adopted)
+        refused = governed.publish(self.catalog, action, asset, self.tokens)
+        record = replace(
+            action.new_record,
+            asset_id=asset.asset_id,
+            asset_revision=asset.revision,
+            unpublished=refused is not None,
+        )
+        return Applied(action, record, change, adopted, refused=refused)
 
     def _revise(self, action: plan.Revise) -> tuple[CatalogAsset, Change, bool]:
         record = action.record

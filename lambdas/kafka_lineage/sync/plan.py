@@ -27,6 +27,8 @@ from kafka_lineage.model.registry import ListedSchema, SchemaDetails
 from kafka_lineage.sync.desired import Desired
 from kafka_lineage.sync.requests import SchemaRef
 
+REQUESTED = "requested"  # a Candidate's reason when a request or an event named the schema
+
 
 @dataclass(frozen=True)
 class Candidate:
@@ -115,8 +117,28 @@ class Touch:
 
 
 @dataclass(frozen=True)
+class Publish:
+    """The asset exists with this content, but its last publish was refused (a domain rule): publish it,
+    creating nothing."""
+
+    kind: ClassVar[str] = "publish"
+    registry_name: str
+    topic: str
+    schema_arn: str
+    reason: str
+    record: AssetRecord
+    new_record: AssetRecord
+
+    def describe(self) -> dict[str, object]:
+        summary = _summary(self.kind, self.registry_name, self.topic, self.schema_arn, self.reason)
+        summary.update(assetId=self.record.asset_id, schemaVersion=self.new_record.latest_version)
+        return summary
+
+
+@dataclass(frozen=True)
 class Delete:
-    """Unpublish and delete an asset. `record` is None for an orphan (an asset no asset record knows)."""
+    """Delete an asset (its listing goes with it), or hold it while subscribers keep its listing. `record`
+    is None for an orphan (an asset no asset record knows)."""
 
     kind: ClassVar[str] = "delete"
     registry_name: str
@@ -125,19 +147,28 @@ class Delete:
     reason: str
     asset_id: str
     record: AssetRecord | None = None
-    confirmed: bool = False  # an event confirmed the deletion: the fail-safe does not apply
+    # An event confirmed the deletion, or it was held before (screened when it was first decided): the
+    # fail-safe does not apply.
+    confirmed: bool = False
 
     @property
     def key(self) -> str:
         return self.schema_arn
 
+    @property
+    def was_held(self) -> bool:
+        """The asset's deletion was held for subscriptions on an earlier run."""
+        return self.record is not None and self.record.held > 0
+
     def describe(self) -> dict[str, object]:
         summary = _summary(self.kind, self.registry_name, self.topic, self.schema_arn, self.reason)
         summary["assetId"] = self.asset_id
+        if self.was_held and self.record is not None:
+            summary["heldSubscriptions"] = self.record.held
         return summary
 
 
-Action = Create | Revise | Touch | Delete
+Action = Create | Revise | Touch | Publish | Delete
 Work = Candidate | Delete  # what a chunk holds before it is read: deletions need no read
 
 
@@ -185,6 +216,11 @@ class SyncPlan:
 
 
 def deletion(record: AssetRecord, reason: str, confirmed: bool) -> Delete:
+    """A record's deletion. One held for subscriptions before passed the fail-safe (or an event confirmed
+    it) when it was first decided: retried each run, it is not screened again, which would otherwise trip
+    the fail-safe run after run while subscribers keep the assets."""
+    if record.held:
+        reason = f"{reason}; held for {record.held} subscription(s) since an earlier run"
     return Delete(
         registry_name=record.registry_name,
         topic=record.schema_name,
@@ -192,7 +228,7 @@ def deletion(record: AssetRecord, reason: str, confirmed: bool) -> Delete:
         reason=reason,
         asset_id=record.asset_id,
         record=record,
-        confirmed=confirmed,
+        confirmed=confirmed or record.held > 0,
     )
 
 
@@ -252,6 +288,8 @@ def _reason(schema: ListedSchema, record: AssetRecord | None, verify: bool) -> s
         return "re-created under the same name"
     if record.updated_time != schema.updated_time:
         return "listing changed"
+    if record.unpublished:
+        return "not published yet (a domain rule refused the last publish)"
     if verify:
         return "verify"
     return None
@@ -296,7 +334,7 @@ def triage_targets(
                 registry_name=ref.registry_name,
                 schema_name=ref.schema_name,
                 schema_arn=record.schema_arn if record else None,
-                reason="requested",
+                reason=REQUESTED,
                 record=record,
                 confirmed_deleted=ref in confirmed,
             )
@@ -399,6 +437,8 @@ def decide(
         if record is None:
             raise ValueError("a schema without an asset record must be inspected in full")
         refreshed = refreshed_record(record, details, candidate.listed, record.source_fingerprint)
+        if record.unpublished:
+            return Publish(*where, record=record, new_record=replace(refreshed, unpublished=False))
         return None if refreshed == record else Touch(*where, record=record, new_record=refreshed)
     created_time = candidate.listed.created_time if candidate.listed else details.created_time
     new_record = AssetRecord(
@@ -421,6 +461,8 @@ def decide(
         return Create(*where, new_record=new_record, desired=desired)
     if record.content_hash != desired.content_hash:
         return Revise(*where, record=record, new_record=new_record, desired=desired)
+    if record.unpublished:
+        return Publish(*where, record=record, new_record=new_record)
     if new_record == record:
         return None
     return Touch(*where, record=record, new_record=new_record)
@@ -450,8 +492,11 @@ def gone(candidate: Candidate) -> Delete | None:
 
 
 def registry_totals(records: Iterable[AssetRecord], orphans: Iterable[Delete]) -> dict[str, int]:
-    """A registry's assets, for the fail-safe's share: the mapped ones and the orphans verify found."""
+    """A registry's assets, for the fail-safe's share: the mapped ones and the orphans verify found. Assets
+    held for subscriptions are left out: their deletion is decided, just not done, so they neither count as
+    the registry's live assets (which would dilute the share of new deletions) nor are screened again."""
     totals: dict[str, int] = {}
-    for name in [record.registry_name for record in records] + [item.registry_name for item in orphans]:
+    live = [record.registry_name for record in records if not record.held]
+    for name in live + [item.registry_name for item in orphans]:
         totals[name] = totals.get(name, 0) + 1
     return totals

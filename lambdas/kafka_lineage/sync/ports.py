@@ -64,8 +64,6 @@ class AssetCatalog(Protocol):
         when a domain rule refuses it (the asset stays, unpublished)."""
         ...
 
-    def unpublish(self, asset_id: str, token: str) -> None: ...
-
     def delete_asset(self, asset_id: str, unpublish_token: str = "", subscribed: bool = False) -> Deletion:
         """One DeleteAsset (its listing goes with it); held while the listing has approved subscriptions.
         `subscribed`: the asset was held before (its subscriptions are looked at first)."""

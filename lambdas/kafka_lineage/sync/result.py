@@ -13,6 +13,7 @@ from aws_lambda_powertools.metrics import MetricUnit
 from kafka_lineage.model.report import Sample, failure_item
 from kafka_lineage.observability import logger, metrics
 from kafka_lineage.sync import plan
+from kafka_lineage.sync.governed import HeldDeletion, RefusedPublish
 from kafka_lineage.sync.pipeline import Progress
 
 SAMPLE = 100  # entries of each per-item list the result carries; the logs carry every one
@@ -31,6 +32,10 @@ class SyncResult:
     unchanged: int = 0
     deleted: int = 0
     adopted: int = 0
+    published: int = 0  # assets created earlier whose publish a rule had refused, published now
+    publishes_refused: int = 0
+    # Deletions held while subscribers keep the listing: not failures, the run does not raise for them.
+    held: Sample = field(default_factory=_sample)
     failed: Sample = field(default_factory=_sample)
     skipped: Sample = field(default_factory=_sample)
     planned: Sample = field(default_factory=_sample)
@@ -81,8 +86,25 @@ class SyncResult:
                 self.updated += 1
             elif isinstance(action, plan.Delete):
                 self.deleted += 1
+            elif isinstance(action, plan.Publish):
+                self.published += 1
             else:
                 self.unchanged += 1
+
+    def record_held(self, held: HeldDeletion) -> None:
+        """A deletion held for subscriptions: listed, counted, logged; no failure (the run does not raise)."""
+        item = held.describe()
+        with self._lock:
+            self.held.add(item)
+        logger.info("schema-sync deletion held: the listing has subscriptions", extra=item)
+
+    def record_refused(self, refused: RefusedPublish) -> None:
+        """A publish a domain rule refused: a failure naming the rule (the asset stays, unpublished)."""
+        item = refused.describe()
+        with self._lock:
+            self.failed.add(item)
+            self.publishes_refused += 1
+        logger.error("schema-sync publish refused by a domain rule", extra=item)
 
     def count_unchanged(self, items: int) -> None:
         with self._lock:
@@ -127,6 +149,9 @@ class SyncResult:
             ("SchemasUnchanged", self.unchanged),
             ("SchemasFailed", self.failed.total),
             ("AssetsAdopted", self.adopted),
+            ("AssetsPublished", self.published),
+            ("PublishesRefused", self.publishes_refused),
+            ("DeletionsHeld", self.held.total),
             ("EventsFailed", self.events_failed),
         ):
             metrics.add_metric(name=name, unit=MetricUnit.Count, value=value)
@@ -142,6 +167,9 @@ class SyncResult:
             "unchanged": self.unchanged,
             "deleted": self.deleted,
             "adopted": self.adopted,
+            "published": self.published,
+            "held": self.held.items,
+            "heldTotal": self.held.total,
             "failed": self.failed.items,
             "failedTotal": self.failed.total,
             "skipped": self.skipped.items,

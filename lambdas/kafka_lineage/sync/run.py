@@ -38,7 +38,13 @@ from kafka_lineage.observability import logger, tracer
 from kafka_lineage.schemas import parse_definition
 from kafka_lineage.sync import plan
 from kafka_lineage.sync.apply import Applier
-from kafka_lineage.sync.desired import desired_asset, has_drift_form, shown_drift, source_fingerprint
+from kafka_lineage.sync.desired import (
+    Governance,
+    desired_asset,
+    has_drift_form,
+    shown_drift,
+    source_fingerprint,
+)
 from kafka_lineage.sync.drift import marker, read_summaries, summary_of
 from kafka_lineage.sync.pipeline import Deadline, Item, Pace, Pipeline
 from kafka_lineage.sync.ports import SyncAdapters
@@ -84,12 +90,16 @@ class SchemaSync:
         self.deadline = Deadline(remaining_seconds, settings.tuning.deadline_margin_seconds)
         self.drift_summaries: dict[str, DriftSummary] = {}
         self.drift_error: str | None = None
+        # What a governed domain's rules ask of every asset (assetForms, glossaryTerms).
+        self.governance = Governance(settings.asset_forms, settings.glossary_terms)
 
     # ---------------------------------------------------------------- the run
     @tracer.capture_method
     def run(self, request: SyncRequest, on_plan: Callable[[plan.SyncPlan], None] | None = None) -> SyncResult:
         """Run the request; `on_plan` receives each chunk's plan value (a dry run's whole plan is theirs)."""
         result = SyncResult(dry_run=request.dry_run, trigger=request.trigger)
+        for arn, why in request.rejected:  # named by the request, and no run can read it
+            result.fail(why, schemaArn=arn)
         world = self._read(request, result)
         ledger, work = self._triage_work(request, world, result, on_plan)
         if has_drift_form(world.asset_type) and any(isinstance(item, plan.Candidate) for _, item in work):
@@ -290,12 +300,14 @@ class SchemaSync:
             raise DriftUnavailable(self.drift_error)
         drift = summary_of(self.drift_summaries, details.registry_name, details.schema_name)
         shown = marker(shown_drift(asset_type, drift, details.latest.number))
-        fingerprint = source_fingerprint(details, namespace, asset_type.revision, shown)
+        fingerprint = source_fingerprint(details, namespace, asset_type.revision, shown, self.governance)
         if not plan.needs_definition(candidate, fingerprint):
             return plan.decide(candidate, details, None, namespace)
         definition = registry.definition(details.schema_arn, details.latest.number)
         parsed = parse_definition(details.data_format, definition)
-        desired = desired_asset(source, details, parsed, definition, namespace, asset_type, drift)
+        desired = desired_asset(
+            source, details, parsed, definition, namespace, asset_type, drift, self.governance
+        )
         return plan.decide(candidate, details, desired, namespace)
 
 

@@ -71,6 +71,10 @@ class Chunks:
                 if deletion is not None:
                     with lock:
                         gone.append(deletion)
+                elif candidate.reason == plan.REQUESTED:
+                    # Named by a request or an event, and not there: say so rather than do nothing silently.
+                    where = {"registryName": candidate.registry_name, "topic": candidate.schema_name}
+                    self.result.skip([{**where, "reason": "schema not found"}])
                 return
             except Exception as error:
                 self.result.fail(error, schemaArn=candidate.key, registryName=candidate.registry_name)
@@ -180,7 +184,12 @@ class Chunks:
             return
         events = []
         for done in applied.done:
-            self.result.count(done.action, done.adopted)
+            if done.held is not None:
+                self.result.record_held(done.held)  # a deletion not done: not counted as deleted
+            else:
+                self.result.count(done.action, done.adopted)
+            if done.refused is not None:
+                self.result.record_refused(done.refused)
             detail = done.event_detail()
             if detail is not None:
                 events.append(detail)

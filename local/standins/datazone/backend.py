@@ -51,6 +51,7 @@ HANDLERS: dict[str, Handler] = {
     "CreateRule": rules.create_rule,
     "GetRule": rules.get_rule,
     "ListRules": rules.list_rules,
+    "DeleteRule": rules.delete_rule,
     "CreateGlossary": glossaries.create_glossary,
     "CreateGlossaryTerm": glossaries.create_glossary_term,
     "CreateSubscriptionRequest": subscriptions.create_subscription_request,

@@ -54,18 +54,33 @@ class Rule:
         types = self.scope.get("assetType") or {"selectionMode": "ALL"}
         return types["selectionMode"] == "ALL" or asset_type in types.get("specificAssetTypes", [])
 
-    def covers(self, project_id: str, asset_type: str, project_unit: str | None) -> bool:
+    def targets(self, units: list[str]) -> bool:
+        """Whether the rule's target takes in a project of the first of `units` (its unit, then the unit's
+        parents up to the root): its own unit, or a parent's with includeChildDomainUnits."""
+        if not units:
+            return True  # a domain without domain units modelled: every rule's target holds the project
+        if self.domain_unit == units[0]:
+            return True
+        cascades = bool(self.target.get("domainUnitTarget", {}).get("includeChildDomainUnits"))
+        return cascades and self.domain_unit in units[1:]
+
+    def covers(self, project_id: str, asset_type: str, units: list[str]) -> bool:
         """Whether the rule's target and scope take in this project's assets of this type."""
-        if project_unit is not None and project_unit != self.domain_unit:
-            return False
-        return self.takes_project(project_id) and self.takes_asset_type(asset_type)
+        return self.targets(units) and self.takes_project(project_id) and self.takes_asset_type(asset_type)
 
 
-def project_unit(domain: Domain, project_id: str) -> str | None:
-    """The project's domain unit, when the stand-in models domain units (else every rule's target is taken
-    to hold the project)."""
-    units: dict[str, str] = getattr(domain, "project_units", None) or {}
-    return units.get(project_id)
+def unit_chain(domain: Domain, project_id: str) -> list[str]:
+    """The project's domain unit and its parents up to the root (governance.py keeps them); empty when the
+    domain models no units."""
+    gov = getattr(domain, "governance", None)
+    if gov is None:
+        return []
+    unit: str | None = gov.project_units.get(project_id, gov.root_unit)
+    chain: list[str] = []
+    while unit is not None and unit not in chain:
+        chain.append(unit)
+        unit = gov.units.get(unit)
+    return chain
 
 
 def _check_detail(store: Store, domain: Domain, action: str, detail: dict[str, Any]) -> str:
@@ -168,12 +183,24 @@ def get_rule(store: Store, domain: Domain, params: Params) -> Response:
     )
 
 
+def delete_rule(store: Store, domain: Domain, params: Params) -> Response:
+    if domain.rules.pop(params["identifier"], None) is None:
+        raise not_found(f"Rule {params['identifier']} not found")
+    return {}
+
+
 def list_rules(store: Store, domain: Domain, params: Params) -> Response:
     if params["targetType"] != "DOMAIN_UNIT":
         raise validation("targetType must be DOMAIN_UNIT")
     found = []
+    units = [params["targetIdentifier"]]
+    gov = getattr(domain, "governance", None)
+    while (
+        params.get("includeCascaded") and gov is not None and gov.units.get(units[-1]) not in (None, *units)
+    ):
+        units.append(gov.units[units[-1]])  # the parents, whose cascading rules reach this unit
     for rule in domain.rules.values():
-        if rule.domain_unit != params["targetIdentifier"]:
+        if rule.domain_unit != units[0] and not (rule.domain_unit in units[1:] and rule.targets(units)):
             continue
         if params.get("ruleType") and rule.rule_type != params["ruleType"]:
             continue
@@ -231,9 +258,9 @@ def _unmet(store: Store, rule: Rule, revision: AssetRevision) -> str | None:
 
 def enforce_publish(store: Store, domain: Domain, asset: Asset, revision: AssetRevision) -> None:
     """Refuse a publish of `revision` that a rule covering the asset is not satisfied by."""
-    unit = project_unit(domain, asset.owning_project_id)
+    units = unit_chain(domain, asset.owning_project_id)
     for rule in domain.rules.values():
-        if rule.action != PUBLISH_ACTION or not rule.covers(asset.owning_project_id, asset.type_name, unit):
+        if rule.action != PUBLISH_ACTION or not rule.covers(asset.owning_project_id, asset.type_name, units):
             continue
         unmet = _unmet(store, rule, revision)
         if unmet is None:

@@ -134,9 +134,18 @@ def test_create_revise_and_delete_cope_with_listing_changes_in_progress(
     deleted = cdc.sync()
     # Then the listing is withdrawn and the asset deleted
     assert (deleted["deleted"], deleted["failed"]) == (1, []), deleted
-    # (the unpublish was refused while the republish was in progress, then waited for with GetListing)
-    assert cdc.aws.call_counts("datazone", ok=False)["datazone:CreateListingChangeSet"] >= 1
-    assert cdc.aws.call_counts("datazone")["datazone:GetListing"] >= 1
+    if must_unpublish:
+        # (DeleteAsset refused the published asset; the unpublish was refused while the republish was in
+        # progress, then waited for with GetListing, and the delete followed)
+        assert cdc.aws.call_counts("datazone", ok=False)["datazone:DeleteAsset"] >= 1
+        assert cdc.aws.call_counts("datazone", ok=False)["datazone:CreateListingChangeSet"] >= 1
+        assert cdc.aws.call_counts("datazone")["datazone:GetListing"] >= 1
+    else:
+        # (DataZone deletes the listing with the asset: one DeleteAsset, no unpublish, no wait)
+        calls = cdc.aws.call_counts("datazone")
+        assert calls["datazone:DeleteAsset"] == 1
+        assert "datazone:CreateListingChangeSet" not in calls
+        assert "datazone:GetListing" not in calls
     assert set(by_external_id(cdc)) == {world.schema_arn("cdc", "keep")}
     cdc.aws.datazone.settle_listings(world.DOMAIN_ID)
     (listing,) = cdc.aws.datazone.listings(world.DOMAIN_ID)
@@ -153,7 +162,8 @@ def test_a_listing_change_that_outlasts_the_wait_fails_the_schema_and_the_next_r
     monkeypatch.setattr(catalog, "LISTING_WAIT_SECONDS", 0.05)
     monkeypatch.setattr(catalog, "LISTING_FIRST_PAUSE_SECONDS", 0.01)
     monkeypatch.setattr(catalog, "LISTING_MAX_PAUSE_SECONDS", 0.01)
-    cdc.aws.set_readings(listing_change_calls=100_000)
+    # (and a DeleteAsset that wants the listing withdrawn first: the only case that unpublishes)
+    cdc.aws.set_readings(listing_change_calls=100_000, delete_requires_unpublish=True)
     cdc.register("orders")
     cdc.register("keep")
     cdc.sync()

@@ -21,7 +21,6 @@ from tests.unit.standins.test_datazone_support import (
 )
 
 TOPIC = "dbserver1.inventory.orders"
-UNIT = "unit_root1"
 OWNERSHIP_MODEL = """
 namespace governance
 structure DataOwnershipForm {
@@ -55,11 +54,17 @@ def ownership_form_type(w: World) -> str:
     return str(w.call("GetFormType", formTypeIdentifier="DataOwnershipForm")["revision"])
 
 
-def form_rule(w: World, revision: str, **scope: Any) -> dict[str, Any]:
+def root(w: World) -> str:
+    return w.backend.root_domain_unit(DOMAIN)
+
+
+def form_rule(
+    w: World, revision: str, unit: str | None = None, cascade: bool = False, **scope: Any
+) -> dict[str, Any]:
     return w.call(
         "CreateRule",
         name="ownership required",
-        target={"domainUnitTarget": {"domainUnitId": UNIT}},
+        target={"domainUnitTarget": {"domainUnitId": unit or root(w), "includeChildDomainUnits": cascade}},
         action="CREATE_LISTING_CHANGE_SET",
         scope=scope or {"assetType": {"selectionMode": "ALL"}, "project": {"selectionMode": "ALL"}},
         detail={
@@ -209,7 +214,7 @@ class TestRules:
         w.call(
             "CreateRule",
             name="terms required",
-            target={"domainUnitTarget": {"domainUnitId": UNIT}},
+            target={"domainUnitTarget": {"domainUnitId": root(w)}},
             action="CREATE_LISTING_CHANGE_SET",
             scope={"assetType": {"selectionMode": "ALL"}},
             detail={"glossaryTermEnforcementDetail": {"requiredGlossaryTermIds": [one, two]}},
@@ -227,13 +232,42 @@ class TestRules:
             )
             assert two in error.message
 
+    def test_a_rule_on_another_unit_does_not_apply_and_a_parents_applies_only_when_it_cascades(self):
+        w = kafka_world()
+        revision = ownership_form_type(w)
+        w.backend.add_domain_unit(DOMAIN, "unit_sales")
+        w.backend.add_domain_unit(DOMAIN, "unit_cdc")
+        w.backend.add_project(DOMAIN, "prj_cdc", domain_unit="unit_cdc")
+        form_rule(w, revision, unit="unit_sales")
+        form_rule(w, revision)  # on the root unit, not cascading
+        asset = create_topic_asset(w, TOPIC, owningProjectIdentifier="prj_cdc")
+        assert publish(w, asset["id"])["status"] == "ACTIVE"
+        form_rule(w, revision, cascade=True)
+        revised = w.call(
+            "CreateAssetRevision", identifier=asset["id"], name=TOPIC, formsInput=kafka_forms(TOPIC)
+        )
+        error = error_of(
+            w,
+            "CreateListingChangeSet",
+            entityIdentifier=asset["id"],
+            entityType="ASSET",
+            action="PUBLISH",
+            entityRevision=revised["revision"],
+        )
+        assert error.code == "ValidationException"
+        cascaded = w.call(
+            "ListRules", targetType="DOMAIN_UNIT", targetIdentifier="unit_cdc", includeCascaded=True
+        )
+        assert len(cascaded["items"]) == 1
+        assert w.call("ListRules", targetType="DOMAIN_UNIT", targetIdentifier="unit_cdc")["items"] == []
+
     def test_list_and_get_rules_by_domain_unit_and_filters(self):
         w = kafka_world()
         rule = form_rule(w, ownership_form_type(w))
         listed = w.call(
             "ListRules",
             targetType="DOMAIN_UNIT",
-            targetIdentifier=UNIT,
+            targetIdentifier=root(w),
             action="CREATE_LISTING_CHANGE_SET",
             projectIds=[PROJECT],
             assetTypes=[ASSET_TYPE],
@@ -250,7 +284,7 @@ class TestRules:
             w,
             "CreateRule",
             name="bad",
-            target={"domainUnitTarget": {"domainUnitId": UNIT}},
+            target={"domainUnitTarget": {"domainUnitId": root(w)}},
             action="CREATE_LISTING_CHANGE_SET",
             scope={},
             detail={
