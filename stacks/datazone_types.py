@@ -215,6 +215,8 @@ class DataZoneTypes(Construct):
                 ],
             )
         )
+        # SAR: GetProject, GetDomainUnit, ListPolicyGrants, ListProjectMemberships and GetUserProfile take no
+        # resource type, so only "*" grants them (DataZone's project membership authorises on top).
         self.handler_role.add_to_policy(
             iam.PolicyStatement(
                 sid="DataZoneGovernanceRead",

@@ -268,8 +268,9 @@ class KafkaLineage(Construct):
                 "datazone:Search",
                 "datazone:CreateListingChangeSet",
                 "datazone:GetListing",
-                # governed domains: a deletion is held while the listing has approved subscriptions, and a
-                # publish a domain rule refuses names the rule (the project's domain unit, its rules)
+                # governed domains (SAR: no resource type either): a deletion is held while the listing has
+                # approved subscriptions, and a publish a domain rule refuses names the rule (the project's
+                # domain unit, its rules)
                 "datazone:ListSubscriptions",
                 "datazone:GetProject",
                 "datazone:ListRules",
