@@ -126,6 +126,7 @@ class KafkaLineageSource(Construct):
 
     def _grant_delivery(self) -> None:
         arn = self._arn
+        # SAR: firehose:ListDeliveryStreams takes no resource type, so only "*" grants it.
         for sid, actions, resources in (
             ("MskChannelList", ["kafka:ListChannels"], [arn("kafka", "cluster", "*/*")]),
             ("MskChannelDescribe", ["kafka:DescribeChannel"], [arn("kafka", "channel", "*/*/*")]),
