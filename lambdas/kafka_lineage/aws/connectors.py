@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from kafka_lineage.aws.calls import Stopped, instrument, pages_until
 from kafka_lineage.aws.pacing import Pacer, RateLimiter
+from kafka_lineage.aws.sessions import by_account
 from kafka_lineage.config import Source
 from kafka_lineage.model.connector_keys import kept_config
 from kafka_lineage.model.connectors import ConnectorConfig, ConnectorNote, ConnectorReads
@@ -188,11 +189,8 @@ class SourceConnectors:
         self._readers: dict[str, MskConnect] = {}
 
     def read(self, sources: Sequence[Source], stop: Callable[[], bool] | None = None) -> ConnectorReads:
-        groups: dict[str, list[Source]] = {}
-        for source in sources:
-            groups.setdefault(source.key if source.role_arn else "", []).append(source)
         answers = []
-        for key, members in sorted(groups.items()):
+        for key, members in by_account(sources):
             reader = self._readers.get(key)
             if reader is None:
                 reader = self._readers[key] = self._reader_of(key)

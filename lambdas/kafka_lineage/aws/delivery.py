@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from kafka_lineage.aws.calls import instrument
 from kafka_lineage.aws.pacing import RateLimiter
+from kafka_lineage.aws.sessions import by_account
 from kafka_lineage.config import Source
 from kafka_lineage.model.delivery import (
     DeliveryPath,
@@ -403,11 +404,8 @@ class SourceDeliveryPaths:
     def read(
         self, sources: Sequence[Source], stop: Callable[[], bool] | None = None, force: bool = False
     ) -> DeliveryReads:
-        groups: dict[str, list[Source]] = {}
-        for source in sources:
-            groups.setdefault(source.key if source.role_arn else "", []).append(source)
         answers = []
-        for key, members in sorted(groups.items()):
+        for key, members in by_account(sources):
             reader = self._readers.get(key)
             if reader is None:
                 reader = self._readers[key] = self._reader_of(key)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -36,6 +37,15 @@ from kafka_lineage.observability import logger, metrics
 DURATION_SECONDS = 3600
 # STS RoleSessionName: 2-64 characters of [\w+=,.@-] (botocore sts roleSessionNameType).
 _SESSION_NAME_CHARACTERS = re.compile(r"[^\w+=,.@-]")
+
+
+def by_account(sources: Sequence[Source]) -> list[tuple[str, list[Source]]]:
+    """The sources grouped by the account their calls run in, in a stable order: a role's source key, or ""
+    for the sources read in the functions' own account. One reader (a client, a listing) serves a group."""
+    groups: dict[str, list[Source]] = {}
+    for source in sources:
+        groups.setdefault(source.key if source.role_arn else "", []).append(source)
+    return sorted(groups.items())
 
 
 def session_name(function_name: str) -> str:
