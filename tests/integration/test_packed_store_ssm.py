@@ -12,7 +12,7 @@ from moto import mock_aws
 
 from kafka_lineage.aws.clients import client, reset_clients
 from kafka_lineage.aws.packed_store import PackedStore
-from kafka_lineage.config import SSM_ARN_PREFIX_BUDGET, SSM_OWN_SUFFIX_BUDGET, validate_ssm_path
+from kafka_lineage.model.ssm_names import SSM_ARN_PREFIX_BUDGET, SSM_OWN_SUFFIX_BUDGET, validate_ssm_path
 from kafka_lineage.observability import logger
 from local.standins import LocalAws
 

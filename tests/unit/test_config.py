@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from kafka_lineage.config import ConfigError, Settings, TableRule, validate_ssm_path
+from kafka_lineage.config import ConfigError, Settings, TableRule
+from kafka_lineage.model.ssm_names import validate_ssm_path
 from tests.fixtures import CLUSTER_ARN, environment
 
 

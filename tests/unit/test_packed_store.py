@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 
 from kafka_lineage.aws.pacing import RateLimiter
 from kafka_lineage.aws.packed_store import PackedFormatError, PackedStore
-from kafka_lineage.config import SSM_ARN_PREFIX_BUDGET, SSM_OWN_SUFFIX_BUDGET, validate_ssm_path
 from kafka_lineage.model.failures import AwsError, Unavailable
+from kafka_lineage.model.ssm_names import SSM_ARN_PREFIX_BUDGET, SSM_OWN_SUFFIX_BUDGET, validate_ssm_path
 from kafka_lineage.model.state_layout import MAX_VALUE_BYTES
 from tests.unit.fake_clients import FakeClient, aws_error, wired
 
