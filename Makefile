@@ -77,12 +77,13 @@ infrastructure: venv
 # venv), which synthesizes the existing-app example from a temporary directory, cdk-nag included, and the
 # `kafka-lineage` script answers. The Lambda layer comes from the checkout's cache (build/), as a user's
 # comes from theirs. pip fetches the build backend (hatchling) and the wheel's dependencies from the
-# package index or its cache; the development venv's pip installs into the new one (which then needs none).
+# package index or its cache. The new venv has its own pip: the stack bundles the functions' layer with the
+# Python that synthesizes it (a fresh clone has no cached layer yet).
 WHEEL_VENV := build/wheel-venv
 wheel: venv
 	rm -rf build/dist $(WHEEL_VENV)
 	$(PY) -m build --outdir build/dist . >/dev/null
-	$(PY) -m venv --without-pip $(WHEEL_VENV)
+	$(PY) -m venv $(WHEEL_VENV)
 	$(PY) -m pip --python $(WHEEL_VENV)/bin/python install --quiet --disable-pip-version-check --no-compile \
 		"$$(ls build/dist/*.whl)[nag]"
 	set -e; app=$$(mktemp -d); trap 'rm -rf "$$app"' EXIT; cp examples/existing-app/app.py "$$app"; \
