@@ -140,21 +140,7 @@ def create_rule(store: Store, domain: Domain, params: Params) -> Response:
             created_at=now,
         )
         domain.rules[rule.id] = rule
-        return compact(
-            {
-                "identifier": rule.id,
-                "name": rule.name,
-                "ruleType": rule.rule_type,
-                "target": rule.target,
-                "action": rule.action,
-                "scope": rule.scope,
-                "detail": rule.detail,
-                "targetType": "DOMAIN_UNIT",
-                "description": rule.description,
-                "createdAt": now,
-                "createdBy": store.principal,
-            }
-        )
+        return compact(_rule_view(rule, store.principal))
 
     return store.idempotent(domain, "CreateRule", params, produce)
 
@@ -163,24 +149,27 @@ def get_rule(store: Store, domain: Domain, params: Params) -> Response:
     rule = domain.rules.get(params["identifier"])
     if rule is None or (params.get("revision") and params["revision"] != rule.revision):
         raise not_found(f"Rule {params['identifier']} not found")
-    return compact(
-        {
-            "identifier": rule.id,
-            "revision": rule.revision,
-            "name": rule.name,
-            "ruleType": rule.rule_type,
-            "target": rule.target,
-            "action": rule.action,
-            "scope": rule.scope,
-            "detail": rule.detail,
-            "targetType": "DOMAIN_UNIT",
-            "description": rule.description,
-            "createdAt": rule.created_at,
-            "updatedAt": rule.created_at,
-            "createdBy": store.principal,
-            "lastUpdatedBy": store.principal,
-        }
-    )
+    # GetRuleOutput adds the revision and who last updated it to what CreateRuleOutput answers
+    view = _rule_view(rule, store.principal)
+    view.update(revision=rule.revision, updatedAt=rule.created_at, lastUpdatedBy=store.principal)
+    return compact(view)
+
+
+def _rule_view(rule: Rule, principal: str) -> dict[str, Any]:
+    """The members CreateRuleOutput and GetRuleOutput share (botocore's datazone model)."""
+    return {
+        "identifier": rule.id,
+        "name": rule.name,
+        "ruleType": rule.rule_type,
+        "target": rule.target,
+        "action": rule.action,
+        "scope": rule.scope,
+        "detail": rule.detail,
+        "targetType": "DOMAIN_UNIT",
+        "description": rule.description,
+        "createdAt": rule.created_at,
+        "createdBy": principal,
+    }
 
 
 def delete_rule(store: Store, domain: Domain, params: Params) -> Response:
