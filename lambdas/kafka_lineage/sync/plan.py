@@ -93,9 +93,14 @@ class Revise:
     desired: Desired
 
     def describe(self) -> dict[str, object]:
-        summary = _summary(self.kind, self.registry_name, self.topic, self.schema_arn, self.reason)
-        summary.update(assetId=self.record.asset_id, schemaVersion=self.new_record.latest_version)
-        return _with_desired(summary, self.desired)
+        return _with_desired(_of_existing_asset(self), self.desired)
+
+
+def _of_existing_asset(action: Revise | Touch | Publish) -> dict[str, object]:
+    """The summary of an action on an asset that exists: which asset, at which schema version."""
+    summary = _summary(action.kind, action.registry_name, action.topic, action.schema_arn, action.reason)
+    summary.update(assetId=action.record.asset_id, schemaVersion=action.new_record.latest_version)
+    return summary
 
 
 @dataclass(frozen=True)
@@ -111,9 +116,7 @@ class Touch:
     new_record: AssetRecord
 
     def describe(self) -> dict[str, object]:
-        summary = _summary(self.kind, self.registry_name, self.topic, self.schema_arn, self.reason)
-        summary.update(assetId=self.record.asset_id, schemaVersion=self.new_record.latest_version)
-        return summary
+        return _of_existing_asset(self)
 
 
 @dataclass(frozen=True)
@@ -130,9 +133,7 @@ class Publish:
     new_record: AssetRecord
 
     def describe(self) -> dict[str, object]:
-        summary = _summary(self.kind, self.registry_name, self.topic, self.schema_arn, self.reason)
-        summary.update(assetId=self.record.asset_id, schemaVersion=self.new_record.latest_version)
-        return summary
+        return _of_existing_asset(self)
 
 
 @dataclass(frozen=True)
