@@ -11,7 +11,7 @@ from kafka_lineage.aws.connectors import MskConnect, SourceConnectors
 from kafka_lineage.aws.delivery import DeliveryPaths, SourceDeliveryPaths
 from kafka_lineage.aws.lineage_api import LineageApi
 from kafka_lineage.aws.lineage_graph import DataZoneDownstreamWalker
-from kafka_lineage.aws.pacing import Pacing
+from kafka_lineage.aws.pacing import Pacing, StageRates
 from kafka_lineage.aws.packed_store import PackedStore
 from kafka_lineage.aws.sessions import SourceSessions
 from kafka_lineage.aws.table_mappings import TableMappings
@@ -87,4 +87,5 @@ def connect(settings: Settings, account: str = "", function_name: str = "lineage
             datazone, settings.domain_id, depth=settings.drift_downstream_depth, limiter=datazone_limiter
         ),
         announcer=DriftEvents(client("events"), DRIFT_DETAIL_TYPE),
+        rates=StageRates({"save": [(lambda: ssm_write_limiter, "PutParameter")]}),
     )

@@ -8,7 +8,7 @@ from kafka_lineage.aws.catalog import Catalog
 from kafka_lineage.aws.clients import client
 from kafka_lineage.aws.kafka import cluster_namespace
 from kafka_lineage.aws.lease import StateLease
-from kafka_lineage.aws.pacing import Pacing
+from kafka_lineage.aws.pacing import Pacing, StageRates
 from kafka_lineage.aws.packed_store import PackedStore
 from kafka_lineage.aws.registry import SourceRegistries
 from kafka_lineage.aws.sessions import SourceSessions
@@ -41,6 +41,18 @@ def build_adapters(
     datazone = Pacing("datazone", tuning.datazone_rps)
     ssm = client("ssm")
     ssm_pacing = Pacing("ssm", tuning.ssm_write_rps, ceiling_of=("parameter-writes",))
+    # The calls one item of each pipeline stage makes (aws.registry, aws.catalog, aws.asset_records): the
+    # chunk estimates follow their limiters. Reads are paced by the functions' own account (a source read
+    # through a role has its own quotas: the estimates then learn its pace from the first chunk).
+    rates = StageRates(
+        {
+            "read": [
+                (lambda: limiter_of(""), op) for op in ("GetSchema", "ListSchemaVersions", "GetSchemaVersion")
+            ],
+            "write": [(lambda: datazone, op) for op in ("CreateAsset", "CreateListingChangeSet")],
+            "save": [(lambda: ssm_pacing, "PutParameter")],
+        }
+    )
 
     return SyncAdapters(
         registry=SourceRegistries(settings, lambda source: sessions.client(source, "glue"), limiter_of),
@@ -48,6 +60,7 @@ def build_adapters(
         asset_records=AssetRecordStore(ssm, settings.state_root, ssm_pacing),
         events=TopicEvents(client("events")),
         namespace_of=namespace_of,
+        rates=rates,
         lease=lease,
         drift=DriftSummaries(PackedStore(ssm, state_path(settings.state_root, DRIFT))),
     )

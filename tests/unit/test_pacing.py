@@ -16,6 +16,7 @@ from kafka_lineage.aws.pacing import (
     START_SHARE,
     AdaptiveLimiter,
     Pacing,
+    StageRates,
 )
 from kafka_lineage.model.failures import QuotaExceeded, Throttled, describe_failure
 from kafka_lineage.model.quotas import DOCUMENTED, quota_of
@@ -137,6 +138,33 @@ def test_each_operation_has_its_own_limiter_and_ssm_reads_share_one():
     assert write is ssm.limiter("DeleteParameters")
     # an operation of no quota is not paced
     assert Pacing("events").limiter("PutEvents") is None
+
+
+def test_a_stages_pace_is_its_slowest_operation_at_the_ceilings_and_its_calls_in_a_row_at_the_rates_now(
+    clock: VirtualClock,
+):
+    # Given a write stage of CreateAsset and CreateListingChangeSet, each its own quota (ceilings 20/s)
+    datazone = Pacing("datazone", 20.0)
+    rates = StageRates(
+        {"write": [(lambda: datazone, op) for op in ("CreateAsset", "CreateListingChangeSet")]}
+    )
+    start = 20.0 * START_SHARE
+
+    # Then at the ceilings a write takes 1/20 s (the two quotas in parallel, not 2/20), and the cautious
+    # guess is both calls one after the other at the rates the limiters start at
+    cautious, fastest = rates.seconds_per("write")
+    assert fastest == pytest.approx(1 / 20)
+    assert cautious == pytest.approx(2 / start)
+
+    # When CreateListingChangeSet is throttled, then the cautious guess slows with it, the least time does not
+    limiter = datazone.limiter("CreateListingChangeSet")
+    assert limiter is not None
+    limiter.throttled()
+    cautious, fastest = rates.seconds_per("write")
+    assert cautious == pytest.approx(1 / start + 1 / (start * DECREASE))
+    assert fastest == pytest.approx(1 / 20)
+    # And a stage of no paced operation costs nothing
+    assert StageRates({}).seconds_per("read") == (0.0, 0.0)
 
 
 def test_a_tuning_rate_is_the_ceiling_and_lower_quotas_keep_their_proportion():

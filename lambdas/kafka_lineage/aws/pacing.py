@@ -19,7 +19,7 @@ throttled attempt is retried at once through its operation's limiter, which just
 from __future__ import annotations
 
 import threading
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 
 from kafka_lineage.model import clock
 from kafka_lineage.model.quotas import TYPICAL_PER_SECOND, Quota, quota_of
@@ -177,3 +177,26 @@ class Pacing:
 
 # What an adapter is paced by: a fixed rate for all its calls, or each operation by its own (Pacing).
 Pacer = RateLimiter | Pacing
+
+
+class StageRates:
+    """Seconds per item of each stage of a run, read from the limiters of the operations one item makes
+    (`operations`: stage -> (pacing, operation) pairs).
+
+    - fastest: each operation has its own quota, so an item's calls go in parallel with the other items' and
+      the slowest operation at its ceiling sets the least time (a schema's CreateAsset and
+      CreateListingChangeSet take 1/20 s of the account's quotas, not 2/20);
+    - cautious, before the run has measured anything: the item's calls one after the other at the rates
+      their limiters go at now, as if they shared one quota. What the account leaves is not known until
+      calls are throttled, and a chunk once started cannot be called back.
+    """
+
+    def __init__(self, operations: Mapping[str, Sequence[tuple[Callable[[], Pacing], str]]]) -> None:
+        self._operations = {stage: tuple(pairs) for stage, pairs in operations.items()}
+
+    def seconds_per(self, stage: str) -> tuple[float, float]:
+        limiters = [pacing().limiter(operation) for pacing, operation in self._operations.get(stage, ())]
+        paced = [limiter for limiter in limiters if limiter is not None]
+        if not paced:
+            return 0.0, 0.0
+        return sum(1 / limiter.per_second for limiter in paced), max(1 / limiter.ceiling for limiter in paced)

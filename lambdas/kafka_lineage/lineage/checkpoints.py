@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
 
+from kafka_lineage.model import clock
 from kafka_lineage.model.failures import LeaseLost, describe_failure
 from kafka_lineage.observability import logger
 
@@ -46,10 +47,13 @@ class Checkpoints:
         *,
         save: Callable[[Changes], int],
         reload: Callable[[], object],
-        write_rps: float,
+        write_seconds: Callable[[], tuple[float, float]],
     ) -> None:
         self._group_of = dict(group_of)  # item key -> its group
-        self._save_changes, self._reload, self._write_rps = save, reload, write_rps
+        self._save_changes, self._reload = save, reload
+        # (cautious, fastest) seconds an SSM write takes (model.quotas.CallRates), until saves are measured.
+        self._write_seconds = write_seconds
+        self._measured: float | None = None  # seconds per write the saves took, on average
         self.report = SaveReport()
         self._lock = threading.Lock()
         self._wake = threading.Condition(self._lock)
@@ -78,12 +82,15 @@ class Checkpoints:
         self._thread.join()
 
     def backlog_seconds(self) -> float:
-        """What the unsaved groups (ready, being saved, or under way) still need at the SSM write rate; a
-        group none of whose items is done needs nothing if the run stops now."""
+        """What the unsaved groups (ready, being saved, or under way) still need at the pace the saves were
+        measured at (a cautious guess before the first); a group none of whose items is done needs nothing
+        if the run stops now."""
         with self._lock:
             under_way = sum(1 for group in self._worked if self._open[group])
             groups = len(self._ready) + self._saving + under_way
-        return groups / self._write_rps
+            measured = self._measured
+        cautious, fastest = self._write_seconds()
+        return groups * (cautious if measured is None else max(fastest, measured))
 
     def done(self, key: str, changes: Changes, worked: bool) -> None:
         """Item `key` is done: its `changes` go with its group's save, which starts once the group is done."""
@@ -119,10 +126,20 @@ class Checkpoints:
                 with self._lock:
                     self._saving = 0
 
+    def _observe(self, writes: int, seconds: float) -> None:
+        if writes:
+            with self._lock:
+                per_write = seconds / writes
+                known = self._measured
+                self._measured = per_write if known is None else (known + per_write) / 2
+
     def _save(self, changes: Changes) -> None:
         for attempt in (1, 2):
             try:
-                self.report.writes += self._save_changes(changes)
+                started = clock.monotonic()
+                writes = self._save_changes(changes)
+                self.report.writes += writes
+                self._observe(writes, clock.monotonic() - started)
                 return
             except LeaseLost as error:
                 logger.error(

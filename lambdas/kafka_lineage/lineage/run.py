@@ -71,6 +71,7 @@ from kafka_lineage.lineage.result import EmitResult
 from kafka_lineage.model.asset_records import AssetRecord
 from kafka_lineage.model.connectors import Derivation
 from kafka_lineage.model.failures import LeaseLost
+from kafka_lineage.model.quotas import CallRates
 from kafka_lineage.model.report import failure_item
 from kafka_lineage.model.state_layout import TABLE_MAPPINGS, hash_group, state_path
 from kafka_lineage.model.table_mapping import MappingParameter
@@ -117,6 +118,8 @@ class LineageWorld:
     drift_store: StateStore | None = None
     announcer: Announcer | None = None
     walker: DownstreamWalker | None = None
+    # The pace of the state's SSM writes (None: at TUNING's ceiling), for the checkpoints' estimates.
+    rates: CallRates | None = None
 
 
 @dataclass(frozen=True)
@@ -141,6 +144,13 @@ class RunContext:
         if self.remaining_seconds is None:
             return False
         return self.remaining_seconds() < self.margin + (reserve() if reserve is not None else 0.0)
+
+    def write_seconds(self) -> tuple[float, float]:
+        """(cautious, fastest) seconds of one SSM write of the state (model.quotas.CallRates)."""
+        if self.world.rates is None:
+            ceiling = 1 / self.settings.tuning.ssm_write_rps
+            return ceiling, ceiling
+        return self.world.rates.seconds_per("save")
 
     def take_lease(self) -> None:
         """Hold the state lease, waiting up to LEASE_WAIT_SECONDS, never into the deadline margin, for an
@@ -385,7 +395,7 @@ def _apply(run: RunContext, planned: _Planned, drift: DriftRound, result: EmitRe
         group,
         save=lambda changes: run.save(store, changes),
         reload=store.load,
-        write_rps=run.settings.tuning.ssm_write_rps,
+        write_seconds=run.write_seconds,
     )
 
     def stop() -> bool:

@@ -29,6 +29,7 @@ Where AWS is silent, the readings we chose (`documented=False`; the stand-ins ca
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,17 @@ class Quota:
     bucket: str
     per_second: float
     documented: bool
+
+
+class CallRates(Protocol):
+    """The pace a run's calls go at (`aws.pacing.StageRates`, over the limiters the adapters pace by): what
+    the runs' deadline estimates divide by, so that they follow the rates the run measures."""
+
+    def seconds_per(self, stage: str) -> tuple[float, float]:
+        """(cautious, fastest): seconds one item of `stage` (schema-sync's "read", "write" and "save",
+        lineage's "save") takes: a guess on the safe side from the rates its operations go at now (for
+        estimates before anything was measured), and the least it can take, at their ceilings."""
+        ...
 
 
 DATAZONE_SOURCE = "Amazon DataZone User Guide, Quotas for Amazon DataZone: Amazon DataZone API rate limits"

@@ -8,10 +8,13 @@ catalog, the registry or the asset records.
   chunk k (the apply thread, on the write pool) and the save of chunk k-1 (the save thread) do. Each service
   has its own rate limiter, so the stages pace independently and the run goes at the pace of its slowest
   service. Read-ahead is one chunk; every chunk that is read is applied and saved.
-- A chunk is started only when the pacing estimates (`Pace`: the configured rates, then the speeds measured
-  so far) say its read, its writes and its save all end before the deadline (`Deadline`: the invocation's
-  time less `deadline_margin_seconds`), with time left to release the lease and hand on. A stage that runs
-  late skips the rest of its items, so that the later stages of the chunk still end in time.
+- A chunk is started only when the pacing estimates (`Pace`: the rates the calls' limiters go at, then the
+  speeds measured so far) say its read, its writes and its save all end before the deadline (`Deadline`:
+  the invocation's time less `deadline_margin_seconds`), with time left to release the lease and hand on.
+  The estimates are on the safe side, so the applier's and the saver's expected ends (`Timeline`) are
+  brought back to the clock as chunks really end: they never add up over a run. The first chunk is one
+  round of the workers (slow start: what the account leaves is measured before a chunk is sized by it). A
+  stage that runs late skips the rest of its items, so that the later stages of the chunk still end in time.
 - A run that stops says `incomplete`, how many items are `remaining`, and the last item a follow-up need
   not look at again (`Progress`): the follow-up redoes no finished read or write.
 """
@@ -26,8 +29,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
-from kafka_lineage.config import Tuning
 from kafka_lineage.model import clock
+from kafka_lineage.model.quotas import CallRates
 from kafka_lineage.model.state_layout import MAX_VALUE_BYTES
 from kafka_lineage.observability import logger
 from kafka_lineage.sync import plan
@@ -140,15 +143,15 @@ class Stages:
 
 
 class Pace:
-    """How long a chunk's stages take: the larger of what the configured rates allow and what the call
-    latency allows (calls in a row per item, items spread over the workers); once a stage has run, the speed
-    it measured replaces the guess. Estimates are on the safe side (SAFETY, STAGE_SECONDS)."""
+    """How long a chunk's stages take. Before a stage has run: the larger of a cautious guess from its
+    operations' limiters (`CallRates`) and what the call latency allows (calls in a row per item, items
+    spread over the workers). Once it has run: the speed it measured, which follows the pace the limiters
+    adapted to, never less than their ceilings allow. Estimates are on the safe side (SAFETY,
+    STAGE_SECONDS)."""
 
-    def __init__(self, tuning: Tuning, latency: float, cold: float = 0.0) -> None:
-        self.read_unit = GLUE_CALLS_PER_READ / tuning.glue_rps
-        self.write_unit = DATAZONE_CALLS_PER_WRITE / tuning.datazone_rps
-        self.save_unit = 1 / tuning.ssm_write_rps
-        self.workers = tuning.max_concurrency
+    def __init__(self, rates: CallRates, workers: int, latency: float, cold: float = 0.0) -> None:
+        self.rates = rates
+        self.workers = workers
         self.latency = latency  # one call's round trip, as the run's first calls took
         self.cold = cold  # a client's first call of a kind (writes, the lease, events): until a save ran
         self.measured: dict[str, float] = {}
@@ -168,13 +171,17 @@ class Pace:
             with self._lock:
                 self.writes_per_candidate = (self.writes_per_candidate + writes / candidates) / 2
 
-    def _seconds(self, stage: str, rate_unit: float, in_a_row: int, units: float, parallel: bool) -> float:
+    def _seconds(self, stage: str, in_a_row: int, units: float, parallel: bool) -> float:
         if units <= 0:
             return STAGE_SECONDS
-        rounds = math.ceil(units / self.workers) if parallel else units
-        guess = max(units * rate_unit, rounds * in_a_row * self.latency)
+        cautious, fastest = self.rates.seconds_per(_RATE_OF[stage])
         known = self.measured.get(stage)
-        return SAFETY * (guess if known is None else max(units * rate_unit, units * known)) + STAGE_SECONDS
+        if known is None:
+            rounds = math.ceil(units / self.workers) if parallel else units
+            guess = max(units * cautious, rounds * in_a_row * self.latency)
+        else:
+            guess = units * max(fastest, known)
+        return SAFETY * guess + STAGE_SECONDS
 
     def estimate(self, chunk: Sequence[Item]) -> tuple[float, float, float]:
         """(read, apply, save) seconds for `chunk`."""
@@ -183,10 +190,10 @@ class Pace:
         groups = len({position.group for position, _ in chunk})
         parameters = groups + (len(chunk) * ENTRY_BYTES) // MAX_VALUE_BYTES
         return (
-            self._seconds("read", self.read_unit, GLUE_CALLS_PER_READ, candidates, parallel=True),
-            self._seconds("apply", self.write_unit, DATAZONE_CALLS_PER_WRITE, writes, parallel=True),
+            self._seconds("read", GLUE_CALLS_PER_READ, candidates, parallel=True),
+            self._seconds("apply", DATAZONE_CALLS_PER_WRITE, writes, parallel=True),
             # the writes of a save go one after the other, then the chunk's events
-            self._seconds("save", self.save_unit, 1, parameters, parallel=False)
+            self._seconds("save", 1, parameters, parallel=False)
             + self.latency
             + (SAFETY * self.cold if "save" not in self.measured else 0.0),
         )
@@ -198,6 +205,75 @@ class Pace:
     def finish_seconds(self) -> float:
         """After the last save the handler still releases the lease and may invoke the follow-up."""
         return 2 * self.latency + STAGE_SECONDS
+
+
+# The pipeline's stages by the name CallRates knows their calls by.
+_RATE_OF = {"read": "read", "apply": "write", "save": "save"}
+
+
+@dataclass
+class _Planned:
+    """A chunk's place on the timeline: its estimates, when its read ended (estimated, then as it did), and
+    when its apply and save really started and ended (None: not yet)."""
+
+    read_ended: float
+    apply: float
+    save: float
+    apply_started: float | None = None
+    apply_ended: float | None = None
+    save_started: float | None = None
+    save_ended: float | None = None
+
+
+class Timeline:
+    """When the applier and the saver will be free (monotonic): the estimated ends of the chunks they were
+    given, brought back to the clock as those chunks really start and end. So estimates on the safe side
+    never add up over a run: a run of 240 s whose chunks each take half their estimate still works for
+    240 s, not 120."""
+
+    def __init__(self) -> None:
+        self._chunks: dict[int, _Planned] = {}
+        self._lock = threading.Lock()
+
+    def plan(self, number: int, read_end: float, apply: float, save: float) -> None:
+        with self._lock:
+            self._chunks[number] = _Planned(read_end, apply, save)
+            for old in [n for n in self._chunks if n < number - 2]:
+                del self._chunks[old]  # ended long ago: every later estimate starts from a newer one
+
+    def mark(self, number: int, stage: str, moment: str) -> None:
+        """`stage` ("read", "apply", "save") of chunk `number` started or ended (`moment`) now."""
+        with self._lock:
+            planned = self._chunks.get(number)
+            if planned is not None:
+                setattr(planned, f"{stage}_{moment}", clock.monotonic())
+
+    def free_at(self) -> tuple[float, float]:
+        """(apply, save): when the applier and the saver are done with every chunk given to them."""
+        with self._lock:
+            now = clock.monotonic()
+            applied = saved = 0.0
+            for number in sorted(self._chunks):
+                planned = self._chunks[number]
+                applied = _end(
+                    planned.apply_started,
+                    planned.apply_ended,
+                    planned.apply,
+                    max(planned.read_ended, applied),
+                    now,
+                )
+                saved = _end(planned.save_started, planned.save_ended, planned.save, max(applied, saved), now)
+            return applied, saved
+
+
+def _end(started: float | None, ended: float | None, estimate: float, ready: float, now: float) -> float:
+    """A stage's end for a chunk: as it happened, else its start plus its estimate (not before now: it has
+    not ended), else when it can start plus its estimate."""
+    if ended is not None:
+        return ended
+    if started is not None:
+        return max(started + estimate, now)
+    return ready + estimate
 
 
 def _candidates(chunk: Sequence[Item]) -> int:
@@ -258,8 +334,7 @@ class Pipeline:
         self.stop = stop
         self.workers = workers = pace.workers
         self.dry_run = dry_run
-        self.apply_free_at = 0.0  # estimated monotonic time the applier is done with what it was given
-        self.save_free_at = 0.0
+        self.timeline = Timeline()  # when the applier and the saver are free
         # Where a follow-up resumes: past every chunk saved in order, until one left items undone.
         self._lock = threading.Lock()
         self._resume_frozen = False
@@ -283,7 +358,10 @@ class Pipeline:
         number = 0
         try:
             while position < len(work) and not self.stop.is_set():
-                end = plan.cut(work, position, CHUNK_ITEMS, self._fits)
+                # Slow start: the first chunk is one round of the workers, so the estimates of the next ones
+                # rest on the speed it measured (what the account's quotas leave may be far below the
+                # limiters' rates: a neighbour's share is known only once calls are throttled).
+                end = plan.cut(work, position, CHUNK_ITEMS if number else self.workers, self._fits)
                 if end == position:
                     logger.warning(
                         "stopping: the next chunk could not finish before the deadline",
@@ -322,15 +400,21 @@ class Pipeline:
                 outbox.put(None)
 
     # -- the deadline: when a chunk would be done, and when each of its stages must stop starting items
-    def _finish_times(self, chunk: Sequence[Item]) -> tuple[float, float]:
-        """When `chunk`, read from now on, would be applied and saved (monotonic), by the pacing estimates."""
+    def _estimates(self, chunk: Sequence[Item]) -> tuple[float, float, float]:
+        """(read, apply, save) seconds of `chunk`, the lease's taking included."""
         read, apply, save = self.pace.estimate(chunk)
         if self.dry_run:
-            apply = save = 0.0
-        elif self.stages.needs_lease():
+            return read, 0.0, 0.0
+        if self.stages.needs_lease():
             apply += self.pace.lease_seconds()
-        applied = max(clock.monotonic() + read, self.apply_free_at) + apply
-        return applied, max(applied, self.save_free_at) + save
+        return read, apply, save
+
+    def _finish_times(self, chunk: Sequence[Item]) -> tuple[float, float]:
+        """When `chunk`, read from now on, would be applied and saved (monotonic), by the pacing estimates."""
+        read, apply, save = self._estimates(chunk)
+        apply_free, save_free = self.timeline.free_at()
+        applied = max(clock.monotonic() + read, apply_free) + apply
+        return applied, max(applied, save_free) + save
 
     def _last_save_by(self) -> float:
         """When the last save must have ended (monotonic)."""
@@ -348,12 +432,14 @@ class Pipeline:
 
     # -- stage 1: reads (this thread, with the read pool)
     def _read(self, number: int, chunk: Sequence[Item]) -> ReadChunk:
-        self.apply_free_at, self.save_free_at = self._finish_times(chunk)
+        read, apply, save = self._estimates(chunk)
         read_until, apply_until = self._stage_limits(chunk)
         started = clock.monotonic()
+        self.timeline.plan(number, started + read, apply, save)
         chunk_plan, complete = self.stages.read(
             chunk, _Stage(self.read_pool, self.workers, self.stop, read_until)
         )
+        self.timeline.mark(number, "read", "ended")
         candidates = _candidates(chunk)
         self.pace.observe("read", candidates, clock.monotonic() - started)
         inspected = [a for a in chunk_plan.actions if isinstance(a, plan.Create | plan.Revise | plan.Touch)]
@@ -366,9 +452,11 @@ class Pipeline:
     ) -> None:
         for read in _taken(inbox):
             started = clock.monotonic()
+            self.timeline.mark(read.number, "apply", "started")
             applied = self.stages.apply(
                 read, _Stage(self.write_pool, self.workers, self.stop, read.apply_until)
             )
+            self.timeline.mark(read.number, "apply", "ended")
             if applied is None:
                 outbox.put(AppliedChunk(read, (), False))
                 continue
@@ -382,7 +470,9 @@ class Pipeline:
     def _save_loop(self, inbox: queue.Queue[AppliedChunk | None], _: None) -> None:
         for applied in _taken(inbox):
             started = clock.monotonic()
+            self.timeline.mark(applied.read.number, "save", "started")
             writes = self.stages.save(applied)
+            self.timeline.mark(applied.read.number, "save", "ended")
             if writes is None:
                 with self._lock:
                     self._resume_frozen = True  # unrecorded: the follow-up must look at these again

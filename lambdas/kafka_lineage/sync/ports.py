@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from kafka_lineage.config import Source
 from kafka_lineage.model.asset_records import AssetRecord
 from kafka_lineage.model.catalog import AssetContent, AssetType, CatalogAsset, Deletion
+from kafka_lineage.model.quotas import CallRates
 from kafka_lineage.model.registry import ListedSchema, SchemaDetails
 
 if TYPE_CHECKING:
@@ -135,6 +136,7 @@ class SyncAdapters:
     asset_records: AssetRecords
     events: TopicAnnouncer
     namespace_of: Callable[[Source], str]  # the topic namespace of a source (its `namespace` or the brokers)
+    rates: CallRates  # the pace of each stage's calls, for the chunk estimates
     lease: StateLease | None = None
     lease_wait_seconds: float = 20.0  # then the run stops and says `deferred: busy` (the handler hands on)
     # The drift summaries lineage-emission keeps; read once per run that builds asset content.

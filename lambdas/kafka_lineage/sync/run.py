@@ -106,7 +106,7 @@ class SchemaSync:
             # Only a run with schemas to inspect reads the summaries: a no-change run stays at its cost.
             self._read_drift(result, request.expected_drift)
         chunks = self._chunks(world.asset_type, result, ledger, request.dry_run, on_plan)
-        pace = Pace(self.settings.tuning, world.latency, world.cold)
+        pace = Pace(self.adapters.rates, self.settings.tuning.max_concurrency, world.latency, world.cold)
         progress = Pipeline(chunks.stages(), pace, self.deadline, chunks.stop, request.dry_run).run(work)
         result.record_progress(progress)
         if not request.dry_run:

@@ -4,11 +4,10 @@ says where a follow-up resumes; and the applier's tokens."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import pytest
 
-from kafka_lineage.config import Tuning
 from kafka_lineage.model.asset_records import AssetRecord
 from kafka_lineage.model.catalog import AssetContent
 from kafka_lineage.sync import plan
@@ -26,6 +25,7 @@ from kafka_lineage.sync.pipeline import (
     Stages,
     Stop,
 )
+from tests.fixtures import VirtualClock
 
 
 def deletion(group: int, index: int) -> Item:
@@ -80,14 +80,31 @@ class Recorder:
         pass
 
 
-def pipeline(stages: Stages, remaining: float | None = None, stop: Stop | None = None) -> Pipeline:
-    tuning = Tuning(max_concurrency=4)
-    deadline = Deadline(None if remaining is None else (lambda: remaining), margin=0.0)
-    return Pipeline(stages, Pace(tuning, latency=0.001), deadline, stop or Stop(), dry_run=False)
+class FixedRates:
+    """CallRates at fixed paces: `now`, the cautious guess of an item's seconds, `fastest` at the ceilings."""
+
+    def __init__(self, now: float = 0.05, fastest: float = 0.05) -> None:
+        self.now, self.fastest = now, fastest
+
+    def seconds_per(self, stage: str) -> tuple[float, float]:
+        return self.now, self.fastest
+
+
+def pipeline(
+    stages: Stages,
+    remaining: float | Callable[[], float] | None = None,
+    stop: Stop | None = None,
+    workers: int = 4,
+) -> Pipeline:
+    left = remaining if callable(remaining) or remaining is None else (lambda: remaining)
+    deadline = Deadline(left, margin=0.0)
+    pace = Pace(FixedRates(), workers, latency=0.001)
+    return Pipeline(stages, pace, deadline, stop or Stop(), dry_run=False)
 
 
 def test_given_whole_groups_when_run_then_every_chunk_is_saved_in_order_and_resumes_after_the_last() -> None:
-    # Given 10 hash groups of 6 deletions (4 groups make a chunk of CHUNK_ITEMS)
+    # Given 10 hash groups of 6 deletions (4 groups make a chunk of CHUNK_ITEMS; the first chunk, one round
+    # of the 4 workers, is one whole group)
     items = work(10)
     recorder = Recorder()
 
@@ -96,7 +113,7 @@ def test_given_whole_groups_when_run_then_every_chunk_is_saved_in_order_and_resu
 
     # Then each chunk was saved once, in order, the writes ran on the write pool, and nothing is left
     assert CHUNK_ITEMS == 24
-    assert recorder.saved == [0, 1, 2]
+    assert recorder.saved == [0, 1, 2, 3]
     assert all(name.startswith("sync-write") for name in recorder.threads)
     assert progress.incomplete is False
     assert progress.remaining == 0
@@ -111,9 +128,9 @@ def test_given_a_save_that_fails_when_run_then_the_resume_point_stays_before_tha
     # When it runs
     progress = pipeline(recorder.stages()).run(items)
 
-    # Then the later chunk is still saved, but a follow-up resumes after the first chunk only
-    assert recorder.saved == [0, 2]
-    assert progress.resume_after == items[CHUNK_ITEMS - 1][0]
+    # Then the later chunks are still saved, but a follow-up resumes after the first chunk (one group) only
+    assert recorder.saved == [0, 2, 3]
+    assert progress.resume_after == items[5][0]
 
 
 def test_given_no_time_left_when_run_then_nothing_starts_and_everything_is_left() -> None:
@@ -154,6 +171,72 @@ def test_given_a_stop_requested_when_run_then_no_chunk_is_read() -> None:
     assert recorder.saved == []
     assert stop.requested() is True
     assert progress.remaining == 12
+
+
+class SlowWrites(Recorder):
+    """Stages whose every write takes `seconds` on the clock (the reads and saves take none)."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__()
+        self.seconds = seconds
+        self.saved_at: list[float] = []
+
+    def apply(self, read: ReadChunk, each: Each) -> tuple[tuple[Applied, ...], bool]:
+        from kafka_lineage.model import clock
+
+        done: list[Applied] = []
+
+        def one(action: plan.Action) -> None:
+            clock.sleep(self.seconds)
+            done.append(Applied(action, None, "deleted"))
+
+        complete = each(one, read.chunk_plan.writes())
+        return tuple(done), complete
+
+    def save(self, applied: AppliedChunk) -> int | None:
+        from kafka_lineage.model import clock
+
+        self.saved_at.append(clock.monotonic())
+        return super().save(applied)
+
+
+def test_given_estimates_on_the_safe_side_when_run_then_they_do_not_add_up_and_the_run_works_to_its_deadline(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Given 1,200 deletions whose writes take 0.05 s each, one at a time (a chunk's writes 1.2 s), each
+    # chunk's estimate a third longer (SAFETY and the stage allowance), and 60 s left on a clock that only
+    # the writes move
+    clock = VirtualClock.install(monkeypatch)
+    deadline = clock.monotonic() + 60
+    recorder = SlowWrites(0.05)
+
+    # When the engine runs them
+    progress = pipeline(recorder.stages(), remaining=lambda: deadline - clock.monotonic(), workers=1).run(
+        work(200)
+    )
+
+    # Then it stopped in time, and only when the next chunk could not have ended in time: it did not stop
+    # at three quarters of its time, as estimates added up chunk after chunk would have
+    assert progress.incomplete is True
+    assert max(recorder.saved_at) <= deadline
+    assert len(recorder.saved) >= 47, len(recorder.saved)  # of the 50 chunks 60 s allows
+
+
+def test_pace_guesses_from_the_rates_now_then_follows_what_it_measured_never_past_the_ceilings() -> None:
+    # Given a pace whose limiters go at 0.1 s an item now and could go at 0.05 s
+    pace = Pace(FixedRates(now=0.1, fastest=0.05), workers=8, latency=0.0)
+    chunk = work(4)  # 24 deletions: 24 writes
+    extra = 0.1  # the stage allowance
+
+    # When nothing was measured yet, then the apply estimate is at the rate now
+    assert pace.estimate(chunk)[1] == pytest.approx(1.25 * 24 * 0.1 + extra)
+    # When the writes were measured at 0.07 s each, then the estimate follows them
+    pace.observe("apply", 24, 24 * 0.07)
+    assert pace.estimate(chunk)[1] == pytest.approx(1.25 * 24 * 0.07 + extra)
+    # When they were measured faster than the ceilings allow (a measurement's noise), then the ceilings hold
+    fast = Pace(FixedRates(now=0.1, fastest=0.05), workers=8, latency=0.0)
+    fast.observe("apply", 24, 24 * 0.01)
+    assert fast.estimate(chunk)[1] == pytest.approx(1.25 * 24 * 0.05 + extra)
 
 
 def _create(content_hash: str) -> plan.Create:
