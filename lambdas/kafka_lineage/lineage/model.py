@@ -1,7 +1,9 @@
-"""The lineage emission state: edges (a topic and a table or source dataset) and what was emitted for each.
+"""The lineage emission state: edges (a topic and a table, a source dataset or an S3 location) and what was
+emitted for each.
 
-An edge is one run in DataZone: a topic feeding one Glue table (a sink edge), or a source database table
-feeding the topic (a first hop). Each edge has its own state entry, keyed by `EdgeKey.key`. Entries written
+An edge is one run in DataZone: a topic feeding one Glue table (a sink edge), a source database table
+feeding the topic (a first hop), or a channel or stream writing the topic to an S3 location (a location
+edge). Each edge has its own state entry, keyed by `EdgeKey.key`. Entries written
 before edges existed are keyed by topic alone (`"<registry>/<topic>"`) and name their table in `tb`;
 `load_states` reads such an entry as the sink edge of that table (see `migrate`).
 """
@@ -24,20 +26,29 @@ EVENT_TYPES = ("START", "COMPLETE")
 PART_SEPARATOR = "\n"
 # Bytes of one entry's JSON (with its key) kept well under a 4,096-byte SSM value.
 ENTRY_BUDGET = 3_600
-# An edge's state key is its topic's key, a separator, then the other end. Neither character is valid in a
-# registry or schema name, nor in a Glue database or table name, so the first one found is the separator.
+# An edge's state key is its topic's key, a separator, then the other end. No separator is valid in a
+# registry or schema name ([a-zA-Z0-9-_$#.]), nor in a source's key (`<account>:<registry>`), so the first
+# one found is the separator, whatever the other end holds (an S3 prefix may hold any of them).
 TO_TABLE = ">"  # "<registry>/<topic>><database>/<table>": the topic feeds that Glue table
 FROM_DATASET = "<"  # "<registry>/<topic><<namespace>/<name>": that source table feeds the topic
+TO_LOCATION = "|"  # "<registry>/<topic>|s3://<bucket>/<prefix>": a path writes the topic there
+# A location's prefix is the one end of unbounded length (Firehose allows 1,024 characters, each up to 4
+# UTF-8 bytes): a longer key (as JSON) would leave its state entry no room in a 4,096-byte SSM value.
+MAX_KEY_BYTES = 2_000
 
 
-EdgeKind = Literal["sink", "source", "legacy"]
+EdgeKind = Literal["sink", "source", "location", "legacy"]
+_KINDS: dict[str, EdgeKind] = {TO_TABLE: "sink", FROM_DATASET: "source", TO_LOCATION: "location"}
+_SEPARATORS = {kind: separator for separator, kind in _KINDS.items()}
 
 
 @dataclass(frozen=True, order=True, slots=True)
 class EdgeKey:
     """One edge of a topic: `sink` (topic -> Glue table `other` = `<db>/<table>`), `source` (the first hop:
-    dataset `other` = `<namespace>/<name>` -> topic), or `legacy` (an old per-topic entry that names no
-    table: only runs left to delete)."""
+    dataset `other` = `<namespace>/<name>` -> topic), `location` (topic -> the S3 location `other` =
+    `<namespace>/<name>`, e.g. `s3://raw-zone/orders/`, the bucket's root `s3://raw-zone//`: the lineage
+    node's identifier, exact whatever the prefix), or `legacy` (an old per-topic entry that names no table:
+    only runs left to delete)."""
 
     topic: TopicKey
     kind: EdgeKind
@@ -51,21 +62,21 @@ class EdgeKey:
     def source(cls, topic: TopicKey, namespace: str, name: str) -> EdgeKey:
         return cls(topic, "source", f"{namespace}/{name}")
 
+    @classmethod
+    def location(cls, topic: TopicKey, namespace: str, name: str) -> EdgeKey:
+        return cls(topic, "location", f"{namespace}/{name}")
+
     @property
     def key(self) -> str:
-        if self.kind == "sink":
-            return f"{self.topic.key}{TO_TABLE}{self.other}"
-        if self.kind == "source":
-            return f"{self.topic.key}{FROM_DATASET}{self.other}"
-        return self.topic.key
+        separator = _SEPARATORS.get(self.kind)
+        return f"{self.topic.key}{separator}{self.other}" if separator else self.topic.key
 
     @classmethod
     def parse(cls, key: str) -> EdgeKey:
-        cut = min((i for i in (key.find(TO_TABLE), key.find(FROM_DATASET)) if i >= 0), default=-1)
+        cut = min((i for i in map(key.find, _KINDS) if i >= 0), default=-1)
         if cut < 0:
             return cls(TopicKey.from_key(key), "legacy")
-        kind: EdgeKind = "sink" if key[cut] == TO_TABLE else "source"
-        return cls(TopicKey.from_key(key[:cut]), kind, key[cut + 1 :])
+        return cls(TopicKey.from_key(key[:cut]), _KINDS[key[cut]], key[cut + 1 :])
 
     @property
     def table(self) -> str:
@@ -78,7 +89,19 @@ class EdgeKey:
             described["table"] = self.other
         elif self.kind == "source":
             described["sourceDataset"] = self.other
+        elif self.kind == "location":
+            described["location"] = self.other
         return described
+
+
+def unstorable(key: str) -> str:
+    """Why an edge's state cannot be kept under `key` ('' when it can)."""
+    if PART_SEPARATOR in key:
+        return "it holds a line feed, which the lineage state keys reserve"
+    size = len(json.dumps(key, ensure_ascii=False).encode("utf-8", "surrogatepass"))
+    if size > MAX_KEY_BYTES:
+        return f"its lineage state key would be {size} bytes, over {MAX_KEY_BYTES}"
+    return ""
 
 
 @dataclass(frozen=True, slots=True)

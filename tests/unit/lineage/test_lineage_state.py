@@ -4,17 +4,20 @@ entries of the per-topic layout read as edges."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
 from kafka_lineage.aws.packed_store import _EMPTY_SIZE, _Chunk
 from kafka_lineage.lineage.model import (
+    MAX_KEY_BYTES,
     EdgeKey,
     LineageState,
     PendingDelete,
     StaleRun,
     load_states,
     state_entries,
+    unstorable,
 )
 from kafka_lineage.model.state_layout import MAX_VALUE_BYTES
 from kafka_lineage.model.tables import TableRef
@@ -113,6 +116,66 @@ def test_an_edge_key_names_its_topic_and_its_other_end_and_parses_back():
         assert EdgeKey.parse(edge.key) == edge
     assert EdgeKey.parse(topic.key) == EdgeKey(topic, "legacy")
     assert sink.as_dict() == {**topic.as_dict(), "table": "lake-house/orders.v2"}
+
+
+@pytest.mark.parametrize(
+    ("namespace", "name"),
+    [
+        ("s3://raw-zone", "orders/"),
+        ("s3://raw-zone", "/"),  # the bucket's root
+        ("s3://raw.zone-1", "/leading/slash"),
+        ("s3://raw-zone", "cdc$prod#1/.hidden/-_x/"),
+        ("s3://raw-zone", "a>b<c|d/x>y.db/t"),  # every separator, in the other end
+        ("s3://raw-zone", "|"),
+        ("s3://raw-zone", "ünïcødé/日本/"),
+    ],
+)
+def test_a_location_key_parses_back_exactly_whatever_its_prefix_holds(namespace: str, name: str) -> None:
+    # Given a topic of the longest name, in a role source's registry (`<account>:<registry>`)
+    topic = TopicKey("444455556666:cdc.prod-$1#", "t" * 255)
+    # When its location edge is keyed
+    edge = EdgeKey.location(topic, namespace, name)
+    # Then the key is the topic's, the location separator, the node's identifier; it parses back exactly
+    assert edge.key == f"{topic.key}|{namespace}/{name}"
+    assert EdgeKey.parse(edge.key) == edge
+    assert edge.as_dict() == {**topic.as_dict(), "location": f"{namespace}/{name}"}
+    assert edge.table == ""
+    assert unstorable(edge.key) == ""
+
+
+def test_the_keys_written_before_locations_parse_as_before() -> None:
+    # Given the keys the sink, source and per-topic layouts wrote, each with the others' separators after it
+    keys = {
+        "cdc/dbserver1.inventory.orders>lakehouse/orders": ("sink", "lakehouse/orders"),
+        "cdc/orders>s3tablescatalog/lake-tables/sales/orders": (
+            "sink",
+            "s3tablescatalog/lake-tables/sales/orders",
+        ),
+        "cdc/orders<mysql://mysql:3306/inventory.orders": ("source", "mysql://mysql:3306/inventory.orders"),
+        "123456789012:cdc/orders>lakehouse/orders": ("sink", "lakehouse/orders"),
+        "cdc/dbserver1.inventory.orders": ("legacy", ""),
+    }
+    for key, (kind, other) in keys.items():
+        # When each is parsed
+        edge = EdgeKey.parse(key)
+        # Then it is the edge it always was, and writes the same key back
+        assert (edge.kind, edge.other) == (kind, other), key
+        assert edge.key == key
+
+
+def test_a_location_whose_key_cannot_be_stored_is_named() -> None:
+    topic = TopicKey("r" * 255, "t" * 255)
+    # A prefix of 1,024 four-byte characters (Firehose's longest) and one with a line feed
+    long = EdgeKey.location(topic, "s3://raw-zone", "𝄞" * 1024)
+    assert f"over {MAX_KEY_BYTES}" in unstorable(long.key)
+    assert "line feed" in unstorable(EdgeKey.location(topic, "s3://raw-zone", "a\nb").key)
+    # The longest sink key is storable, and so is its state packed into entries
+    key, state = worst_case()
+    assert unstorable(key) == ""
+    worst = EdgeKey.location(topic, "s3://" + "b" * 63, "p" * (MAX_KEY_BYTES - 600))
+    assert unstorable(worst.key) == ""
+    for entry_key, entry in state_entries(worst.key, replace(state, table="")).items():
+        assert fits_a_parameter(entry_key, entry)
 
 
 def old_layout_state(table: str = "lakehouse/orders", **extra) -> LineageState:
