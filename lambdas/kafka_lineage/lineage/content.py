@@ -1,11 +1,13 @@
 """What a run describes, known without reading the schema definition, and its fingerprint.
 
 `RunContent` is a sink edge (the topic -> a Glue table), `HopContent` a first hop (a Debezium source
-connector's table -> the topic). Both start with the topic's schema version (`TopicVersion`).
+connector's table -> the topic), `LocationContent` a location edge (a channel or stream writes the topic to
+an S3 location). Each starts with the topic's schema version (`TopicVersion`).
 
 The fingerprint hashes everything the events carry except runId and eventTime: the topic's identity and
 schema version (its fields are a function of the immutable version, so no definition is read to decide
-"unchanged"), the table and its columns, the job, the mapping and the EMITTER_VERSION (run_identity.py).
+"unchanged"), the other end (the table and its columns, the source table, the location), the job, what
+decided the edge and the EMITTER_VERSION (run_identity.py).
 """
 
 from __future__ import annotations
@@ -155,3 +157,38 @@ class HopContent(TopicVersion):
             if hit is not None:
                 found.append(ColumnMatch(column=hit[1], field=column))
         return tuple(found)
+
+
+@dataclass(frozen=True, slots=True)
+class LocationContent(TopicVersion):
+    """Everything a location edge's run describes: the S3 dataset and the channel or stream writing it."""
+
+    dataset_namespace: str  # s3://<bucket>
+    dataset_name: str  # the prefix's static part, "/" for the bucket's root
+    job_namespace: str
+    job_name: str
+    origin: str  # channel:<name> | firehose:<name>
+    arn: str  # the channel's or stream's ARN
+
+    @property
+    def job(self) -> str:
+        return f"{self.job_namespace}/{self.job_name}"
+
+    @property
+    def location(self) -> str:
+        """The lineage node's identifier, `<namespace>/<name>` (EdgeKey.location's other end)."""
+        return f"{self.dataset_namespace}/{self.dataset_name}"
+
+    def fingerprint(self) -> str:
+        described = self.described_version() | {
+            "location": [self.dataset_namespace, self.dataset_name],
+            "job": [self.job_namespace, self.job_name],
+            "path": [self.origin, self.arn],
+        }
+        return fingerprint(described)
+
+    def describe(self) -> dict[str, object]:
+        return {"location": self.location}
+
+
+Content = RunContent | HopContent | LocationContent

@@ -2,8 +2,8 @@
 openlineage-python's typed classes, each within DataZone's 300,000-byte PostLineageEvent limit.
 
 The event builder, cut along its seams:
-- content.py: what a run describes (`RunContent` for a sink edge, `HopContent` for a first hop) and its
-  fingerprint;
+- content.py: what a run describes (`RunContent` for a sink edge, `HopContent` for a first hop,
+  `LocationContent` for an S3 location) and its fingerprint;
 - run_identity.py: the runId and eventTime (the same on every retry), the emitter's version and producer;
 - facets.py: the typed events and their facets (what a run carries, and how each dataset is named);
 - render.py: the same bodies written from plain dicts, byte for byte, because walking the attrs objects of a
@@ -17,7 +17,9 @@ Both events must fit MAX_EVENT_BYTES. The full event is rendered first; only whe
 exact size model built and facets degraded in a fixed order, each step reported: field descriptions
 dropped; the topic's schema facet cut to the row fields; the topic's schema facet dropped; the table's
 schema facet dropped (both datasets keep their schemas in the DataZone catalog); column-lineage
-transformations dropped; column lineage cut to the first columns that fit.
+transformations dropped; column lineage cut to the first columns that fit. A first hop degrades in the
+same spirit (`build_hop`); a location edge, which has no table and no column lineage, drops the field
+descriptions, then the topic's schema facet (`build_location`).
 """
 
 from __future__ import annotations
@@ -26,8 +28,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
-from kafka_lineage.lineage.content import HopContent, RunContent, TopicField
-from kafka_lineage.lineage.facets import RunParts, Shape, hop_bodies
+from kafka_lineage.lineage.content import Content, HopContent, LocationContent, RunContent, TopicField
+from kafka_lineage.lineage.facets import RunParts, Shape, hop_bodies, location_bodies
 from kafka_lineage.lineage.render import Renderer
 from kafka_lineage.lineage.run_identity import format_time
 from kafka_lineage.lineage.size_budget import SizeModel
@@ -38,7 +40,7 @@ MAX_EVENT_BYTES = 300_000
 
 
 def build(
-    content: RunContent | HopContent,
+    content: Content,
     fields: Sequence[TopicField],
     row_fields: Mapping[str, str],
     run_id: str,
@@ -47,6 +49,8 @@ def build(
     """The run's START and COMPLETE bodies, whichever edge it describes."""
     if isinstance(content, HopContent):
         return build_hop(content, fields, row_fields, run_id, event_time)
+    if isinstance(content, LocationContent):
+        return build_location(content, fields, row_fields, run_id, event_time)
     return build_run(content, fields, row_fields, run_id, event_time)
 
 
@@ -205,4 +209,32 @@ def build_hop(
     if shape.lineage_columns is not None:
         notes.append(f"column lineage cut to {shape.lineage_columns} of {len(matches)} columns")
         report = replace(report, emitted=shape.lineage_columns)
+    return BuiltRun(run_id, format_time(event_time), bodies, report, tuple(notes))
+
+
+def build_location(
+    content: LocationContent,
+    fields: Sequence[TopicField],
+    row_fields: Mapping[str, str],
+    run_id: str,
+    event_time: datetime,
+    max_bytes: int = MAX_EVENT_BYTES,
+) -> BuiltRun:
+    """A location edge's START and COMPLETE, degraded only as far as needed to fit `max_bytes` each. Its
+    report counts no columns: the location has none that lineage knows."""
+    report = LineageReport(matched=0, emitted=0, table_columns=0, row_fields=len(row_fields))
+    shape, notes = Shape(), []
+    steps = [
+        (replace(shape, descriptions=False), "field descriptions dropped from the schema facets"),
+        (replace(shape, descriptions=False, topic_schema="none"), "topic schema facet dropped"),
+    ]
+    if not any(f.description for f in fields):
+        steps.pop(0)
+    bodies = location_bodies(content, fields, shape, run_id, event_time)
+    while any(len(body) > max_bytes for _, body in bodies):
+        if not steps:
+            raise EventTooLarge(f"the location edge of {content.key.key} does not fit {max_bytes} bytes")
+        shape, note = steps.pop(0)
+        notes.append(note)
+        bodies = location_bodies(content, fields, shape, run_id, event_time)
     return BuiltRun(run_id, format_time(event_time), bodies, report, tuple(notes))

@@ -16,6 +16,11 @@ A first hop is its own run: input the source table (OpenLineage naming, e.g. `my
 `db.table`), output the topic with its schema facet and a column-lineage facet mapping each row field
 `after.<column>` to the table's `<column>`, job the source connector.
 
+A location edge is its own run too: input the topic with its schema facet, output the S3 location
+(OpenLineage's S3 naming: namespace `s3://<bucket>`, name the prefix), job the channel or stream, whose
+documentation facet says which path writes the topic there. Dataset-level lineage only: no Glue table
+describes the objects' columns, so the output has no schema facet and no column lineage.
+
 These typed events define the shape; render.py writes the same bytes faster, size_budget.py measures them.
 """
 
@@ -39,7 +44,7 @@ from openlineage.client.generated.documentation_job import DocumentationJobFacet
 from openlineage.client.generated.schema_dataset import SchemaDatasetFacet, SchemaDatasetFacetFields
 from openlineage.client.serde import Serde
 
-from kafka_lineage.lineage.content import HopContent, RunContent, TopicField
+from kafka_lineage.lineage.content import HopContent, LocationContent, RunContent, TopicField
 from kafka_lineage.lineage.run_identity import PRODUCER, event_moments, format_time
 from kafka_lineage.model.tables import ColumnMatch
 
@@ -155,6 +160,34 @@ def hop_bodies(
     job = _job(content.job_namespace, content.job_name, description)
     source = InputDataset(namespace=content.dataset_namespace, name=content.dataset_name, facets=table_facets)
     target = OutputDataset(namespace=content.topic_namespace, name=content.key.topic, facets=topic_facets)
+    return tuple(
+        (
+            event_type,
+            serialize(_run_event(event_type, moment, Run(runId=run_id, facets={}), job, source, target)),
+        )
+        for event_type, moment in event_moments(event_time)
+    )
+
+
+def location_bodies(
+    content: LocationContent, fields: Sequence[TopicField], shape: Shape, run_id: str, event_time: datetime
+) -> tuple[tuple[str, bytes], ...]:
+    """The location edge's START and COMPLETE bodies in `shape` (descriptions, topic schema)."""
+    topic_facets: dict[str, DatasetFacet] = {}
+    schema = topic_schema_facet(fields, frozenset(), shape)
+    if schema is not None:
+        topic_facets["schema"] = schema
+    kind, _, name = content.origin.partition(":")
+    path = {"channel": "Amazon MSK Data Delivery channel", "firehose": "Amazon Data Firehose stream"}
+    where = content.dataset_namespace
+    where = f"the root of {where}" if content.dataset_name == "/" else f"{where} under {content.dataset_name}"
+    description = (
+        f"{path.get(kind, kind)} {name} writes Kafka topic {content.key.topic} (schema registry "
+        f"{content.key.registry_name}, schema version {content.schema_version}) to {where}."
+    )
+    job = _job(content.job_namespace, content.job_name, description)
+    source = InputDataset(namespace=content.topic_namespace, name=content.key.topic, facets=topic_facets)
+    target = OutputDataset(namespace=content.dataset_namespace, name=content.dataset_name, facets={})
     return tuple(
         (
             event_type,
