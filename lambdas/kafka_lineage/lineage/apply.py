@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Literal
 
-from kafka_lineage.lineage.content import TopicField
+from kafka_lineage.lineage.content import LocationContent, TopicField
 from kafka_lineage.lineage.events import BuiltRun, build
 from kafka_lineage.lineage.model import EVENT_TYPES, EdgeKey, LineageState, PendingDelete, StaleRun
 from kafka_lineage.lineage.plan import Action, Emit, Retract
@@ -363,10 +363,11 @@ class Applier:
             "runId": built.run_id,
             "eventTime": built.event_time,
             "eventIds": list(ids),
-            "columnLineage": built.lineage.as_dict(),
             "largestEventBytes": built.largest,
             "replacedEvents": deletions.deleted,
         }
+        if not isinstance(action.content, LocationContent):  # a location's lineage is dataset-level only
+            report["columnLineage"] = built.lineage.as_dict()
         if deletions.pending:
             report["pendingDeletions"] = len(deletions.pending)
         replaced = [state.table for _, state in action.replaces if state.table]
@@ -378,6 +379,9 @@ class Applier:
             replaced.insert(0, action.previous.table)
         if replaced:
             report["previousTable"] = replaced[0]
+        locations = [key.other for key, _ in action.replaces if key.kind == "location"]
+        if locations:
+            report["previousLocation"] = locations[0]
         if built.degraded:
             report["degraded"] = list(built.degraded)
         if warning:

@@ -15,6 +15,8 @@ de-duplicate on `schemaArn` + `fromVersion` + `toVersion`. A check that fails (a
 put refused) saves nothing for the topic: the next run checks it again.
 
 The new version's lineage run carries the same changes in a run facet (`schemaDrift`, see `drift_facet`).
+Impact is about Glue table columns only: an S3 location a channel or stream writes the topic to has no
+columns lineage knows, so it is impacted by nothing, and its run carries no drift facet.
 """
 
 from __future__ import annotations
@@ -247,8 +249,8 @@ def drift_keys(
 
 
 def with_drift(action: Action, facets: Mapping[TopicKey, dict[str, Any]]) -> Action:
-    """Each sink edge's run of the topic's new version carries the topic's drift (first hops do not: the
-    drift is about what the topic feeds)."""
+    """Each sink edge's run of the topic's new version carries the topic's drift (first hops and S3
+    locations do not: the drift is about the table columns the topic feeds)."""
     topic = action.key.topic
     if isinstance(action, Emit) and isinstance(action.content, RunContent) and topic in facets:
         return replace(action, content=replace(action.content, drift=facets[topic]))

@@ -1,20 +1,22 @@
 """Which edges to emit, clean up or retract: a pure diff of the wanted edges against the emission state.
 
-The invocation selects topics; each topic has edges (resolve.py: the tables it feeds, the source tables
-feeding it), and each edge is its own run with its own state entry. An edge is unchanged when the
-fingerprint of what its run would carry (see events.RunContent, events.HopContent) equals the one last
-emitted, and nothing stale is left to delete; deciding it reads no schema definition. The plan is data:
-tests assert on it, a dry run returns it, apply executes it.
+The invocation selects topics; each topic has edges (resolve.py: the tables it feeds, the S3 locations it
+is written to, the source tables feeding it), and each edge is its own run with its own state entry. An
+edge is unchanged when the fingerprint of what its run would carry (see content.RunContent, HopContent,
+LocationContent) equals the one last emitted, and nothing stale is left to delete; deciding it reads no
+schema definition. The plan is data: tests assert on it, a dry run returns it, apply executes it.
 
 Retractions: an edge whose topic's schema is gone (no asset record), or that the topic no longer has (a
-remap, a connector deleted or reconfigured, a mapping removed) is retracted. When the topic gains a new
-edge of the same kind in the same run, that emission takes the old edges over (`Emit.replaces`): it posts
-first, then deletes them, and its eventTime is later than theirs, as a remap always did. Otherwise the
-edge gets a `Retract` of its own. On a full (scheduled) run, retractions inferred from a missing record
-are held back when they would remove more than `mass_delete_share` of a registry's edges (an empty or
-unreadable mapping must not wipe the lineage), unless the request allows it; events and explicit topic
-lists are never held back. Edges of connectors that could not be read are kept as they are
-(`Resolution.keeps`): never retracted, never replaced by a lower tier.
+remap, a connector, channel or stream deleted or reconfigured, a mapping removed) is retracted. When the
+topic gains a new edge of the same kind in the same run, that emission takes the old edges over
+(`Emit.replaces`): it posts first, then deletes them, and its eventTime is later than theirs, as a remap
+always did. Tables and S3 locations are one kind here, what the topic feeds: a channel reconfigured from
+S3 Tables to a bucket moves its edge like a remap. Otherwise the edge gets a `Retract` of its own. On a
+full (scheduled) run, retractions inferred from a missing record are held back when they would remove
+more than `mass_delete_share` of a registry's edges (an empty or unreadable mapping must not wipe the
+lineage), unless the request allows it; events and explicit topic lists are never held back. Edges of
+connectors, channels and streams that could not be read are kept as they are (`Resolution.keeps`): never
+retracted, never replaced by a lower tier (a kept S3 location, which names no table, holds none back).
 """
 
 from __future__ import annotations
@@ -24,9 +26,9 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from kafka_lineage import failsafe
-from kafka_lineage.lineage.content import HopContent, RunContent
+from kafka_lineage.lineage.content import Content, HopContent, LocationContent, RunContent
 from kafka_lineage.lineage.model import EdgeKey, LineageState
-from kafka_lineage.lineage.resolve import BELOW_CONNECTORS, Edge, FirstHop, Resolution, Target
+from kafka_lineage.lineage.resolve import BELOW_CONNECTORS, Edge, FirstHop, Location, Resolution, Target
 from kafka_lineage.model.asset_records import AssetRecord
 from kafka_lineage.model.tables import GlueTable, TableRef
 from kafka_lineage.model.topics import TopicKey
@@ -74,7 +76,7 @@ class Emit:
 
     key: EdgeKey
     target: Edge
-    content: RunContent | HopContent
+    content: Content
     fingerprint: str
     previous: LineageState | None
     reason: Literal["new", "changed", "forced", "cleanup", "migrate"]
@@ -214,8 +216,29 @@ def hop_content(hop: FirstHop) -> HopContent:
     )
 
 
+def location_content(location: Location) -> LocationContent:
+    record, delivery = location.record, location.delivery
+    namespace, name = location.dataset
+    return LocationContent(
+        key=location.key,
+        topic_namespace=record.namespace,
+        schema_arn=record.schema_arn,
+        schema_version=record.latest_version,
+        schema_version_id=record.schema_version_id,
+        schema_created=record.created_time,
+        data_format=record.data_format,
+        dataset_namespace=namespace,
+        dataset_name=name,
+        job_namespace=delivery.job_namespace,
+        job_name=delivery.job_name,
+        origin=delivery.origin,
+        arn=delivery.arn,
+    )
+
+
 def _same_kind(edge: EdgeKey) -> str:
-    # An entry of the per-topic layout with no table was a sink edge's.
+    # What the topic feeds (a table or an S3 location), or what feeds it. An entry of the per-topic layout
+    # with no table was a sink edge's.
     return "source" if edge.kind == "source" else "sink"
 
 
@@ -303,12 +326,14 @@ class _Planner:
         if key not in self.known:
             self._retract_for_deleted_schema(gone)
             return
-        if key in self.unmapped_keys and not any(e.kind == "sink" for e in keep):
+        # A kept table or location is still an edge the topic has: then it is not unmapped.
+        unmapped = key in self.unmapped_keys and not any(e.kind in ("sink", "location") for e in keep)
+        if unmapped:
             self.unmapped.append(key)
         for kind in ("sink", "source"):
             old = [e for e in gone if _same_kind(e) == kind]
             if old and kind not in blocked:
-                self._hand_over_or_retract(key, kind, old, emits)
+                self._hand_over_or_retract(kind, old, emits, unmapped)
         self.actions.extend(emits)
 
     def _wanted(self, key: TopicKey, stated: list[EdgeKey]) -> tuple[list[Edge], list[EdgeKey]]:
@@ -339,7 +364,7 @@ class _Planner:
             if isinstance(emit, Emit):
                 emits.append(emit)
             elif emit == "failed":
-                blocked.add("source" if isinstance(edge, FirstHop) else "sink")
+                blocked.add(_same_kind(edge.edge))
         return emits, blocked
 
     def _may_exist(self, edge_key: EdgeKey) -> bool:
@@ -355,7 +380,7 @@ class _Planner:
             confirming = not previous.emitted and not previous.stale
             (self.inferred if self.scope.mode == "all" and not confirming else self.actions).append(retract)
 
-    def _hand_over_or_retract(self, key: TopicKey, kind: str, old: list[EdgeKey], emits: list[Emit]) -> None:
+    def _hand_over_or_retract(self, kind: str, old: list[EdgeKey], emits: list[Emit], unmapped: bool) -> None:
         """Old edges of one kind: taken over by the topic's new edge of that kind, else retracted."""
         taker = next(
             (i for i, e in enumerate(emits) if _same_kind(e.key) == kind and e.reason == "new"), None
@@ -363,9 +388,7 @@ class _Planner:
         if taker is not None:
             emits[taker] = replace(emits[taker], replaces=tuple((e, self.states[e.key]) for e in old))
             return
-        reason: Literal["unmapped", "edge removed"] = (
-            "unmapped" if key in self.unmapped_keys else "edge removed"
-        )
+        reason: Literal["unmapped", "edge removed"] = "unmapped" if unmapped else "edge removed"
         self.actions.extend(Retract(e, self.states[e.key], reason) for e in old)
 
     def screen_inferred(self, mass_delete_share: float) -> tuple[Retract, ...]:
@@ -407,7 +430,7 @@ def _emit_or_not(
     """The edge's Emit, or what it is instead (recorded in `unchanged` / `failed`)."""
     edge_key = edge.edge
     previous = states.get(edge_key.key)
-    content: RunContent | HopContent
+    content: Content
     if isinstance(edge, Target):
         if edge.table.database_path in table_errors:
             failed.append(
@@ -425,6 +448,8 @@ def _emit_or_not(
             )
             return "failed"
         content = content_for(edge, table)
+    elif isinstance(edge, Location):
+        content = location_content(edge)
     else:
         content = hop_content(edge)
     fingerprint = content.fingerprint()

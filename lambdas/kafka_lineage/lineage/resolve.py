@@ -1,5 +1,6 @@
-"""Which edges each topic has: the Glue tables it feeds (sink edges) and the source tables feeding it (first
-hops), each with the `origin` that decided it.
+"""Which edges each topic has: the Glue tables it feeds (sink edges), the S3 locations a channel or stream
+writes it to (location edges) and the source tables feeding it (first hops), each with the `origin` that
+decided it.
 
 Precedence, per topic, for the tables it feeds (the first tier that names any table decides them all):
 
@@ -8,8 +9,8 @@ Precedence, per topic, for the tables it feeds (the first tier that names any ta
    override anything else at run time, without a redeploy.
 2. derived edges: `connector:<name>`, the Iceberg sink connectors of MSK Connect whose configuration decides
    the topic's table(s) (`kafka_lineage.connectors`), and `channel:<name>` / `firehose:<name>`, the MSK Data
-   Delivery channels and Firehose streams that write the topic to tables (`kafka_lineage.delivery`). A topic
-   may feed several tables (several sinks or paths): one edge each.
+   Delivery channels and Firehose streams that write the topic to tables or S3 locations
+   (`kafka_lineage.delivery`). A topic may feed several tables (several sinks or paths): one edge each.
 3. `cdk`: the stack's mappings (under `table-mappings/cdk/`, written from cdk.json at deploy time).
 4. `rule`: the source's `tableRule`.
 
@@ -18,6 +19,14 @@ really goes, read on every run, while a cdk mapping is a declaration made at dep
 behind it (the naming drift these edges exist to remove); an operator who must override a connector has
 tier 1, with no redeploy. A topic the connectors leave `ambiguous` or `undetermined` (dynamic routing) is
 reported with the reason and falls through to the next tier.
+
+S3 locations (topic -> `s3://<bucket>` / `<prefix>`) are derived edges of tier 2, from channels and
+streams with an S3 general purpose bucket as their destination. An operator's mapping replaces them with
+the topic's other derived edges. They decide no table, though: a location is another output than a Glue
+table (a stream writing raw records to a bucket, beside a sink or a tableRule naming the Iceberg table the
+topic also feeds), so tiers 3 and 4 still name the topic's table when no derived table edge does, and a
+topic with a location edge and no table is not `unmapped`: it has lineage. A location whose state key
+cannot be stored (`lineage.model.unstorable`) is reported `undetermined`.
 
 First hops (source table -> topic) come only from Debezium source connectors; an explicit mapping names a
 table the topic feeds, so it does not replace them.
@@ -28,7 +37,9 @@ could draw the wrong edge.
 
 When the connectors could not be read (`Derivation.read_ok` False, or a connector `unreadable`), their
 edges are not known this run: the plan then keeps the connector edges already emitted as they are, never
-retracting them and never replacing them by a lower tier (`Resolution.connectors_unknown`).
+retracting them and never replacing them by a lower tier (`Resolution.connectors_unknown`). The same holds
+for channels and streams (`Resolution.keeps`); a kept location edge, deciding no table, holds back no
+lower tier.
 """
 
 from __future__ import annotations
@@ -41,10 +52,10 @@ from datetime import datetime
 from pydantic import ValidationError
 
 from kafka_lineage.config import Settings, Source
-from kafka_lineage.lineage.model import EdgeKey
+from kafka_lineage.lineage.model import EdgeKey, unstorable
 from kafka_lineage.model.asset_records import AssetRecord
 from kafka_lineage.model.connectors import ConnectorNote, Derivation, SinkEdge, SourceEdge
-from kafka_lineage.model.delivery import DeliveryDerivation, InactivePath
+from kafka_lineage.model.delivery import DeliveryDerivation, DeliveryEdge, InactivePath
 from kafka_lineage.model.errors import describe
 from kafka_lineage.model.table_mapping import MappingParameter, TableMapping
 from kafka_lineage.model.tables import TableRef
@@ -119,7 +130,31 @@ class FirstHop:
         return EdgeKey.source(self.key, self.upstream.dataset_namespace, self.upstream.dataset_name)
 
 
-Edge = Target | FirstHop
+@dataclass(frozen=True, slots=True)
+class Location:
+    """A location edge: a channel or stream writes the topic to an S3 location (`delivery.dataset`)."""
+
+    key: TopicKey
+    record: AssetRecord
+    source: Source
+    delivery: DeliveryEdge
+
+    @property
+    def origin(self) -> Origin:
+        return self.delivery.origin
+
+    @property
+    def dataset(self) -> tuple[str, str]:
+        """OpenLineage's S3 naming: namespace `s3://<bucket>`, name the prefix ("/" for the root)."""
+        assert self.delivery.dataset is not None
+        return self.delivery.dataset
+
+    @property
+    def edge(self) -> EdgeKey:
+        return EdgeKey.location(self.key, *self.dataset)
+
+
+Edge = Target | FirstHop | Location
 
 
 @dataclass(frozen=True)
@@ -169,7 +204,7 @@ class Resolution:
             object.__setattr__(self, "by_topic", {k: tuple(v) for k, v in index.items()})
 
     def edges_of(self, key: TopicKey) -> list[Edge]:
-        """The topic's edges in key order (sink edges first)."""
+        """The topic's edges in key order (by kind: locations, sink edges, first hops)."""
         return [self.edges[edge] for edge in self.by_topic.get(key, ())]
 
     def tables_of(self, key: TopicKey) -> tuple[TableRef, ...]:
@@ -240,6 +275,7 @@ def resolve(
     for mapping in mappings:
         by_topic.setdefault(mapping.topic, []).append(mapping)
     sinks, hops = _sinks_by_topic(derivation, delivery), _hops_by_topic(derivation)
+    locations, unkept = _locations_by_topic(delivery)
     edges: dict[EdgeKey, Edge] = {}
     unmapped: list[TopicKey] = []
     failed: list[TopicProblem] = []
@@ -259,7 +295,9 @@ def resolve(
         if clash:
             failed.append(_clash_problem(key, clash, conflicts))
             continue
-        found = _sink_targets(key, record, source, chosen, sinks.get(key, {}))
+        found: list[Edge] = [*_sink_targets(key, record, source, chosen, sinks.get(key, {}))]
+        if chosen is None or not chosen.operator:  # an operator's mapping replaces the derived edges
+            found += [Location(key, record, source, edge) for edge in locations.get(key, ())]
         if not found:
             unmapped.append(key)
         for target in found:
@@ -267,7 +305,7 @@ def resolve(
     all_invalid = {item.parameter: item for item in invalid}
     for parameter, item in conflicts.items():
         all_invalid.setdefault(parameter, item)
-    issues = _issues((*derivation.notes, *delivery.notes, *_unemitted(delivery)))
+    issues = _issues((*derivation.notes, *delivery.notes, *unkept))
     return Resolution(
         edges=edges,
         unmapped=tuple(unmapped),
@@ -299,7 +337,7 @@ def _sinks_by_topic(
 
 
 def _delivery_sinks(delivery: DeliveryDerivation) -> list[SinkEdge]:
-    """The delivery paths' table edges, in the sinks' tier (their S3 locations are not Glue tables)."""
+    """The delivery paths' table edges, in the sinks' tier (their S3 locations: `_locations_by_topic`)."""
     return [
         SinkEdge(
             key=edge.key,
@@ -375,20 +413,23 @@ def _sink_targets(
     return [Target(key, record, source, TableRef(*by_rule, catalog, glue_catalog), "rule")]
 
 
-def _unemitted(delivery: DeliveryDerivation) -> list[ConnectorNote]:
-    """The paths' edges to S3 locations, reported: the emitter draws topic -> Glue table runs only, so an
-    `s3://` dataset edge is derived (kafka_lineage.delivery) but not posted yet."""
-    return [
-        ConnectorNote(
-            "undetermined",
-            edge.origin,
-            f"{edge.origin} writes the topic to {edge.dataset[0]}/{edge.dataset[1].lstrip('/')}: "
-            "S3 locations are not drawn as lineage yet, only Glue tables",
-            edge.key,
-        )
-        for edge in delivery.edges
-        if edge.dataset is not None
-    ]
+def _locations_by_topic(
+    delivery: DeliveryDerivation,
+) -> tuple[dict[TopicKey, list[DeliveryEdge]], list[ConnectorNote]]:
+    """Each topic's S3 locations (two paths, one location: one edge, the first by origin), and the
+    locations whose state key cannot be stored, reported."""
+    locations: dict[TopicKey, dict[tuple[str, str], DeliveryEdge]] = {}
+    notes: list[ConnectorNote] = []
+    for edge in sorted(delivery.edges, key=lambda e: (e.origin, e.arn)):
+        if edge.dataset is None:
+            continue
+        problem = unstorable(EdgeKey.location(edge.key, *edge.dataset).key)
+        if problem:
+            reason = f"{edge.origin} writes the topic to {edge.dataset[0]}/{edge.dataset[1]}, but {problem}"
+            notes.append(ConnectorNote("undetermined", edge.origin, reason, edge.key))
+            continue
+        locations.setdefault(edge.key, {}).setdefault(edge.dataset, edge)
+    return {key: list(found.values()) for key, found in locations.items()}, notes
 
 
 def _connectors_unknown(derivation: Derivation) -> frozenset[str] | None:

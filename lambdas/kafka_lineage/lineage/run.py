@@ -1,8 +1,9 @@
 """The lineage emission, end to end: read the world, plan (pure), act, record. One call per invocation.
 
 The story (`emit_lineage`), step by step:
-1. **Read**: the asset mapping (SSM, packed), the explicit table mappings (SSM) and the MSK Connect
-   connectors (once, unless every source says `connectors: "off"`), resolved into edges (resolve.py).
+1. **Read**: the asset mapping (SSM, packed), the explicit table mappings (SSM), the MSK Connect
+   connectors (once, unless every source says `connectors: "off"`) and the delivery paths (channels and
+   Firehose streams, delivery_inputs.py), resolved into edges (resolve.py).
 2. **Plan**: the emission state (SSM, packed), the drift summaries when a mirrored version moved, and the
    Glue tables the selected topics need (one GetTables per database), into a frozen plan (plan.py).
 3. **Lease**: only a plan with work takes the state lease, so a run that finds nothing changed reads

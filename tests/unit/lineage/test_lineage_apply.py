@@ -149,10 +149,12 @@ class World:
             "orders": table("orders", "id"),
         }
 
-    def run(self, recs, scope=None, nonce="", remaining=None, found=None, config=None, mappings=()):
+    def run(
+        self, recs, scope=None, nonce="", remaining=None, found=None, config=None, mappings=(), delivery=None
+    ):
         scope = scope or EmitScope()
         config = config or settings()
-        resolution = resolve(recs.values(), config, list(mappings), [], found)
+        resolution = resolve(recs.values(), config, list(mappings), [], found, delivery)
         selection = select(scope, recs, self.states, ["cdc"])
         tables = {
             ref: self.tables.get(ref.name, self.tables.get(ref.table))
