@@ -1,6 +1,7 @@
 """The managed delivery paths of the demo world, created through the services' APIs (the stand-ins
 locally): an Amazon MSK Data Delivery channel that writes the orders topic to an Apache Iceberg table on
-S3 Tables, an Amazon Data Firehose stream that writes the customers topic to another, and a stream whose
+S3 Tables, an Amazon Data Firehose stream that writes the customers topic to another, a stream that writes
+the orders topic's raw records to an S3 general purpose bucket (an `s3://` dataset), and a stream whose
 Lambda function routes each record (reported as undetermined, never guessed). Beside the MSK Connect sinks,
 the picture then shows the three paths side by side.
 """
@@ -79,6 +80,32 @@ def stream_request(name: str, inventory: str, processing: dict[str, Any] | None 
     }
 
 
+# The raw stream's bucket and prefix: the prefix's static part, before its timestamp, names the dataset.
+RAW_BUCKET = "demo-raw-zone"
+RAW_PREFIX = "cdc/orders/!{timestamp:yyyy/MM/dd}/"
+RAW_DATASET = (f"s3://{RAW_BUCKET}", "cdc/orders/")
+
+
+def raw_stream_request(name: str, inventory: str) -> dict[str, Any]:
+    """A stream with an MSK source and an Amazon S3 destination (ExtendedS3DestinationConfiguration)."""
+    return {
+        "DeliveryStreamName": name,
+        "DeliveryStreamType": "MSKAsSource",
+        "MSKSourceConfiguration": {
+            "MSKClusterARN": world.CLUSTER_ARN,
+            "TopicName": topic(inventory),
+            "AuthenticationConfiguration": {"RoleARN": ROLE, "Connectivity": "PRIVATE"},
+        },
+        "ExtendedS3DestinationConfiguration": {
+            "RoleARN": ROLE,
+            "BucketARN": f"arn:aws:s3:::{RAW_BUCKET}",
+            "Prefix": RAW_PREFIX,
+            "ErrorOutputPrefix": "errors/!{firehose:error-output-type}/",
+            "CompressionFormat": "GZIP",
+        },
+    }
+
+
 ROUTER_ARN = f"arn:aws:lambda:{world.REGION}:{world.ACCOUNT}:function:route-products"
 ROUTER = {
     "Enabled": True,
@@ -106,9 +133,11 @@ def create(aws: Any, columns_of: dict[str, list[tuple[str, str]]]) -> list[str]:
     firehose = boto3.client("firehose")
     firehose.create_delivery_stream(**stream_request("customers-to-s3-tables", STREAM_TABLE[0]))
     firehose.create_delivery_stream(**stream_request("products-routed", "products", ROUTER))
+    firehose.create_delivery_stream(**raw_stream_request("orders-raw-to-s3", CHANNEL_TABLE[0]))
     return [
         f"S3 Tables ({CATALOG}): {CHANNEL_TABLE[1]}.{CHANNEL_TABLE[2]}, {STREAM_TABLE[1]}.{STREAM_TABLE[2]}",
         f"MSK channel orders-to-s3-tables: {topic('orders')} -> {CATALOG}/sales.orders",
         f"Firehose stream customers-to-s3-tables: {topic('customers')} -> {CATALOG}/crm.customers",
         f"Firehose stream products-routed: {topic('products')}, a Lambda function routes each record",
+        f"Firehose stream orders-raw-to-s3: {topic('orders')} -> s3://{RAW_BUCKET}/{RAW_PREFIX}",
     ]

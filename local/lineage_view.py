@@ -200,6 +200,8 @@ def render_text(edges: Sequence[Edge], max_columns: int = 12) -> str:
                 lines.append(f"      {field.ljust(width)}  ->  {column}")
             if len(edge.columns) > max_columns:
                 lines.append(f"      ... and {len(edge.columns) - max_columns} more")
+        elif edge.downstream.kind == "S3 bucket":
+            lines.append("    columns: none (an S3 location: dataset-level lineage)")
         else:
             lines.append("    columns: none mapped")
         lines.append("")
@@ -290,7 +292,7 @@ def render_chains(edges: Sequence[Edge]) -> str:
                 )
     if not rows:
         return "No lineage in DataZone yet.\n"
-    cells = [("database table", "", "Kafka topic", "", "Glue table"), *rows]
+    cells = [("database table", "", "Kafka topic", "", "table or S3 location"), *rows]
     widths = [max(len(row[i]) for row in cells) for i in range(5)]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip() for row in cells]
     lines.insert(1, "-" * max(len(line) for line in lines))
@@ -367,6 +369,8 @@ def render_html(edges: Sequence[Edge], title: str = "Lineage: database table →
                 for field, column in edge.columns
             )
             mapping = f"<table><tr><th>topic field</th><th>table column</th></tr>{body}</table>"
+        elif edge.downstream.kind == "S3 bucket":
+            mapping = '<p class="muted">Dataset-level lineage: no table describes the objects\' columns.</p>'
         else:
             mapping = '<p class="muted">No column of the table matches a field of the topic.</p>'
         e = html.escape
@@ -522,7 +526,7 @@ def demo(aws: Any, domain_id: str, state_root: str, out_dir: Path, context: Any,
             for item in result[kind]:
                 print(f"  {kind}: {item['topic']} ({item['connector']}: {item['reason']})")
         for emission in result["emissions"]:
-            end = emission.get("table") or emission.get("sourceDataset")
+            end = emission.get("table") or emission.get("sourceDataset") or emission.get("location")
             print(f"  {emission['topic']} ~ {end}: origin {emission['origin']}")
     edges = read_edges(boto3.client("datazone"), domain_id)
     text, page = show(boto3.client("datazone"), domain_id, out_dir)

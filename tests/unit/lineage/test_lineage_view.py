@@ -182,6 +182,10 @@ def test_the_picture_fits_a_1280_pixel_screen_and_names_each_delivery_path() -> 
         "<title>arn:aws:glue:eu-west-1:123456789012:table/s3tablescatalog/lake-tables/sales/orders</title>"
         in page
     )
+    # And the bucket's edge says its lineage is dataset-level, on the page and in the text
+    assert "<title>s3://raw-zone/orders/</title>" in page
+    assert "Dataset-level lineage" in page
+    assert "columns: none (an S3 location: dataset-level lineage)" in render_text(edges)
 
 
 DRIFT = {
