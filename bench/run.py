@@ -184,6 +184,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         scenarios.add("lineage_first")
     if scenarios & MAIN_WORLD:  # they run on the world the first sync built
         scenarios.add("first_sync")
+    for suffix in ("", "_neighbour"):  # a checkpointed lineage run needs its checkpointed sync's world
+        if f"lineage_first_checkpointed{suffix}" in scenarios:
+            scenarios.add(f"first_sync_checkpointed{suffix}")
     args.scenarios = frozenset(scenarios)
     return args
 
@@ -492,20 +495,8 @@ class Bench:
             self.log(f"project at AWS's documented quotas (TUNING {args.documented_tuning}):")
             self.prepare()
             self.measure("first_sync_documented", PROJECT, "sync", tuning=args.documented_tuning)
-        if wanted("first_sync_checkpointed"):
-            self.log(
-                f"project under a {args.checkpoint_deadline_seconds:g} s deadline "
-                f"(TUNING {args.tuning or 'defaults'}):"
-            )
-            self.prepare()
-            self.measure(
-                "first_sync_checkpointed",
-                PROJECT,
-                "sync",
-                tuning=args.tuning,
-                deadline_seconds=args.checkpoint_deadline_seconds,
-                max_invocations=args.checkpoint_max_invocations,
-            )
+        for neighbour, suffix in ((0.0, ""), (args.neighbour, "_neighbour")):
+            self.checkpointed(neighbour, suffix)
         if wanted("first_sync_neighbour") or wanted("lineage_first_neighbour"):
             self.log(f"project next to a neighbour taking {args.neighbour:g} of every quota:")
             self.prepare()
@@ -526,6 +517,31 @@ class Bench:
         self.log(f"parsing CPU per schema, ms: {self.parse_ms}")
         self.load_after = os.getloadavg()
         self.calibration_after = self.calibrate()
+
+    def checkpointed(self, neighbour: float, suffix: str) -> None:
+        """From a fresh world, under the short simulated deadline: the first sync, then the lineage first run
+        on what it built, each a chain of invocations; next to a neighbour taking `neighbour` of every
+        quota when the scenario's `suffix` says so."""
+        args = self.args
+        sync, lineage = f"first_sync_checkpointed{suffix}", f"lineage_first_checkpointed{suffix}"
+        if not (args.scenarios & {sync, lineage}):
+            return
+        self.log(
+            f"project under a {args.checkpoint_deadline_seconds:g} s deadline "
+            f"(TUNING {args.tuning or 'defaults'}, neighbour {neighbour:g}):"
+        )
+        self.prepare()
+        for scenario, kind in ((sync, "sync"), (lineage, "lineage")):
+            if scenario == sync or scenario in args.scenarios:
+                self.measure(
+                    scenario,
+                    PROJECT,
+                    kind,
+                    tuning=args.tuning,
+                    deadline_seconds=args.checkpoint_deadline_seconds,
+                    max_invocations=args.checkpoint_max_invocations,
+                    neighbour=neighbour,
+                )
 
     def main_world(self) -> None:
         """The baseline's runs, then the project's, each on a world its own first sync builds."""

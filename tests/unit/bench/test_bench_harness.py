@@ -156,3 +156,6 @@ def test_a_scenario_on_a_fresh_world_runs_without_the_main_first_sync() -> None:
 
     assert alone == {"first_sync_checkpointed"}
     assert with_verify == {"first_sync_checkpointed", "verify", "first_sync"}
+    # A checkpointed lineage run needs the world its checkpointed sync builds, next to the same neighbour
+    lineage = run.parse_args(["--scenarios", "lineage_first_checkpointed_neighbour"]).scenarios
+    assert lineage == {"lineage_first_checkpointed_neighbour", "first_sync_checkpointed_neighbour"}

@@ -355,7 +355,38 @@ def test_summary_checks_pacing_ssm_writes_and_the_checkpointed_sync() -> None:
     assert facts["checkpointed"]["converged"] is True
     assert facts["checkpointed_target_met"] is True
     text = "\n".join(report.summary_lines(facts))
-    assert "12 invocations, converged, created 4, 0 repeated writes, 30 repeated reads (target met)" in text
+    assert (
+        "first sync, short deadline: 12 invocations, converged, created 4, 0 repeated writes, "
+        "30 repeated reads (target met)"
+    ) in text
+
+
+def test_every_chain_under_a_short_deadline_is_checked_and_one_that_repeats_a_write_misses_the_target() -> (
+    None
+):
+    # Given a checkpointed sync that converged, and a checkpointed lineage run next to a neighbour that
+    # repeated a write
+    runs = [
+        measurement("first_sync_checkpointed", PROJECT, 60.0, {}, invocations=3),
+        measurement(
+            "lineage_first_checkpointed_neighbour",
+            PROJECT,
+            90.0,
+            {},
+            invocations=4,
+            repeated_writes=1,
+            repeated_write_samples=["datazone:PostLineageEvent x"],
+        ),
+    ]
+
+    facts = report.summary(runs)
+
+    # Then both are reported, and the target is missed
+    assert facts["checkpointed"]["invocations"] == 3
+    assert facts["lineage_first_checkpointed_neighbour"]["repeated_writes"] == 1
+    assert facts["checkpointed_target_met"] is False
+    text = "\n".join(report.summary_lines(facts))
+    assert "lineage first run, short deadline, neighbour: 4 invocations, converged" in text
 
 
 def test_a_checkpointed_sync_that_repeats_a_write_or_stops_short_misses_its_target() -> None:
