@@ -186,26 +186,22 @@ def build_hop(
     report = LineageReport(
         matched=len(matches), emitted=len(matches), table_columns=len(matches), row_fields=len(row_fields)
     )
-    shape, notes = Shape(), []
+    plain = Shape(descriptions=False)
     steps = [
-        (replace(shape, descriptions=False), "field descriptions dropped from the schema facets"),
-        (replace(shape, descriptions=False, topic_schema="none"), "topic schema facet dropped"),
+        (plain, "field descriptions dropped from the schema facets"),
+        (replace(plain, topic_schema="none"), "topic schema facet dropped"),
         (
-            replace(shape, descriptions=False, topic_schema="none", transformations=False),
+            replace(plain, topic_schema="none", transformations=False),
             "column-lineage transformations dropped",
         ),
     ]
-    bodies = hop_bodies(content, fields, types, matches, shape, run_id, event_time)
-    while any(len(body) > max_bytes for _, body in bodies):
-        if steps:
-            shape, note = steps.pop(0)
-            notes.append(note)
-        else:
-            kept = len(matches) if shape.lineage_columns is None else shape.lineage_columns
-            if kept == 0:
-                raise EventTooLarge(f"the first hop of {content.key.key} does not fit {max_bytes} bytes")
-            shape = replace(shape, lineage_columns=kept // 2)
-        bodies = hop_bodies(content, fields, types, matches, shape, run_id, event_time)
+    bodies, shape, notes = _fitted(
+        lambda shape: hop_bodies(content, fields, types, matches, shape, run_id, event_time),
+        steps,
+        max_bytes,
+        f"the first hop of {content.key.key}",
+        columns=len(matches),
+    )
     if shape.lineage_columns is not None:
         notes.append(f"column lineage cut to {shape.lineage_columns} of {len(matches)} columns")
         report = replace(report, emitted=shape.lineage_columns)
@@ -220,21 +216,46 @@ def build_location(
     event_time: datetime,
     max_bytes: int = MAX_EVENT_BYTES,
 ) -> BuiltRun:
-    """A location edge's START and COMPLETE, degraded only as far as needed to fit `max_bytes` each. Its
-    report counts no columns: the location has none that lineage knows."""
+    """A location edge's START and COMPLETE, degraded only as far as needed to fit `max_bytes` each
+    (descriptions, then the topic's schema facet). Its report counts no columns: the location has none that
+    lineage knows."""
     report = LineageReport(matched=0, emitted=0, table_columns=0, row_fields=len(row_fields))
-    shape, notes = Shape(), []
-    steps = [
-        (replace(shape, descriptions=False), "field descriptions dropped from the schema facets"),
-        (replace(shape, descriptions=False, topic_schema="none"), "topic schema facet dropped"),
-    ]
-    if not any(f.description for f in fields):
-        steps.pop(0)
-    bodies = location_bodies(content, fields, shape, run_id, event_time)
-    while any(len(body) > max_bytes for _, body in bodies):
-        if not steps:
-            raise EventTooLarge(f"the location edge of {content.key.key} does not fit {max_bytes} bytes")
-        shape, note = steps.pop(0)
-        notes.append(note)
-        bodies = location_bodies(content, fields, shape, run_id, event_time)
+    plain = Shape(descriptions=False)
+    steps = [(replace(plain, topic_schema="none"), "topic schema facet dropped")]
+    if any(f.description for f in fields):
+        steps.insert(0, (plain, "field descriptions dropped from the schema facets"))
+    bodies, _, notes = _fitted(
+        lambda shape: location_bodies(content, fields, shape, run_id, event_time),
+        steps,
+        max_bytes,
+        f"the location edge of {content.key.key}",
+    )
     return BuiltRun(run_id, format_time(event_time), bodies, report, tuple(notes))
+
+
+Bodies = tuple[tuple[str, bytes], ...]
+
+
+def _fitted(
+    render: Callable[[Shape], Bodies],
+    steps: list[tuple[Shape, str]],
+    max_bytes: int,
+    what: str,
+    columns: int = 0,
+) -> tuple[Bodies, Shape, list[str]]:
+    """The bodies in the first shape whose events both fit `max_bytes`: the full one, then each of `steps`
+    (a shape and what it drops), then the last with its column lineage (`columns` matched) halved until they
+    fit; the shape, and the notes of the steps taken."""
+    shape, notes = Shape(), []
+    bodies = render(shape)
+    while any(len(body) > max_bytes for _, body in bodies):
+        if steps:
+            shape, note = steps.pop(0)
+            notes.append(note)
+        else:
+            kept = columns if shape.lineage_columns is None else shape.lineage_columns
+            if kept == 0:
+                raise EventTooLarge(f"{what} does not fit {max_bytes} bytes")
+            shape = replace(shape, lineage_columns=kept // 2)
+        bodies = render(shape)
+    return bodies, shape, notes

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Literal
+from typing import Literal, TypedDict
 
 from kafka_lineage import failsafe
 from kafka_lineage.lineage.content import Content, HopContent, LocationContent, RunContent
@@ -175,17 +175,35 @@ def tables_needed(selection: Selection, resolution: Resolution) -> set[TableRef]
     }
 
 
-def content_for(target: Target, table: GlueTable) -> RunContent:
-    record = target.record
-    connector = target.connector
-    return RunContent(
-        key=target.key,
+class _Version(TypedDict):
+    """The fields every run's content starts with (content.TopicVersion), from the topic's asset record."""
+
+    key: TopicKey
+    topic_namespace: str
+    schema_arn: str
+    schema_version: int
+    schema_version_id: str
+    schema_created: str
+    data_format: str
+
+
+def _version(key: TopicKey, record: AssetRecord) -> _Version:
+    return _Version(
+        key=key,
         topic_namespace=record.namespace,
         schema_arn=record.schema_arn,
         schema_version=record.latest_version,
         schema_version_id=record.schema_version_id,
         schema_created=record.created_time,
         data_format=record.data_format,
+    )
+
+
+def content_for(target: Target, table: GlueTable) -> RunContent:
+    record = target.record
+    connector = target.connector
+    return RunContent(
+        **_version(target.key, record),
         table=table,
         job_namespace=connector.job_namespace if connector else target.source.job_namespace,
         origin=target.origin,
@@ -199,13 +217,7 @@ def content_for(target: Target, table: GlueTable) -> RunContent:
 def hop_content(hop: FirstHop) -> HopContent:
     record, upstream = hop.record, hop.upstream
     return HopContent(
-        key=hop.key,
-        topic_namespace=record.namespace,
-        schema_arn=record.schema_arn,
-        schema_version=record.latest_version,
-        schema_version_id=record.schema_version_id,
-        schema_created=record.created_time,
-        data_format=record.data_format,
+        **_version(hop.key, record),
         dataset_namespace=upstream.dataset_namespace,
         dataset_name=upstream.dataset_name,
         job_namespace=upstream.job_namespace,
@@ -220,13 +232,7 @@ def location_content(location: Location) -> LocationContent:
     record, delivery = location.record, location.delivery
     namespace, name = location.dataset
     return LocationContent(
-        key=location.key,
-        topic_namespace=record.namespace,
-        schema_arn=record.schema_arn,
-        schema_version=record.latest_version,
-        schema_version_id=record.schema_version_id,
-        schema_created=record.created_time,
-        data_format=record.data_format,
+        **_version(location.key, record),
         dataset_namespace=namespace,
         dataset_name=name,
         job_namespace=delivery.job_namespace,
