@@ -51,7 +51,7 @@ QUIET = {
     "POWERTOOLS_METRICS_NAMESPACE": "KafkaLineageBench",
 }
 # Request rates and concurrency a first sync at 1,000 schemas and 20 ms needs to be about 10x faster than the
-# sequential baseline (see the README's Performance section for how it was found).
+# sequential baseline (see docs/performance.md for how it was found).
 FAST_TUNING = {"max_concurrency": 32, "datazone_rps": 200.0, "glue_rps": 300.0, "ssm_write_rps": 10.0}
 # The short simulated deadline of the checkpointed first sync: a few seconds of work beyond the default
 # 60-second deadline margin, so that even the small default run needs a chain of invocations.

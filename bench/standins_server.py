@@ -7,7 +7,7 @@ The same server as `python -m local.standins` (first stdout line: the endpoint U
     boto3);
   - moto's Glue Schema Registry caps (1,000 schemas and 1,000 schema versions per account and region) are
     raised: AWS's own quota is 10,000 schema versions per account and region, and the 10,000-schema run
-    adds 1% new versions on top of that (see the README's Performance section).
+    adds 1% new versions on top of that (see docs/performance.md).
 """
 
 from __future__ import annotations

@@ -53,7 +53,7 @@ class Deployment:
         asset_type_removal_policy: str = "retain",
         **overrides: Any,
     ) -> Deployment:
-        """The deployment whose functions would run with this environment (README: Configuration)."""
+        """The deployment whose functions would run with this environment (docs/configuration.md)."""
         missing = [k for k in ("DATAZONE_DOMAIN_ID", "DATAZONE_PROJECT_ID", "SOURCES") if k not in env]
         if missing:
             raise ValueError(f"cannot tell the deployment: the environment lacks {', '.join(missing)}")

@@ -76,7 +76,7 @@ def inventory_without(table: str, column: str) -> SchemaSpec:
 
 
 def source_config(registry: str = "cdc", **extra: Any) -> dict[str, Any]:
-    """A SOURCES entry (README: Configuration) for the local cluster."""
+    """A SOURCES entry (docs/configuration.md) for the local cluster."""
     return {"registryName": registry, "clusterArn": CLUSTER_ARN, **extra}
 
 

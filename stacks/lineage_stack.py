@@ -363,7 +363,7 @@ class KafkaLineage(Construct):
         fn.allow_invoking_itself()
 
     def _grant_mappings(self, fn: LineageFunction, *write_under: str) -> None:
-        """Read the whole MAPPING_PATH tree; write only the function's own part of it (README: SSM layout)."""
+        """Read the whole MAPPING_PATH tree; write only the function's own part of it (docs/concepts.md)."""
         fn.allow(
             "MappingsRead",
             ["ssm:GetParametersByPath"],
@@ -403,7 +403,7 @@ class KafkaLineage(Construct):
     def _triggers(self) -> None:
         schedules = self.config.deployment.schedules
         rules: list[events.Rule] = []
-        # The scheduled rule's own "Scheduled Event" is the full-sync payload (README: Invocation).
+        # The scheduled rule's own "Scheduled Event" is the full-sync payload (docs/invocation.md).
         for rule_id, expression, fn, payload, what in (
             ("SyncSchedule", schedules.sync, self.schema_sync, None, "full schema sync"),
             (

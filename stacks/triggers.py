@@ -57,7 +57,7 @@ def glue_registry_change_pattern(registry_names: Sequence[str]) -> dict[str, Any
 
 
 def asset_changed_pattern() -> dict[str, Any]:
-    """schema-sync's "Topic Asset Changed" events (README: Lineage)."""
+    """schema-sync's "Topic Asset Changed" events (docs/lineage.md)."""
     return TopicAssetChanged.pattern()
 
 

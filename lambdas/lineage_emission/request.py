@@ -1,4 +1,4 @@
-"""lineage-emission invocation events -> an `EmitScope` (README: Lineage). Unknown shapes are rejected.
+"""lineage-emission invocation events -> an `EmitScope` (docs/lineage.md). Unknown shapes are rejected.
 
 Accepted: an EventBridge schedule ("Scheduled Event") or `{}` (every mapped topic); schema-sync's
 "Topic Asset Changed" event (that topic only); `{"topics": [{"registryName"?, "topic"}, ...]}`; with

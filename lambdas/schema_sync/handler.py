@@ -1,4 +1,4 @@
-"""schema-sync Lambda: parse the event and environment, run one sync, return its result (README: Invocation).
+"""schema-sync Lambda: parse the event and environment, run one sync, return its result (docs/invocation.md).
 
 One writer: a run holds the `schema-sync` state lease (kafka_lineage.aws.lease) from before its first write
 to its end (a run with nothing to write takes none: it writes nothing at all). An invocation that cannot get

@@ -1,4 +1,4 @@
-"""EventBridge: the "Topic Asset Changed" events schema-sync puts on the default bus (README: Invocation)."""
+"""EventBridge: the "Topic Asset Changed" events schema-sync puts on the default bus (docs/invocation.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Explicit topic -> table mappings: SSM parameters below `{MAPPING_PATH}/table-mappings/` (README: Lineage).
+"""Explicit topic -> table mappings: SSM parameters below `{MAPPING_PATH}/table-mappings/` (docs/lineage.md).
 
 Reads only; parsing and precedence (operator over stack) are decided in kafka_lineage.lineage.resolve.
 """

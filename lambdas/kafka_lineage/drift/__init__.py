@@ -6,7 +6,7 @@ Pure code, no AWS calls:
   - `assess_impact(diff, tables, walker) -> DriftImpact` (module `impact`): each change's severity and the
     table columns it touches through column lineage, and what lies downstream of each impacted table
     through a caller-supplied `DownstreamWalker`;
-  - `drift_detail(subject, impact)`: the "Schema Drift Detected" event detail (README: Schema drift), and
+  - `drift_detail(subject, impact)`: the "Schema Drift Detected" event detail (docs/schema-drift.md), and
     `drift_fingerprint(subject, impact)` to announce each drift once.
 """
 

@@ -199,7 +199,7 @@ def _severity(change: FieldChange, touches_column: bool) -> Severity:
 def drift_detail(
     subject: DriftSubject, impact: DriftImpact, max_bytes: int = MAX_DETAIL_BYTES
 ) -> dict[str, Any]:
-    """A "Schema Drift Detected" event `detail` (README: Schema drift), within `max_bytes` of UTF-8 JSON.
+    """A "Schema Drift Detected" event `detail` (docs/schema-drift.md), within `max_bytes` of UTF-8 JSON.
 
     Changes are listed worst first (schema order within a severity). When the detail would be too large,
     the fewest changes are left out, least severe first, then downstream nodes, then impacted columns, and

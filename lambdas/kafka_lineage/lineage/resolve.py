@@ -5,7 +5,7 @@ decided it.
 Precedence, per topic, for the tables it feeds (the first tier that names any table decides them all):
 
 1. `operator`: an operator's explicit mapping (an SSM String parameter under `{MAPPING_PATH}/table-mappings/`
-   outside `cdk/`, README: Lineage). It replaces every derived edge of the topic: it is the one way to
+   outside `cdk/`, docs/lineage.md). It replaces every derived edge of the topic: it is the one way to
    override anything else at run time, without a redeploy.
 2. derived edges: `connector:<name>`, the Iceberg sink connectors of MSK Connect whose configuration decides
    the topic's table(s) (`kafka_lineage.connectors`), and `channel:<name>` / `firehose:<name>`, the MSK Data

@@ -1,4 +1,4 @@
-"""The lineage emission's result (README: Lineage, "Invocation"): what the run reports, in one place.
+"""The lineage emission's result (docs/lineage.md, docs/invocation.md): what the run reports, in one place.
 
 Each `record_*` method puts one step's findings in the result and the logs (every item is logged; the
 result keeps samples of the lists); `publish_metrics` turns the counts into the run's metrics. The methods

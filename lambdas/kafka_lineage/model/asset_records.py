@@ -1,4 +1,4 @@
-"""Schema -> DataZone asset records: what schema-sync wrote for each mirrored schema (README: SSM layout).
+"""Schema -> DataZone asset records: what schema-sync wrote for each mirrored schema (docs/concepts.md).
 
 One `AssetRecord` per mirrored schema, keyed by schema ARN, kept under `{MAPPING_PATH}/assets/` (the store
 is `kafka_lineage.aws.asset_records`). A record holds what a no-change run needs to decide "nothing to do"

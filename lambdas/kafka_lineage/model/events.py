@@ -22,13 +22,13 @@ GLUE_EVENT_NAMES = (
     "DeleteRegistry",
 )
 # lineage-emission announces schema drift on the default bus ("Schema Drift Detected"); schema-sync reacts
-# to it, and the stack's rule and alarm match it (README: Schema drift).
+# to it, and the stack's rule and alarm match it (docs/schema-drift.md).
 DRIFT_SOURCE = "kafka-lineage.lineage-emission"
 DRIFT_DETAIL_TYPE = "Schema Drift Detected"
 
 
 class TopicAssetChanged(BaseModel):
-    """The detail of the event schema-sync puts after an asset's mapping is written (README "Invocation")."""
+    """The detail of the event schema-sync puts after an asset's mapping is written (docs/invocation.md)."""
 
     SOURCE: ClassVar[str] = "kafka-lineage.schema-sync"
     DETAIL_TYPE: ClassVar[str] = "Topic Asset Changed"

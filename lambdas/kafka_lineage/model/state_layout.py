@@ -1,4 +1,4 @@
-"""Where the functions keep their state in SSM, under the state root `MAPPING_PATH` (README: SSM layout).
+"""Where the functions keep their state in SSM, under the state root `MAPPING_PATH` (docs/concepts.md).
 
 The one place that knows the parts below the root, how big one parameter may be, and how packed entries are
 grouped into parameters (`hash_group`: the stores save group by group, so the logic orders its work the same

@@ -1,5 +1,5 @@
 """Governed domains, applied: deletions held while subscribers keep a listing, and publishes a domain rule
-refuses (README: Governed domains; docs/governed-domains.md). Each function takes the catalog port and one
+refuses (docs/governed-domains.md). Each function takes the catalog port and one
 action, and answers what happened as values the result reports.
 
 - A deletion is one DeleteAsset (DataZone deletes the listing with the asset). While the listing has approved

@@ -1,4 +1,4 @@
-"""schema-sync invocation events -> a `SyncRequest` (README: Invocation). Unknown shapes are rejected by name.
+"""schema-sync invocation events -> a `SyncRequest` (docs/invocation.md). Unknown shapes are rejected by name.
 
 CloudTrail-via-EventBridge shapes follow AWS's "AWS API Call via CloudTrail" envelope; the Glue members
 (`requestParameters.schemaId`, `registryId`, …) follow the Glue API's request members in camelCase, as
@@ -179,7 +179,7 @@ def _from_cloudtrail(detail: dict[str, Any], account: str, key_of: KeyOf) -> Syn
 
 
 class _DriftDetail(BaseModel):
-    """The members of a "Schema Drift Detected" detail that name the topic (README: Schema drift); the rest
+    """The members of a "Schema Drift Detected" detail that name the topic (docs/schema-drift.md); the rest
     (versions, severity, changes, impact) is lineage's finding, which schema-sync reads from the summary."""
 
     model_config = ConfigDict(extra="allow", populate_by_name=True)

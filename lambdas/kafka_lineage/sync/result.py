@@ -1,5 +1,5 @@
 """schema-sync's result: what a run did, counted and sampled, written only through its locked methods (the
-pipeline's threads share it), and the metrics it stands for (README: Invocation)."""
+pipeline's threads share it), and the metrics it stands for (docs/invocation.md)."""
 
 from __future__ import annotations
 
