@@ -299,6 +299,11 @@ class Repeats:
     write_samples: tuple[str, ...] = ()
 
 
+# The call that hands a run on to its follow-up invocation: no write of anything. A lineage run's follow-up
+# carries the same event each time (its state says what is done), so the same Invoke is no repeat.
+HAND_ON = frozenset({"lambda:Invoke"})
+
+
 def repeats(calls: Iterable[Sequence[str]]) -> Repeats:
     """Count the calls whose (operation, parameter digest) was already made earlier in the same run.
 
@@ -308,7 +313,7 @@ def repeats(calls: Iterable[Sequence[str]]) -> Repeats:
     writes = reads = 0
     samples: list[str] = []
     for key, target, digest in calls:
-        if key.startswith("unrecorded:"):
+        if key.startswith("unrecorded:") or key in HAND_ON:
             continue
         signature = (key, digest)
         if signature not in seen:

@@ -271,11 +271,14 @@ def test_repeats_count_the_same_request_made_again_across_invocations() -> None:
         ["datazone:CreateAsset", "", "a2"],
         ["unrecorded:GetSchema", "", "x"],
         ["unrecorded:GetSchema", "", "x"],
+        ["lambda:Invoke", "", "follow-up"],
+        ["lambda:Invoke", "", "follow-up"],
     ]
 
     found = report.repeats(calls)
 
-    # Then one repeated write (the identical PutParameter) and two repeated reads; an update is not a repeat
+    # Then one repeated write (the identical PutParameter) and two repeated reads; an update is not a
+    # repeat, nor is handing the run on with the same event twice (a lineage follow-up's)
     assert found.writes == 1
     assert found.reads == 2
     assert found.write_samples == ("ssm:PutParameter /m/assets/00-0",)
