@@ -56,6 +56,19 @@ def channel_request() -> dict[str, Any]:
     }
 
 
+def msk_sourced(name: str, inventory: str) -> dict[str, Any]:
+    """A CreateDeliveryStream request's source part: the demo cluster's topic of `inventory`."""
+    return {
+        "DeliveryStreamName": name,
+        "DeliveryStreamType": "MSKAsSource",
+        "MSKSourceConfiguration": {
+            "MSKClusterARN": world.CLUSTER_ARN,
+            "TopicName": topic(inventory),
+            "AuthenticationConfiguration": {"RoleARN": ROLE, "Connectivity": "PRIVATE"},
+        },
+    }
+
+
 def stream_request(name: str, inventory: str, processing: dict[str, Any] | None = None) -> dict[str, Any]:
     _, database, table = STREAM_TABLE
     iceberg: dict[str, Any] = {
@@ -68,16 +81,7 @@ def stream_request(name: str, inventory: str, processing: dict[str, Any] | None 
     }
     if processing:
         iceberg["ProcessingConfiguration"] = processing
-    return {
-        "DeliveryStreamName": name,
-        "DeliveryStreamType": "MSKAsSource",
-        "MSKSourceConfiguration": {
-            "MSKClusterARN": world.CLUSTER_ARN,
-            "TopicName": topic(inventory),
-            "AuthenticationConfiguration": {"RoleARN": ROLE, "Connectivity": "PRIVATE"},
-        },
-        "IcebergDestinationConfiguration": iceberg,
-    }
+    return {**msk_sourced(name, inventory), "IcebergDestinationConfiguration": iceberg}
 
 
 # The raw stream's bucket and prefix: the prefix's static part, before its timestamp, names the dataset.
@@ -89,13 +93,7 @@ RAW_DATASET = (f"s3://{RAW_BUCKET}", "cdc/orders/")
 def raw_stream_request(name: str, inventory: str) -> dict[str, Any]:
     """A stream with an MSK source and an Amazon S3 destination (ExtendedS3DestinationConfiguration)."""
     return {
-        "DeliveryStreamName": name,
-        "DeliveryStreamType": "MSKAsSource",
-        "MSKSourceConfiguration": {
-            "MSKClusterARN": world.CLUSTER_ARN,
-            "TopicName": topic(inventory),
-            "AuthenticationConfiguration": {"RoleARN": ROLE, "Connectivity": "PRIVATE"},
-        },
+        **msk_sourced(name, inventory),
         "ExtendedS3DestinationConfiguration": {
             "RoleARN": ROLE,
             "BucketARN": f"arn:aws:s3:::{RAW_BUCKET}",
