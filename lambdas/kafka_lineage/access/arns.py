@@ -100,11 +100,6 @@ class RoleArn:
         """The ARN of a customer managed policy `name` under `path` in the role's account."""
         return f"arn:{self.partition}:iam::{self.account}:policy{path}{name}"
 
-    @property
-    def account_root(self) -> str:
-        """The account principal (`arn:<partition>:iam::<account>:root`) a resource policy names."""
-        return f"arn:{self.partition}:iam::{self.account}:root"
-
 
 def role_name(arn: str) -> str:
     """The role's name: the last segment of its ARN, whatever its path (`role/a/b/Name` -> `Name`)."""

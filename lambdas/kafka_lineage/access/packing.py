@@ -56,13 +56,10 @@ class _Filling:
         # A statement after the first is preceded by a comma.
         return self.limit - self.size - (1 if self.statements else 0)
 
-    def add(self, rendered: dict[str, Any]) -> bool:
-        needed = policy_size(rendered)
-        if needed > self.room():
-            return False
-        self.size += needed + (1 if self.statements else 0)
+    def add(self, rendered: dict[str, Any]) -> None:
+        """Add a statement that `_fitting` measured to fit."""
+        self.size += policy_size(rendered) + (1 if self.statements else 0)
         self.statements.append(rendered)
-        return True
 
 
 def _fitting(statement: Statement, resources: tuple[str, ...], part: int, room: int) -> int:

@@ -175,3 +175,30 @@ def test_the_decision_is_the_same_whatever_the_order() -> None:
     write = forward.plans[0].writes[0]
     assert isinstance(write, PutRolePolicy)
     assert json.loads(write.document)["Statement"][1]["Resource"] == [CLUSTER]
+
+
+def test_a_grant_without_a_role_fails_and_a_full_role_holding_only_granted_grants_is_left_as_it_is() -> None:
+    # Given a pending grant whose subscription target names no principal
+    nobody = grant("orders", roles=(), status=PENDING)
+    # and a role whose other policies took every slot after its grants were written
+    spent = {
+        "Version": "2012-10-17",
+        "Statement": [
+            {"Effect": "Allow", "Action": "s3:GetObject", "Resource": "arn:aws:s3:::b/" + "k" * 10_200}
+        ],
+    }
+    others = tuple(
+        ManagedPolicy(f"arn:aws:iam::{ACCOUNT}:policy/t{n}", f"t{n}", "/", True) for n in range(10)
+    )
+    full = RoleState(ROLE, inline={"team": spent}, managed=others)
+    held = grant("payments", number=2)
+
+    # When decided
+    decision = decide([nobody, held], {ROLE: full}, settings(), NAMING)
+
+    # Then the first fails naming the missing role; the second stays granted; the role is reported, unwritten
+    assert "names no IAM role" in decision.refused[nobody.key]
+    assert decision.granted == (held.key,)
+    assert "no room left" in decision.withheld[ROLE]
+    assert "left as they are" in decision.withheld[ROLE]
+    assert decision.plans == ()

@@ -89,6 +89,13 @@ def test_a_boundary_that_allows_nothing_kafka_is_a_refusal_too() -> None:
     assert f"does not allow kafka-cluster:Connect on {CLUSTER}" in (refusal(boundary) or "")
 
 
+def test_an_empty_policy_allows_nothing() -> None:
+    assert evaluate(None, "kafka-cluster:Connect", CLUSTER).decision == Decision.NOT_ALLOWED
+    assert (
+        evaluate({"Statement": {"Effect": "Allow", "Action": "*", "Resource": "*"}}, "a:b", "c").sid is None
+    )
+
+
 def test_a_boundary_that_cannot_be_read_is_a_refusal() -> None:
     role_state = RoleState(ROLE, boundary_arn=BOUNDARY_ARN)
 
@@ -144,6 +151,7 @@ def test_another_identity_policy_that_denies_is_a_refusal_but_ours_are_not_read(
     [
         (f"{GROUPS}/prj_sales01-*", Decision.ALLOWED),  # the same pattern covers itself
         (f"{GROUPS}/*", Decision.ALLOWED),
+        (f"{GROUPS}/prj?sales01-*", Decision.ALLOWED),  # `?` covers the one character there
         (f"{GROUPS}/prj_sales01-?*", Decision.NOT_ALLOWED),  # misses the group named "prj_sales01-"
         (f"{GROUPS}/prj_sales01-reports", Decision.NOT_ALLOWED),  # one group of many
         ("arn:aws:kafka:*:*:group/*", Decision.ALLOWED),

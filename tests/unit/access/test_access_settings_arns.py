@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+from typing import Any
+
 import pytest
 
 from kafka_lineage.access.arns import ClusterArn, RoleArn, role_name
 from kafka_lineage.access.settings import AccessSettings, AccessSettingsError
-from tests.unit.access.access_builders import ACCOUNT, CLUSTER, PATH_ROLE
+from tests.unit.access.access_builders import ACCOUNT, CLUSTER, PATH_ROLE, grant
 
 
 def test_unset_access_admits_no_role_and_has_a_default_group_template() -> None:
@@ -129,3 +132,32 @@ def test_a_role_with_a_path_is_named_by_its_last_segment() -> None:
     )
     with pytest.raises(ValueError, match="not an IAM role ARN"):
         RoleArn.parse("arn:aws:iam::111122223333:user/alice")
+
+
+def test_access_must_be_an_object_and_templates_have_a_length() -> None:
+    with pytest.raises(AccessSettingsError, match="access must be an object"):
+        AccessSettings.parse(["arn:aws:iam::111122223333:role/*"])
+    with pytest.raises(AccessSettingsError, match=r"access\.consumerGroups.*1-255 characters"):
+        AccessSettings.parse({"consumerGroups": ["{projectId}" + "x" * 250]})
+
+
+def test_a_group_pattern_with_characters_no_arn_carries_is_refused() -> None:
+    with pytest.raises(ValueError, match="characters an ARN cannot carry"):
+        ClusterArn.parse(CLUSTER).group("prj 1/*")
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("grant_id", "grant/1", "grant id"),
+        ("project_id", "p" * 37, "project id"),
+        ("environment_id", "", "environment id"),
+        ("account", "12345", "12-digit"),
+    ],
+)
+def test_a_grant_with_identifiers_datazone_does_not_make_is_refused(
+    field: str, value: str, message: str
+) -> None:
+    changes: dict[str, Any] = {field: value}
+    with pytest.raises(ValueError, match=message):
+        replace(grant("orders"), **changes)
