@@ -5,10 +5,11 @@ Ours are recognised by name and path only (`Naming`): the inline policy `<prefix
 against the role's limits. A role that is already right gets an empty plan; applying a plan and planning
 again gives an empty plan.
 
-Order: the managed policies are written and attached first, the inline policy next, and what is no longer
-needed is taken away last, so access that moves between policies is added before it is removed where
-IAM's limits let it. (Access moving from a managed policy into the inline one is briefly missing between
-the two writes.)
+Order: a policy that gains access another one loses is written first, so access that moves between
+policies (the packing shifts topics forward as grants arrive, back as they go) is never briefly missing;
+otherwise managed policies by n, the inline policy, then what is no longer needed. New managed policies
+are only created when their number grows and removed only when it shrinks, so the attachments never pass
+the role's quota on the way.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kafka_lineage.access.desired import policy_size
+from kafka_lineage.access.evaluate import statements
 from kafka_lineage.access.model import ManagedPolicy, Naming, PolicyVersion, RoleState
 from kafka_lineage.access.packing import ROLE_INLINE_LIMIT, Budget, Packed
 
@@ -142,18 +144,75 @@ def plan_role(state: RoleState, packed: Packed, naming: Naming) -> RolePlan:
     """The writes that make the role hold exactly `packed` as our policies."""
     role = state.role
     ours = owned(state, naming)
-    writes: list[IamWrite] = []
+    steps: list[_Step] = []
     for index, desired in enumerate(packed.managed, start=1):
-        writes += _managed_writes(state, naming, index, ours.get(index), desired)
+        current = ours.get(index)
+        before = _pairs(current.document) if current is not None and current.attached else frozenset()
+        writes = _managed_writes(state, naming, index, current, desired)
+        steps.append(_Step(tuple(writes), before, _pairs(desired)))
     current_inline = state.inline.get(naming.inline_name)
     if packed.inline is not None and not _same(current_inline, packed.inline):
-        writes.append(PutRolePolicy(role.name, naming.inline_name, text(packed.inline)))
+        put = PutRolePolicy(role.name, naming.inline_name, text(packed.inline))
+        steps.append(_Step((put,), _pairs(current_inline), _pairs(packed.inline)))
     for index in sorted(ours):
         if index > len(packed.managed):
-            writes += _removal(role.name, ours[index])
+            before = _pairs(ours[index].document) if ours[index].attached else frozenset()
+            steps.append(_Step(tuple(_removal(role.name, ours[index])), before, frozenset()))
     if packed.inline is None and naming.inline_name in state.inline:
-        writes.append(DeleteRolePolicy(role.name, naming.inline_name))
-    return RolePlan(state.role_arn, tuple(writes))
+        delete = DeleteRolePolicy(role.name, naming.inline_name)
+        steps.append(_Step((delete,), _pairs(current_inline), frozenset()))
+    return RolePlan(state.role_arn, tuple(write for step in _ordered(steps) for write in step.writes))
+
+
+Pair = tuple[str, str]
+
+
+@dataclass(frozen=True)
+class _Step:
+    """The writes for one policy of ours, and the (action, resource) pairs it allows before and after."""
+
+    writes: tuple[IamWrite, ...]
+    before: frozenset[Pair]
+    after: frozenset[Pair]
+
+    @property
+    def gains(self) -> frozenset[Pair]:
+        return self.after - self.before
+
+    @property
+    def losses(self) -> frozenset[Pair]:
+        return self.before - self.after
+
+
+def _pairs(document: Mapping[str, Any] | None) -> frozenset[Pair]:
+    """The (action, resource) pairs the Allow statements of a document of ours list."""
+    found: set[Pair] = set()
+    for statement in statements(document):
+        if statement.get("Effect") == "Allow":
+            actions, resources = statement.get("Action", ()), statement.get("Resource", ())
+            for action in [actions] if isinstance(actions, str) else actions:
+                found.update(
+                    (str(action), str(r)) for r in ([resources] if isinstance(resources, str) else resources)
+                )
+    return frozenset(found)
+
+
+def _ordered(steps: list[_Step]) -> list[_Step]:
+    """The steps with writes, each written after every step that gains what it loses, so access that moves
+    from one policy to another is added before it is taken away; ties (and a cycle, which the packing's
+    one-way shifts do not make) keep the given order: managed policies by n, the inline one, removals."""
+    remaining = [step for step in steps if step.writes]
+    ordered: list[_Step] = []
+    while remaining:
+        ready = [
+            step
+            for step in remaining
+            if not any(other is not step and other.gains & step.losses for other in remaining)
+        ]
+        chosen = (ready or remaining)[0]
+        ordered.append(chosen)
+        remaining.remove(chosen)
+    return ordered
 
 
 def _managed_writes(

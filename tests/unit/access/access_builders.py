@@ -96,10 +96,27 @@ class FakeIam:
         self.clock += 1
         return f"2026-12-03T12:{self.clock // 60:02d}:{self.clock % 60:02d}Z"
 
-    def apply(self, plan: RolePlan) -> RoleState:
+    def apply(self, plan: RolePlan, watch: Any = None) -> RoleState:
+        """Apply the plan's writes in order; `watch` sees the role's allowed pairs after each write."""
         for write in plan.writes:
             self._apply(write)
+            if watch is not None:
+                watch(write, self.allowed())
         return replace(self.state, inline=dict(self.inline), managed=tuple(self.policies.values()))
+
+    def allowed(self) -> set[tuple[str, str]]:
+        """The (action, resource) pairs the role's inline and attached policies allow right now."""
+        documents = list(self.inline.values()) + [p.document for p in self.policies.values() if p.attached]
+        pairs: set[tuple[str, str]] = set()
+        for document in documents:
+            for statement in (document or {}).get("Statement", []):
+                actions = (
+                    statement["Action"] if isinstance(statement["Action"], list) else [statement["Action"]]
+                )
+                resources = statement["Resource"]
+                resources = resources if isinstance(resources, list) else [resources]
+                pairs.update((a, r) for a in actions for r in resources if statement["Effect"] == "Allow")
+        return pairs
 
     def _apply(self, write: Any) -> None:
         if isinstance(write, PutRolePolicy):

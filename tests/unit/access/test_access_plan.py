@@ -115,6 +115,32 @@ def test_access_spills_into_managed_policies_and_comes_back_when_most_grants_are
     assert FakeIam(state).apply(last).inline == {}
 
 
+@pytest.mark.parametrize(
+    "change",
+    ["a topic that sorts first arrives", "the first topic is revoked", "half the topics are revoked"],
+)
+def test_access_that_moves_between_policies_is_never_missing_between_two_writes(change: str) -> None:
+    # Given a role holding 300 grants, spread over the inline policy and managed ones
+    grants = topic_grants(300)
+    state = FakeIam(RoleState(ROLE)).apply(plan_for(RoleState(ROLE), grants))
+    # When the grants change so that the packing shifts topics from one policy to another
+    if change == "a topic that sorts first arrives":
+        now = [grant("aaa.first", number=999), *grants]
+    elif change == "the first topic is revoked":
+        now = [replace(grants[0], revoke=True), *grants[1:]]
+    else:
+        now = [replace(g, revoke=True) if n % 2 else g for n, g in enumerate(grants)]
+    plan = plan_for(state, now)
+    iam = FakeIam(state)
+    kept = iam.allowed() & FakeIam(FakeIam(state).apply(plan)).allowed()
+    missing: list[tuple[str, int]] = []
+
+    # Then after every single write, whatever the role keeps through the change is still allowed
+    iam.apply(plan, watch=lambda write, pairs: missing.append((type(write).__name__, len(kept - pairs))))
+    assert len(plan.writes) >= 3
+    assert all(count == 0 for _, count in missing), missing
+
+
 def test_a_changed_managed_policy_gets_a_new_version_after_the_oldest_old_one_goes() -> None:
     # Given our managed policy with IAM's five versions, the default not the oldest
     arn = f"arn:aws:iam::{ACCOUNT}:policy/kafka-lineage/KafkaLineageAccess-analytics-consumer-1"
