@@ -12,7 +12,7 @@ each consumer role may do, the IAM writes that make it so, and each grant's outc
 - `plan`: the frozen plan of IAM writes; empty when the role is right, and empty again once applied.
 - `evaluate`, `guards`: the allow-list, and a small IAM evaluator for permissions boundaries.
 - `cluster_policy`: the MSK cluster policy statements for consumer accounts, merged with the others.
-- `decide`: all of it for a set of grants and roles.
+- `decide`: every role's plan and every grant's outcome; `reconcile`: that, and the cluster policies.
 
 Readings chosen where AWS is silent (each the pessimistic one; the modules say more):
 - Sizes are the minified JSON's length ("IAM does not count white space").
@@ -20,4 +20,7 @@ Readings chosen where AWS is silent (each the pessimistic one; the modules say m
 - A grant refused for one of its roles gives nothing to any of them.
 - Kafka topic names are `[a-zA-Z0-9._-]`, so no wildcard reaches a topic ARN; other names are refused.
 - MSK's 20 KB cluster policy limit is read as 20,000 bytes.
+- Guards fail grants not yet GRANTED; a GRANTED grant stays (a role the allow-list no longer names
+  loses the access); a role or cluster whose granted access alone no longer fits is left as it is.
+- Writes are ordered so that access moving between policies is never briefly missing.
 """

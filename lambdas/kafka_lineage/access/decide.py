@@ -32,9 +32,11 @@ GrantKey = tuple[str, str]
 
 @dataclass(frozen=True)
 class AccessDecision:
-    """The plans (one per role whose state was read, sorted by ARN), the grants refused with their cause,
-    the grants that stand granted, and the roles whose access is withheld or left as it is, with why."""
+    """The grants that stand and were not refused (`kept`, what cluster policies are rendered from), the
+    plans (one per role whose state was read, sorted by ARN), the grants refused with their cause, their
+    keys, and the roles whose access is withheld or left as it is, with why."""
 
+    kept: tuple[Grant, ...]
     plans: tuple[RolePlan, ...]
     refused: Mapping[GrantKey, str]
     granted: tuple[GrantKey, ...]
@@ -104,13 +106,19 @@ def _judge(
 
 
 def decide(
-    grants: Iterable[Grant], states: Mapping[str, RoleState], settings: AccessSettings, naming: Naming
+    grants: Iterable[Grant],
+    states: Mapping[str, RoleState],
+    settings: AccessSettings,
+    naming: Naming,
+    *,
+    refused_before: Mapping[GrantKey, str] | None = None,
 ) -> AccessDecision:
     """Every role's plan and every grant's outcome. `states` holds each role named by a grant, and each
-    role that holds our policies, as IAM has it now (a role missing from it was not found)."""
+    role that holds our policies, as IAM has it now (a role missing from it was not found).
+    `refused_before`: grants already refused for a cause found elsewhere (a cluster policy)."""
     every = sorted(grants, key=lambda g: g.key)
     standing = [grant for grant in every if grant.stands]
-    refused: dict[GrantKey, str] = {}
+    refused: dict[GrantKey, str] = dict(refused_before or {})
     for grant in standing:
         cause = _invalid(grant)
         if cause is not None:
@@ -127,6 +135,7 @@ def decide(
         plan_role(states[role], current.packed[role], naming) for role in roles if role in current.packed
     )
     return AccessDecision(
+        kept=tuple(grant for grant in standing if grant.key not in refused),
         plans=plans,
         refused=dict(sorted(refused.items())),
         granted=tuple(grant.key for grant in standing if grant.key not in refused),
