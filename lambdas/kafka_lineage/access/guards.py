@@ -5,6 +5,8 @@
   the access needs (`evaluate`, with its pessimistic readings of conditions and variables). SageMaker
   Unified Studio and DataZone project roles carry boundaries that deny `kafka-cluster:*` and
   `glue:GetSchema*`, whatever is attached: their grants fail here, before anything is written.
+- An identity policy whose document was not read (None) is not searched for a Deny: the adapter reads
+  the role's inline and attached policies; SCPs and resource control policies are out of its reach.
 """
 
 from __future__ import annotations
