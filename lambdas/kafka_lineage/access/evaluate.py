@@ -1,10 +1,11 @@
 """A small IAM policy evaluator: would these policies allow or deny an action on a resource?
 
-Written here rather than taken from a library: policyuniverse (last release 2023) parses and expands
-policies but decides nothing; parliament lints; policyglass has had no release since 2022; iam-ape
-evaluates a whole `GetAccountAuthorizationDetails` dump; the full simulators are Node.js
-(@cloud-copilot/iam-simulate) or young one-maintainer CLIs. IAM's own SimulatePrincipalPolicy is not
-answered by moto. The part needed is small: Allow and Deny, Action/NotAction, Resource/NotResource with
+Written here rather than taken from a library (PyPI, late 2026): policyuniverse (last release 2023)
+parses and expands policies but decides nothing; parliament lints; policyglass has had no release since
+2022; iam-ape summarises a whole `GetAccountAuthorizationDetails` dump; the full simulator is Node.js
+(@cloud-copilot/iam-simulate); the 2026 newcomers (aws-why, sibyl-aws) are command-line tools. None would
+belong in the functions' layer for this. IAM's own SimulatePrincipalPolicy is not answered by moto, which
+the outside tests use. The part needed is small: Allow and Deny, Action/NotAction, Resource/NotResource with
 IAM's wildcards (`*` any run, `?` one character), actions compared case-insensitively
 (IAM User Guide, "Policy evaluation logic" and the Action, NotAction, Resource, NotResource elements).
 
