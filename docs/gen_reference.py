@@ -3,7 +3,7 @@
 A mkdocs hook (mkdocs.yml `hooks:`): in docs/configuration.md it replaces the marker line with one table per
 model, every field's key, type, default, constraints and `Field(description=...)` read from the models
 themselves, so the reference cannot drift from the code. `python docs/gen_reference.py` prints the tables.
-tests/unit/test_configuration_reference.py fails when a field has no description.
+tests/unit/test_docs.py (test_every_setting_has_a_description) fails when a field has no description.
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ structure KafkaSchemaFormType {
     @documentation("AVRO, JSON or PROTOBUF.")
     data_format: String
 
-    @documentation("AVAILABLE, PENDING or DELETING, as the registry lists it.")
+    @documentation("AVAILABLE, PENDING or DELETING, as the registry lists it; DELETED while the asset is kept for its subscribers after the schema was deleted.")
     schema_status: String
 
     @documentation("When the latest version was registered (ISO 8601, UTC).")

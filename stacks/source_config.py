@@ -12,6 +12,10 @@ Keys (camelCase):
 - `readConnectors` (default true): MSK Connect reads (ListConnectors, DescribeConnector), for connector-
   derived lineage, which the governance stack's sources do by default; turn it off together with
   `"connectors": "off"` on the governance side's source, or lineage reports the denied listing every run.
+- `readDelivery` (default true): the reads of the managed delivery paths in this account: MSK Data Delivery
+  channels (ListChannels, DescribeChannel), Firehose streams (ListDeliveryStreams, DescribeDeliveryStream)
+  and the metadata of S3 Tables catalogs (GetTable, GetTables); turn it off together with `"channels": "off"`
+  and `"firehose": "off"` on the governance side's source, or lineage reports the denied listings.
 - `roleName` (default `kafka-lineage-source-reader`): the role's name, so its ARN is known before deploying.
 - `forwardEvents` (default true): forward this account's Glue Schema Registry CloudTrail events to the
   governance account's default bus (targeted syncs; needs CloudTrail management events in this account).

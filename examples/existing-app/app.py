@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """A platform team's own CDK app that embeds kafka-lineage in one of its stacks.
 
-    python -m venv .venv && .venv/bin/pip install "kafka-datazone-lineage[nag]"   # the project's wheel
+    python3 -m venv .venv && source .venv/bin/activate   # cdk.json runs `python3 app.py`: the venv's
+    pip install "kafka_datazone_lineage-<version>-py3-none-any.whl[nag]"   # the wheel `make wheel` builds
     npx cdk synth          # cdk.json runs this file
 
 The stack is the team's: its own resources (here an ingest queue and its dead-letter queue) and the

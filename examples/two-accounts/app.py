@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Two accounts from one CDK app: kafka-lineage in the governance account, its reader in a source account.
 
-    npx cdk deploy Governance            # first: its outputs SchemaSyncRoleArn and LineageRoleArn
+    npx cdk deploy Governance            # first: its outputs KafkaLineageSchemaSyncRoleArn<hash> and
+                                         # KafkaLineageLineageRoleArn<hash> (the roles Governance-...)
     # put those two ARNs into source.json's trustedRoleArns, then
     npx cdk deploy Source                # with credentials for the source account
 
