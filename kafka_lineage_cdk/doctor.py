@@ -265,15 +265,18 @@ def _table_wildcard(target: Target, path: str) -> dict[str, Any]:
 
 def _permissions(lakeformation: Any, principal: str, resource: Mapping[str, Any]) -> set[str]:
     """What `principal` holds on `resource`: with both given, ListPermissions answers the effective
-    permissions (its API reference)."""
+    permissions (its API reference). botocore has no paginator for it: NextToken by hand."""
     found: set[str] = set()
-    pages = lakeformation.get_paginator("list_permissions").paginate(
-        Principal={"DataLakePrincipalIdentifier": principal}, Resource=resource
-    )
-    for page in pages:
+    token: dict[str, str] = {}
+    while True:
+        page = lakeformation.list_permissions(
+            Principal={"DataLakePrincipalIdentifier": principal}, Resource=resource, **token
+        )
         for entry in page.get("PrincipalResourcePermissions", []):
             found.update(entry.get("Permissions", []))
-    return found
+        if not page.get("NextToken"):
+            return found
+        token = {"NextToken": page["NextToken"]}
 
 
 def lake_formation(lakeformation: Any, config: Any, target: Target) -> list[Finding]:
