@@ -55,7 +55,9 @@ def test_only_the_publish_job_may_ask_for_an_identity_token():
 
 def test_the_publish_job_uploads_with_trusted_publishing_and_no_stored_token():
     # Given the publish step
-    (publish,) = [s for s in _steps("publish") if s.get("uses", "").startswith("pypa/gh-action-pypi-publish@")]
+    (publish,) = [
+        s for s in _steps("publish") if s.get("uses", "").startswith("pypa/gh-action-pypi-publish@")
+    ]
     # Then it passes no password or token: PyPI exchanges the job's identity token for an upload token
     assert set(publish.get("with", {})) <= {"packages-dir", "print-hash", "verbose"}
     assert "secrets." not in WORKFLOW.read_text()

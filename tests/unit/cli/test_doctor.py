@@ -543,3 +543,11 @@ def test_every_operation_doctor_calls_is_a_read_of_its_service():
         model = session._session.get_service_model(service)
         assert set(operations) <= set(model.operation_names)
         assert all(op.startswith(("Get", "List", "Describe", "Search")) for op in operations)
+
+
+def test_the_stacks_roles_doctor_checks_are_the_ones_the_stack_names():
+    # Given the roles whose fixed names projectMembership "manual" gives (stacks/config.py)
+    from stacks.config import MEMBER_ROLES
+
+    # Then doctor checks each of them, by that name
+    assert sorted(role for _, role, _ in STACK_MEMBERS) == sorted(MEMBER_ROLES)
