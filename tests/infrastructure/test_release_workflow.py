@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
+import yaml  # type: ignore[import-untyped]  # PyYAML ships no types (mkdocs brings it)
 
 from tests.infrastructure.stack_synth import ROOT
 
