@@ -34,7 +34,7 @@ from asset_type_resource.governance import (
 )
 from kafka_lineage.aws.calls import instrument
 from kafka_lineage.model.events import GLUE_EVENT_NAMES, GLUE_EVENT_SOURCE
-from kafka_lineage.model.failures import AwsError, NotFound
+from kafka_lineage.model.failures import AccessDenied, AwsError, NotFound
 
 from .read_only import read_only
 
@@ -137,12 +137,15 @@ def _each(check: str, problems: Iterable[str], fine: str) -> list[Finding]:
 
 
 def _refused(check: str, service: str, error: AwsError) -> Finding:
-    return Finding(
-        check,
-        FAIL,
-        f"{service}:{error.operation} was refused ({error}): run doctor as a principal that may read it "
-        "(the deployer's, or a read-only administrator's)",
-    )
+    """A read that failed: the check cannot tell, which is no pass."""
+    if isinstance(error, AccessDenied):
+        return Finding(
+            check,
+            FAIL,
+            f"{service}:{error.operation} was refused ({error}): run doctor as a principal that may read it "
+            "(the deployer's, or a read-only administrator's)",
+        )
+    return Finding(check, FAIL, f"{service}:{error.operation} failed ({error}): the check cannot tell")
 
 
 def _domain(datazone: Any, request: GovernanceRequest, findings: list[Finding]) -> dict[str, Any] | None:
@@ -197,7 +200,11 @@ def _members(datazone: Any, config: Any, target: Target) -> list[Finding]:
         ]
     request = governance_request(config, target, tuple(members))
     names = ", ".join(f"{m.name} ({m.designation})" for m in members)
-    return _each("project", membership_problems(datazone, request), f"{request.project_id}: {names}")
+    try:
+        problems = membership_problems(datazone, request)
+    except AwsError as error:  # GetUserProfile refused (the listing's errors are a problem of their own)
+        return [_refused("project", "datazone", error)]
+    return _each("project", problems, f"{request.project_id}: {names}")
 
 
 def _grants(datazone: Any, request: GovernanceRequest, target: Target, unit: Any) -> list[Finding]:

@@ -551,3 +551,21 @@ def test_the_stacks_roles_doctor_checks_are_the_ones_the_stack_names():
 
     # Then doctor checks each of them, by that name
     assert sorted(role for _, role, _ in STACK_MEMBERS) == sorted(MEMBER_ROLES)
+
+
+def test_a_refused_read_fails_its_check_and_names_the_call(aws: Account, tmp_path: Path):
+    # Given a caller that may read the domain and project but not DataZone's user profiles
+    aws.domain()
+    aws.project()
+    aws.members((EXEC_PROFILE, "PROJECT_OWNER"))
+    expected = {"domainIdentifier": DOMAIN, "userIdentifier": EXEC_ROLE, "type": "IAM"}
+    aws.error("datazone", "get_user_profile", "AccessDeniedException", expected, 403)
+    aws.grants(present=True)
+    aws.healthy(skip="domain")
+    # When doctor runs
+    done = _doctor(_cdk_json(tmp_path, _context()))
+    # Then the project check fails naming the refused call (it cannot tell, which is no pass); the others run
+    ((status, message),) = _lines(done.stdout)["project"]
+    assert (status, done.exit_code) == ("FAIL", PARTIAL)
+    assert message.startswith("datazone:GetUserProfile was refused")
+    assert _lines(done.stdout)["grants"][0][0] == "ok"
