@@ -78,11 +78,15 @@ infrastructure: venv
 # `kafka-lineage` script answers. The Lambda layer comes from the checkout's cache (build/), as a user's
 # comes from theirs. pip fetches the build backend (hatchling) and the wheel's dependencies from the
 # package index or its cache. The new venv has its own pip: the stack bundles the functions' layer with the
-# Python that synthesizes it (a fresh clone has no cached layer yet).
+# Python that synthesizes it (a fresh clone has no cached layer yet). `twine check --strict` first reads both
+# distributions' metadata as the package index would (the README rendered as the project's description): a
+# release (.github/workflows/release.yml) publishes exactly what this target built and checked.
 WHEEL_VENV := build/wheel-venv
+TWINE := $(VENV)/bin/twine
 wheel: venv
 	rm -rf build/dist $(WHEEL_VENV)
 	$(PY) -m build --outdir build/dist . >/dev/null
+	$(TWINE) check --strict build/dist/*
 	$(PY) -m venv $(WHEEL_VENV)
 	$(PY) -m pip --python $(WHEEL_VENV)/bin/python install --quiet --disable-pip-version-check --no-compile \
 		"$$(ls build/dist/*.whl)[nag]"

@@ -4,6 +4,7 @@
     kafka-lineage sync    --stack KafkaLineage [--schema-arn ARN ...] [--verify]
     kafka-lineage lineage --stack KafkaLineage [--topic [REGISTRY:]TOPIC ...] [--force] [--dry-run]
     kafka-lineage status  --stack KafkaLineage
+    kafka-lineage doctor  --context cdk.json              # before the first deploy: the account, read only
     kafka-lineage local sync | local lineage | local demo  # the same on the local stand-ins (a checkout)
 
 Against a deployed stack it reads the stack's outputs (CloudFormation DescribeStacks) for the function
@@ -292,6 +293,93 @@ def status(ctx: click.Context, **common: Any) -> None:
         _out.print(queue)
         _out.print(items_table("outputs", [{"output": k, "value": v} for k, v in found["outputs"].items()]))
     ctx.exit(PARTIAL if attention else OK)
+
+
+# --- before the first deploy ---------------------------------------------------------------------------
+def _doctor_config(context: Path) -> tuple[Any, str | None]:
+    """The validated settings of a cdk.json (or of a file that is the `kafkaLineage` object) and the CDK
+    bootstrap qualifier it names, as synth reads them (stacks/config.py load_config)."""
+    from . import stacks_module
+    from .doctor import kafka_lineage_context
+
+    try:
+        document = json.loads(context.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as error:
+        raise click.BadParameter(f"cannot read {context}: {error}", param_hint="--context") from error
+    if not isinstance(document, dict):
+        raise click.BadParameter(f"{context} holds no JSON object", param_hint="--context")
+    raw, qualifier = kafka_lineage_context(document)
+    config_module = stacks_module("config")
+    try:
+        return config_module.load_config(raw), qualifier
+    except config_module.ConfigError as error:
+        raise click.BadParameter(str(error), param_hint="--context") from error
+
+
+@main.command()
+@click.option(
+    "--context",
+    "context",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=Path("cdk.json"),
+    show_default=True,
+    help="The cdk.json whose context.kafkaLineage to check, or a JSON file that is that object.",
+)
+@click.option("--region", default=None, help="The stack's region (default: the AWS configuration's).")
+@click.option("--profile", default=None, help="The AWS profile to use (the target account's credentials).")
+@click.option(
+    "--qualifier",
+    default=None,
+    help="The CDK bootstrap qualifier (default: the context's @aws-cdk/core:bootstrapQualifier, or "
+    "hnb659fds).",
+)
+@click.option(
+    "--execution-role",
+    default=None,
+    help="The ARN of the role CloudFormation deploys with, when it is not the CDK bootstrap's.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON.")
+@click.pass_context
+def doctor(
+    ctx: click.Context,
+    context: Path,
+    region: str | None,
+    profile: str | None,
+    qualifier: str | None,
+    execution_role: str | None,
+    as_json: bool,
+) -> None:
+    """Check the account before the first deploy; reads only. Exit 1 when a check fails."""
+    from .doctor import FAIL, Finding, Target, execution_role_arn, exit_code, read_only_clients, run_checks
+
+    config, context_qualifier = _doctor_config(context)
+    if config.placeholders:
+        findings = [
+            Finding("config", FAIL, f"{key} still holds its placeholder: set it in {context}")
+            for key in config.placeholders
+        ]
+    else:
+        clients = read_only_clients(make_clients(region, profile))
+        sts = clients("sts")
+        if not sts.meta.region_name:
+            raise click.UsageError("no region: pass --region or configure one (AWS_REGION)")
+        try:
+            identity = sts.get_caller_identity()
+        except Exception as error:  # no credentials, or AWS refused them
+            _err.print(f"[red]kafka-lineage: reading the caller's identity failed: {error}[/]")
+            ctx.exit(FAILED)
+        partition, account = identity["Arn"].split(":")[1], identity["Account"]
+        role = execution_role or execution_role_arn(
+            partition, account, sts.meta.region_name, qualifier or context_qualifier
+        )
+        target = Target(account, partition, sts.meta.region_name, role)
+        findings = run_checks(config, target, clients)
+    if as_json:
+        click.echo(json.dumps([vars(f) for f in findings], indent=2))
+    else:
+        for finding in findings:
+            click.echo(f"{finding.status:<4}  {finding.check:<14}  {finding.message}")
+    ctx.exit(PARTIAL if exit_code(findings) else OK)
 
 
 # --- the local stand-ins ------------------------------------------------------------------------------

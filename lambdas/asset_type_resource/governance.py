@@ -90,12 +90,7 @@ class GovernanceReport:
 def check_governance(datazone_client: DataZoneClient, request: GovernanceRequest) -> GovernanceReport:
     """Read the domain, project, grants and members; report each missing piece."""
     datazone_client = instrument(datazone_client)
-    problems: list[str] = [
-        f"kafkaLineage.sources[{index}].clusterArn is in {cluster_region}, but the stack deploys to "
-        f"{request.region}: deploy a stack in {cluster_region} for that cluster"
-        for index, cluster_region in enumerate(request.cluster_regions)
-        if request.region and cluster_region != request.region
-    ]
+    problems = region_problems(request)
     notes: list[str] = []
     domain = _read(problems, "GetDomain", datazone_client.get_domain, identifier=request.domain_id)
     if domain is None:
@@ -103,7 +98,7 @@ def check_governance(datazone_client: DataZoneClient, request: GovernanceRequest
     version = str(domain.get("domainVersion") or "V1")
     if domain.get("status") not in (None, "AVAILABLE"):
         problems.append(f"domain {request.domain_id} is {domain.get('status')}, not AVAILABLE")
-    problems += _key_problems(request, domain.get("kmsKeyIdentifier"))
+    problems += key_problems(request, domain.get("kmsKeyIdentifier"))
     project = _read(
         problems,
         "GetProject",
@@ -120,10 +115,10 @@ def check_governance(datazone_client: DataZoneClient, request: GovernanceRequest
             f"{request.domain_unit_id}: set domainUnitId to {unit} in cdk.json"
         )
     elif unit is not None:
-        problems += _grant_problems(datazone_client, request, str(unit))
+        problems += grant_problems(datazone_client, request, str(unit))
     else:
         notes.append(f"project {request.project_id} reports no domain unit: policy grants not checked")
-    missing = _membership_problems(datazone_client, request)
+    missing = membership_problems(datazone_client, request)
     if request.membership_mode == "manual":
         problems += missing
     else:
@@ -143,6 +138,18 @@ def raise_for(report: GovernanceReport) -> None:
 
 
 # ------------------------------------------------------------------------------------------- checks
+# Each check is public: `kafka-lineage doctor` (kafka_lineage_cdk/doctor.py) runs them before the first
+# deploy, with the same messages.
+
+
+def region_problems(request: GovernanceRequest) -> list[str]:
+    """Each source whose cluster is in another region than the stack's."""
+    return [
+        f"kafkaLineage.sources[{index}].clusterArn is in {cluster_region}, but the stack deploys to "
+        f"{request.region}: deploy a stack in {cluster_region} for that cluster"
+        for index, cluster_region in enumerate(request.cluster_regions)
+        if request.region and cluster_region != request.region
+    ]
 
 
 def _read(problems: list[str], operation: str, call: Any, **params: Any) -> dict[str, Any] | None:
@@ -158,7 +165,7 @@ def _read(problems: list[str], operation: str, call: Any, **params: Any) -> dict
     return None
 
 
-def _key_problems(request: GovernanceRequest, domain_key: Any) -> list[str]:
+def key_problems(request: GovernanceRequest, domain_key: Any) -> list[str]:
     setting = request.kms_key_arn
     if domain_key and not setting:
         return [
@@ -178,7 +185,7 @@ def _key_problems(request: GovernanceRequest, domain_key: Any) -> list[str]:
     return []
 
 
-def _grant_problems(datazone_client: DataZoneClient, request: GovernanceRequest, unit: str) -> list[str]:
+def grant_problems(datazone_client: DataZoneClient, request: GovernanceRequest, unit: str) -> list[str]:
     problems = []
     for policy, detail in TYPE_GRANTS.items():
         try:
@@ -266,7 +273,7 @@ def _grants(
         yield from (dict(grant) for grant in page.get("grantList", []))
 
 
-def _membership_problems(datazone_client: DataZoneClient, request: GovernanceRequest) -> list[str]:
+def membership_problems(datazone_client: DataZoneClient, request: GovernanceRequest) -> list[str]:
     try:
         designations = _member_designations(datazone_client, request)
     except AwsError as error:

@@ -38,3 +38,15 @@ def test_make_test_lints_typechecks_and_runs_the_whole_suite():
     (suite,) = [c for c in commands if "pytest" in c]
     assert not any(part.startswith("tests") for part in suite.split()), suite  # every test, not one suite
     assert "--cov" in suite.split(), suite  # measured, so pyproject's coverage floor is enforced
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+def test_make_wheel_checks_the_built_distributions_with_twine_before_installing_them():
+    # Given the wheel target's commands
+    commands = _recipe("wheel")
+    built = next(i for i, c in enumerate(commands) if " -m build " in c)
+    checked = next(i for i, c in enumerate(commands) if "twine check --strict" in c)
+    installed = next(i for i, c in enumerate(commands) if " install " in c)
+    # Then twine reads both distributions strictly after the build and before the wheel is installed
+    assert built < checked < installed
+    assert commands[checked].split()[-1] == "build/dist/*"

@@ -1,0 +1,482 @@
+"""`kafka-lineage doctor`: the account checked before the first deploy, through clients that only read.
+
+AWS is botocore's Stubber: each call's parameters are checked against the service models (DataZone, Lake
+Formation, CloudTrail, STS) and its answers are shaped as the models say. A call not queued fails the test,
+so each test also shows which reads a check makes.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import boto3
+import pytest
+from botocore.stub import Stubber
+from click.testing import CliRunner
+
+from kafka_lineage_cdk import cli
+from kafka_lineage_cdk.doctor import STACK_MEMBERS
+from kafka_lineage_cdk.outcome import BAD_INPUT, OK, PARTIAL
+
+ROOT = Path(__file__).resolve().parents[3]
+REGION, ACCOUNT = "eu-west-1", "111122223333"
+DOMAIN, PROJECT, UNIT = "dzd_example01", "prj_lineage01", "unit_streaming"
+EXEC_ROLE = f"arn:aws:iam::{ACCOUNT}:role/cdk-hnb659fds-cfn-exec-role-{ACCOUNT}-{REGION}"
+EXEC_PROFILE = "up_cfnexec"
+KEY = f"arn:aws:kms:{REGION}:{ACCOUNT}:key/1234abcd-12ab-34cd-56ef-1234567890ab"
+CLUSTER = f"arn:aws:kafka:{REGION}:{ACCOUNT}:cluster/cdc/0f1e2d3c-4b5a-6978-8877-665544332211-1"
+TRAIL = f"arn:aws:cloudtrail:us-east-1:{ACCOUNT}:trail/organization-trail"
+GRANTS = {"CREATE_FORM_TYPE": "createFormType", "CREATE_ASSET_TYPE": "createAssetType"}
+LAKEHOUSE = {"Table": {"CatalogId": ACCOUNT, "DatabaseName": "lakehouse", "TableWildcard": {}}}
+
+
+def _context(**overrides: Any) -> dict[str, Any]:
+    """The repository's cdk.json context, its placeholders filled in."""
+    context = json.loads((ROOT / "cdk.json").read_text())["context"]["kafkaLineage"]
+    context.update(domainId=DOMAIN, projectId=PROJECT)
+    context["sources"][0]["clusterArn"] = CLUSTER
+    context.update(overrides)
+    return context
+
+
+def _cdk_json(tmp_path: Path, context: dict[str, Any], qualifier: str | None = None) -> Path:
+    path = tmp_path / "cdk.json"
+    extra = {"@aws-cdk/core:bootstrapQualifier": qualifier} if qualifier else {}
+    path.write_text(json.dumps({"app": "python3 app.py", "context": {"kafkaLineage": context, **extra}}))
+    return path
+
+
+class Account:
+    """Stubbed clients of the target account, handed to the command line in place of boto3's."""
+
+    def __init__(self) -> None:
+        self.clients = {
+            service: boto3.client(
+                service, region_name=REGION, aws_access_key_id="x", aws_secret_access_key="y"
+            )
+            for service in ("sts", "datazone", "lakeformation", "cloudtrail")
+        }
+        self.stubs = {service: Stubber(client) for service, client in self.clients.items()}
+        self.stubs["sts"].add_response(
+            "get_caller_identity",
+            {"Account": ACCOUNT, "Arn": f"arn:aws:iam::{ACCOUNT}:user/deployer", "UserId": "AIDAEXAMPLE"},
+        )
+
+    def add(self, service: str, operation: str, answer: dict[str, Any], expected: dict[str, Any]) -> None:
+        self.stubs[service].add_response(operation, answer, expected)
+
+    def error(self, service: str, operation: str, code: str, expected: dict[str, Any], status: int = 400):
+        self.stubs[service].add_client_error(operation, code, code, status, expected_params=expected)
+
+    # --- DataZone
+    def domain(self, status: str = "AVAILABLE", key: str | None = None, version: str = "V2") -> None:
+        answer = {"id": DOMAIN, "domainExecutionRole": "arn:aws:iam::1:role/dz", "status": status}
+        answer.update({"domainVersion": version, **({"kmsKeyIdentifier": key} if key else {})})
+        self.add("datazone", "get_domain", answer, {"identifier": DOMAIN})
+
+    def project(self, unit: str | None = UNIT) -> None:
+        answer = {"domainId": DOMAIN, "id": PROJECT, "name": "lineage", "createdBy": "admin"}
+        answer.update({"domainUnitId": unit} if unit else {})
+        self.add("datazone", "get_project", answer, {"domainIdentifier": DOMAIN, "identifier": PROJECT})
+
+    def members(self, *members: tuple[str, str]) -> None:
+        answer = {
+            "members": [{"memberDetails": {"user": {"userId": u}}, "designation": d} for u, d in members]
+        }
+        expected = {"domainIdentifier": DOMAIN, "projectIdentifier": PROJECT}
+        self.add("datazone", "list_project_memberships", answer, expected)
+
+    def profile(self, role: str, profile_id: str | None) -> None:
+        expected = {"domainIdentifier": DOMAIN, "userIdentifier": role, "type": "IAM"}
+        if profile_id is None:
+            self.error("datazone", "get_user_profile", "ResourceNotFoundException", expected, 404)
+        else:
+            self.add("datazone", "get_user_profile", {"id": profile_id, "type": "IAM"}, expected)
+
+    def unit(self, owners: tuple[str, ...] = ()) -> None:
+        answer: dict[str, Any] = {"id": UNIT, "domainId": DOMAIN, "name": "streaming"}
+        answer["owners"] = [{"user": {"userId": owner}} for owner in owners]
+        self.add("datazone", "get_domain_unit", answer, {"domainIdentifier": DOMAIN, "identifier": UNIT})
+
+    def grants(self, present: bool) -> None:
+        for policy, detail in GRANTS.items():
+            self.unit()
+            principal = {"project": {"projectDesignation": "OWNER", "projectIdentifier": PROJECT}}
+            grant = {"principal": principal, "detail": {detail: {"includeChildDomainUnits": False}}}
+            expected = {
+                "domainIdentifier": DOMAIN,
+                "entityType": "DOMAIN_UNIT",
+                "entityIdentifier": UNIT,
+                "policyType": policy,
+            }
+            self.add("datazone", "list_policy_grants", {"grantList": [grant] if present else []}, expected)
+
+    # --- Lake Formation, CloudTrail
+    def permissions(self, principal: str, permissions: list[str], resource: dict[str, Any] = LAKEHOUSE):
+        who = {"DataLakePrincipalIdentifier": principal}
+        entries = (
+            [{"Principal": who, "Resource": resource, "Permissions": permissions}] if permissions else []
+        )
+        answer = {"PrincipalResourcePermissions": entries}
+        self.add("lakeformation", "list_permissions", answer, {"Principal": who, "Resource": resource})
+
+    def trail(self, selectors: dict[str, Any] | None = None, logging: bool = True, multi: bool = True):
+        trail = {"Name": "organization-trail", "TrailARN": TRAIL, "HomeRegion": "us-east-1"}
+        self.add(
+            "cloudtrail",
+            "describe_trails",
+            {"trailList": [{**trail, "IsMultiRegionTrail": multi}]},
+            {"includeShadowTrails": True},
+        )
+        if not multi:
+            return
+        self.add("cloudtrail", "get_trail_status", {"IsLogging": logging}, {"Name": TRAIL})
+        answer = selectors or {"EventSelectors": [{"ReadWriteType": "All", "IncludeManagementEvents": True}]}
+        self.add("cloudtrail", "get_event_selectors", {"TrailARN": TRAIL, **answer}, {"TrailName": TRAIL})
+
+    def healthy(self, skip: str = "") -> None:
+        """Every check's reads, answered as an account ready for the first deploy (but `skip`'s)."""
+        if "domain" not in skip:
+            self.domain()
+            self.project()
+            self.members((EXEC_PROFILE, "PROJECT_OWNER"))
+            self.profile(EXEC_ROLE, EXEC_PROFILE)
+            self.grants(present=True)
+        if "lake" not in skip:
+            self.permissions("IAM_ALLOWED_PRINCIPALS", ["ALL"])
+        if "trail" not in skip:
+            self.trail()
+
+
+@pytest.fixture
+def aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[Account]:
+    account = Account()
+    monkeypatch.setattr(cli, "make_clients", lambda region, profile: account.clients.__getitem__)
+    for stub in account.stubs.values():
+        stub.activate()
+    yield account
+    for stub in account.stubs.values():
+        stub.assert_no_pending_responses()
+
+
+def _doctor(path: Path, *args: str) -> Any:
+    return CliRunner().invoke(cli.main, ["doctor", "--context", str(path), *args], catch_exceptions=False)
+
+
+def _lines(output: str) -> dict[str, list[tuple[str, str]]]:
+    """check -> [(status, message)] of the printed lines."""
+    found: dict[str, list[tuple[str, str]]] = {}
+    for line in output.splitlines():
+        status, check, message = line.split(None, 2)
+        found.setdefault(check, []).append((status, message))
+    return found
+
+
+def test_an_account_ready_for_the_first_deploy_passes_every_check(aws: Account, tmp_path: Path):
+    # Given an account whose domain, project, grants, tables and trail are as the stack needs them
+    aws.healthy()
+    # When doctor checks the repository's cdk.json, its placeholders filled in
+    done = _doctor(_cdk_json(tmp_path, _context()))
+    # Then every check is one ok line, and the exit code is 0
+    assert done.exit_code == OK, done.output
+    lines = _lines(done.stdout)
+    assert list(lines) == ["regions", "domain", "project", "grants", "lake-formation", "cloudtrail"]
+    assert all(status == "ok" for found in lines.values() for status, _ in found)
+    assert lines["domain"] == [("ok", f"{DOMAIN} is AVAILABLE, V2, encrypted with an AWS owned key")]
+    assert lines["lake-formation"] == [("ok", "lakehouse: IAM alone governs its tables")]
+
+
+def test_a_missing_domain_fails_and_the_project_checks_wait_for_it(aws: Account, tmp_path: Path):
+    # Given a domain id that GetDomain does not find
+    aws.error("datazone", "get_domain", "ResourceNotFoundException", {"identifier": DOMAIN}, 404)
+    aws.healthy(skip="domain")
+    # When doctor runs
+    done = _doctor(_cdk_json(tmp_path, _context()))
+    # Then the domain fails naming the setting, the project's reads are not made, the rest still checked
+    assert done.exit_code == PARTIAL
+    lines = _lines(done.stdout)
+    assert lines["domain"][0][0] == "FAIL"
+    assert "check domainId" in lines["domain"][0][1]
+    assert "project" not in lines
+    assert lines["cloudtrail"][0][0] == "ok"
+
+
+def test_a_domain_key_the_settings_do_not_name_fails_with_the_deploy_checks_words(aws: Account, tmp_path):
+    # Given a domain encrypted with a customer managed key, and no domainKmsKeyArn
+    aws.domain(key=KEY)
+    aws.project()
+    aws.members((EXEC_PROFILE, "PROJECT_OWNER"))
+    aws.profile(EXEC_ROLE, EXEC_PROFILE)
+    aws.grants(present=True)
+    aws.healthy(skip="domain")
+    # When doctor runs
+    done = _doctor(_cdk_json(tmp_path, _context()))
+    # Then the domain check fails with the governance check's cause and fix
+    assert done.exit_code == PARTIAL
+    assert _lines(done.stdout)["domain"] == [
+        (
+            "FAIL",
+            f"domain {DOMAIN} is encrypted with the customer managed key {KEY}: set domainKmsKeyArn to {KEY} "
+            "so that the functions may use it (kms:Decrypt, kms:GenerateDataKey), and let the key policy "
+            "allow the account's IAM policies",
+        )
+    ]
+
+
+def test_an_execution_role_that_is_no_project_owner_fails_with_the_membership_command(aws, tmp_path):
+    # Given a project whose only owner is someone else, and a cdk.json with its own bootstrap qualifier
+    role = EXEC_ROLE.replace("hnb659fds", "team42")
+    aws.domain()
+    aws.project()
+    aws.members(("up_someone", "PROJECT_OWNER"))
+    aws.profile(role, None)  # the role has no DataZone user profile yet
+    aws.grants(present=True)
+    aws.healthy(skip="domain")
+    # When doctor runs
+    done = _doctor(_cdk_json(tmp_path, _context(), qualifier="team42"))
+    # Then the project check names the execution role of that qualifier and the command that adds it
+    assert done.exit_code == PARTIAL
+    ((status, message),) = _lines(done.stdout)["project"]
+    assert status == "FAIL"
+    assert message.startswith(
+        f"the CDK CloudFormation execution role {role} is not a PROJECT_OWNER of project"
+    )
+    assert (
+        f"aws datazone create-project-membership --domain-identifier {DOMAIN} --project-identifier {PROJECT} "
+        f'--member \'{{"userIdentifier":"{role}"}}\' --designation PROJECT_OWNER'
+    ) in message
+
+
+def test_manual_membership_checks_the_stacks_three_roles_by_their_fixed_names(aws: Account, tmp_path):
+    # Given projectMembership "manual": the owner made the execution role and two of the roles members
+    aws.domain()
+    aws.project()
+    aws.members(
+        (EXEC_PROFILE, "PROJECT_OWNER"), ("up_sync", "PROJECT_CONTRIBUTOR"), ("up_type", "PROJECT_OWNER")
+    )
+    aws.profile(EXEC_ROLE, EXEC_PROFILE)
+    roles = {name: f"arn:aws:iam::{ACCOUNT}:role/KafkaLineage-{role}" for name, role, _ in STACK_MEMBERS}
+    aws.profile(roles["schema-sync"], "up_sync")
+    aws.profile(roles["lineage-emission"], None)
+    aws.profile(roles["asset-type-resource"], "up_type")
+    aws.grants(present=True)
+    aws.permissions("IAM_ALLOWED_PRINCIPALS", ["ALL"])
+    aws.trail()
+    # When doctor runs
+    done = _doctor(_cdk_json(tmp_path, _context(projectMembership="manual")))
+    # Then only the missing one fails, with its designation
+    ((status, message),) = _lines(done.stdout)["project"]
+    assert status == "FAIL"
+    assert f"the lineage-emission role {roles['lineage-emission']} is not a PROJECT_CONTRIBUTOR" in message
+
+
+def test_missing_grants_without_domain_unit_id_fail_with_the_add_policy_grant_command(aws, tmp_path):
+    # Given a project's domain unit that grants neither policy, and no domainUnitId
+    aws.domain()
+    aws.project()
+    aws.members((EXEC_PROFILE, "PROJECT_OWNER"))
+    aws.profile(EXEC_ROLE, EXEC_PROFILE)
+    aws.grants(present=False)
+    aws.healthy(skip="domain")
+    # When doctor runs
+    done = _doctor(_cdk_json(tmp_path, _context()))
+    # Then each missing grant is a FAIL line with its command, and the setting that lets the stack add it
+    grants = _lines(done.stdout)["grants"]
+    assert [status for status, _ in grants] == ["FAIL", "FAIL"]
+    for (_, message), policy in zip(grants, GRANTS, strict=True):
+        assert f"lacks the {policy} policy grant on domain unit {UNIT}" in message
+        assert f"aws datazone add-policy-grant --domain-identifier {DOMAIN}" in message
+        assert message.endswith(f"-- or set domainUnitId to {UNIT} and the stack adds it")
+
+
+@pytest.mark.parametrize(("owners", "status"), [((EXEC_PROFILE,), "ok"), (("up_someone",), "FAIL")])
+def test_with_domain_unit_id_the_stack_adds_the_grants_when_its_execution_role_owns_the_unit(
+    aws: Account, tmp_path: Path, owners: tuple[str, ...], status: str
+):
+    # Given domainUnitId set, grants not there yet (the stack makes them), and the unit's owners
+    aws.domain()
+    aws.project()
+    aws.members((EXEC_PROFILE, "PROJECT_OWNER"))
+    aws.profile(EXEC_ROLE, EXEC_PROFILE)
+    aws.grants(present=False)
+    aws.profile(EXEC_ROLE, EXEC_PROFILE)
+    aws.unit(owners)
+    aws.healthy(skip="domain")
+    # When doctor runs
+    done = _doctor(_cdk_json(tmp_path, _context(domainUnitId=UNIT)))
+    # Then it passes when the execution role owns the unit, else it names the add-entity-owner command
+    ((found, message),) = _lines(done.stdout)["grants"]
+    assert found == status
+    if status == "FAIL":
+        assert (
+            f"aws datazone add-entity-owner --domain-identifier {DOMAIN} --entity-type DOMAIN_UNIT "
+            f'--entity-identifier {UNIT} --owner \'{{"user":{{"userIdentifier":"{EXEC_ROLE}"}}}}\''
+        ) in message
+        assert done.exit_code == PARTIAL
+
+
+def test_a_lake_formation_database_is_a_warning_before_the_lineage_role_exists(aws: Account, tmp_path):
+    # Given a database that Lake Formation governs (IAM_ALLOWED_PRINCIPALS holds nothing on its tables)
+    aws.healthy(skip="lake")
+    aws.permissions("IAM_ALLOWED_PRINCIPALS", [])
+    # When doctor runs (projectMembership "stack": CloudFormation names the role at deploy)
+    done = _doctor(_cdk_json(tmp_path, _context()))
+    # Then it is a warning with the grant to make after the deploy, and the exit code stays 0
+    assert done.exit_code == OK
+    ((status, message),) = _lines(done.stdout)["lake-formation"]
+    assert status == "warn"
+    assert "after the deploy" in message
+    assert "--permissions DESCRIBE" in message
+    assert json.dumps(LAKEHOUSE, separators=(",", ":")) in message
+
+
+@pytest.mark.parametrize(("permissions", "status"), [(["DESCRIBE"], "ok"), (["SELECT"], "FAIL")])
+def test_with_fixed_role_names_the_lineage_role_needs_describe_on_a_governed_database(
+    aws: Account, tmp_path: Path, permissions: list[str], status: str
+):
+    # Given projectMembership "manual" (fixed role names) and a database Lake Formation governs
+    aws.domain()
+    aws.project()
+    aws.members(
+        (EXEC_PROFILE, "PROJECT_OWNER"),
+        ("s", "PROJECT_CONTRIBUTOR"),
+        ("l", "PROJECT_CONTRIBUTOR"),
+        ("t", "PROJECT_OWNER"),
+    )
+    aws.profile(EXEC_ROLE, EXEC_PROFILE)
+    for (_, role, _), profile in zip(STACK_MEMBERS, "slt", strict=True):
+        aws.profile(f"arn:aws:iam::{ACCOUNT}:role/KafkaLineage-{role}", profile)
+    aws.grants(present=True)
+    aws.permissions("IAM_ALLOWED_PRINCIPALS", [])
+    aws.permissions(f"arn:aws:iam::{ACCOUNT}:role/KafkaLineage-LineageEmission", permissions)
+    aws.trail()
+    # When doctor runs
+    done = _doctor(_cdk_json(tmp_path, _context(projectMembership="manual")))
+    # Then DESCRIBE passes; anything less fails, naming the role in the grant command
+    ((found, message),) = _lines(done.stdout)["lake-formation"]
+    assert found == status
+    assert "KafkaLineage-LineageEmission" in message
+
+
+@pytest.mark.parametrize(
+    ("selectors", "logging", "multi"),
+    [
+        ({"EventSelectors": [{"ReadWriteType": "ReadOnly", "IncludeManagementEvents": True}]}, True, True),
+        ({"EventSelectors": [{"ReadWriteType": "All", "IncludeManagementEvents": False}]}, True, True),
+        (None, False, True),  # the trail is not logging
+        (None, True, False),  # a single-region trail of another region
+    ],
+    ids=["read-only", "no-management-events", "stopped", "other-region"],
+)
+def test_no_logging_trail_of_glue_writes_in_the_region_fails_naming_create_cloud_trail(
+    aws: Account, tmp_path: Path, selectors: dict[str, Any] | None, logging: bool, multi: bool
+):
+    # Given a trail that does not record Glue's write management events in the stack's region
+    aws.healthy(skip="trail")
+    aws.trail(selectors, logging=logging, multi=multi)
+    # When doctor runs
+    done = _doctor(_cdk_json(tmp_path, _context()))
+    # Then the trail check fails, and its fix is the setting that makes the stack create one
+    ((status, message),) = _lines(done.stdout)["cloudtrail"]
+    assert (status, done.exit_code) == ("FAIL", PARTIAL)
+    assert message.endswith(
+        "set createCloudTrail to true in cdk.json (the stack then creates a trail of write management events)"
+    )
+
+
+def test_create_cloud_trail_needs_no_trail_and_reads_none(aws: Account, tmp_path: Path):
+    # Given createCloudTrail set, and no CloudTrail answers queued (a read would fail the test)
+    aws.healthy(skip="trail")
+    # When doctor runs / Then the check passes without reading CloudTrail
+    done = _doctor(_cdk_json(tmp_path, _context(createCloudTrail=True)))
+    assert _lines(done.stdout)["cloudtrail"] == [
+        ("ok", "createCloudTrail is set: the stack creates its trail")
+    ]
+
+
+def test_a_cluster_in_another_region_fails_with_the_deploy_checks_words(aws: Account, tmp_path: Path):
+    # Given a second source whose cluster is in us-east-1, while the stack deploys to eu-west-1
+    context = _context()
+    other = {
+        **context["sources"][0],
+        "registryName": "orders",
+        "clusterArn": CLUSTER.replace(REGION, "us-east-1"),
+    }
+    context["sources"].append(other)
+    aws.healthy()
+    # When doctor runs
+    done = _doctor(_cdk_json(tmp_path, context))
+    # Then the regions check names that source and the fix
+    assert _lines(done.stdout)["regions"] == [
+        (
+            "FAIL",
+            f"kafkaLineage.sources[1].clusterArn is in us-east-1, but the stack deploys to {REGION}: "
+            "deploy a stack in us-east-1 for that cluster",
+        )
+    ]
+
+
+def test_the_two_accounts_governance_settings_read_no_table_of_their_own(aws: Account, tmp_path: Path):
+    # Given docs/two-accounts/governance.json (the kafkaLineage object itself): the source reads its tables
+    # through its role, in its own account, so this account's Lake Formation holds none of them
+    path = tmp_path / "governance.json"
+    shutil.copy(ROOT / "docs" / "two-accounts" / "governance.json", path)
+    settings = json.loads(path.read_text())
+    path.write_text(json.dumps({**settings, "domainId": DOMAIN, "projectId": PROJECT}))
+    aws.healthy(skip="lake")
+    # When doctor runs on that file
+    done = _doctor(path, "--json")
+    # Then every check passes, as JSON, and Lake Formation is not asked
+    assert done.exit_code == OK, done.output
+    findings = json.loads(done.stdout)
+    assert {f["check"]: f["status"] for f in findings}["lake-formation"] == "ok"
+    assert {
+        "check": "lake-formation",
+        "status": "ok",
+        "message": "the lineage function reads no database in this account",
+    } in findings
+
+
+def test_placeholders_fail_before_any_aws_call(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    # Given the repository's cdk.json as shipped, and no AWS at all
+    monkeypatch.setattr(cli, "make_clients", lambda region, profile: pytest.fail("AWS was called"))
+    # When doctor runs / Then each placeholder key is a FAIL line
+    done = _doctor(ROOT / "cdk.json")
+    assert done.exit_code == PARTIAL
+    assert [message.split()[0] for _, message in _lines(done.stdout)["config"]] == [
+        "kafkaLineage.domainId",
+        "kafkaLineage.projectId",
+        "kafkaLineage.sources[0].clusterArn",
+    ]
+
+
+def test_settings_synth_would_refuse_are_bad_input(tmp_path: Path):
+    # Given a context with a key the model does not know
+    done = CliRunner().invoke(
+        cli.main, ["doctor", "--context", str(_cdk_json(tmp_path, _context(sourcez=[])))]
+    )
+    # Then doctor refuses it as synth would, naming the key, with the usage exit code
+    assert done.exit_code == BAD_INPUT
+    assert "sourcez" in done.output
+
+
+def test_a_refused_read_fails_its_check_and_names_the_call(aws: Account, tmp_path: Path):
+    # Given a caller that may read the domain and project but not DataZone's user profiles
+    aws.domain()
+    aws.project()
+    aws.members((EXEC_PROFILE, "PROJECT_OWNER"))
+    expected = {"domainIdentifier": DOMAIN, "userIdentifier": EXEC_ROLE, "type": "IAM"}
+    aws.error("datazone", "get_user_profile", "AccessDeniedException", expected, 403)
+    aws.grants(present=True)
+    aws.healthy(skip="domain")
+    # When doctor runs
+    done = _doctor(_cdk_json(tmp_path, _context()))
+    # Then the project check fails naming the refused call (it cannot tell, which is no pass); the others run
+    ((status, message),) = _lines(done.stdout)["project"]
+    assert (status, done.exit_code) == ("FAIL", PARTIAL)
+    assert message.startswith("datazone:GetUserProfile was refused")
+    assert _lines(done.stdout)["grants"][0][0] == "ok"
