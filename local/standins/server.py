@@ -45,15 +45,43 @@ log = logging.getLogger(__name__)
 StartResponse = Callable[..., Any]
 
 
-def new_datazone(readings: Readings) -> Any | None:
-    """The DataZone stand-in (local/standins/datazone/), or None while that package does not exist."""
+def new_datazone(readings: Readings, account: str = "123456789012", region: str = "eu-west-1") -> Any | None:
+    """The DataZone stand-in (local/standins/datazone/), or None while that package does not exist. Its
+    events go to the default bus of moto's EventBridge in the domain's account and Region."""
     try:
         from local.standins.datazone import DataZoneBackend  # type: ignore[import-not-found,unused-ignore]
     except ModuleNotFoundError as error:
         if error.name == "local.standins.datazone":
             return None
         raise
-    return DataZoneBackend(readings=readings)
+    return DataZoneBackend(
+        readings=readings, account=account, region=region, sink=eventbridge_sink(account, region)
+    )
+
+
+def eventbridge_sink(account: str, region: str) -> Callable[[Any], None]:
+    """Put a service's event (detail_type, detail, resources) on moto's default bus, as AWS puts its own
+    (no PutEvents call, so neither IAM mode nor the call log sees it). Delivery is best effort: a failure is
+    logged, and the event is lost."""
+
+    def put(event: Any) -> None:
+        from moto.events.models import events_backends
+
+        try:
+            events_backends[account][region].put_events(
+                [
+                    {
+                        "Source": event.source,
+                        "DetailType": event.detail_type,
+                        "Detail": json.dumps(event.detail),
+                        "Resources": list(event.resources),
+                    }
+                ]
+            )
+        except Exception:
+            log.exception("the %s event was lost", event.detail_type)
+
+    return put
 
 
 def reset_moto() -> None:
@@ -81,7 +109,8 @@ class Standins:
         self.kafkaconnect = KafkaConnect(lambda: self.readings, account, lambda: self.region)
         self.glue = GlueSchemaRegistry(lambda: self.readings, account, lambda: self.region)
         self._glues: dict[str, GlueSchemaRegistry] = {account: self.glue}
-        self.datazone = new_datazone(self.readings)  # DataZone stays in this (the governance) account
+        # DataZone stays in this (the governance) account
+        self.datazone = new_datazone(self.readings, account, region)
         self.iam = Iam(region, account)
         self.lock = threading.RLock()  # one request at a time touches the stand-ins (and moto's Glue)
 
@@ -100,7 +129,7 @@ class Standins:
             self.kafkaconnect.reset()
             for glue in self._glues.values():
                 glue.reset()
-            self.datazone = new_datazone(self.readings)
+            self.datazone = new_datazone(self.readings, self.account, self.region)
             self.iam.reset()
 
     def glue_in(self, account: str) -> GlueSchemaRegistry:

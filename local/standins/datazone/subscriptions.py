@@ -2,7 +2,9 @@
 GetSubscription, RevokeSubscription, CancelSubscription.
 
 A request names one principal (here: a project) and one listing; accepting it makes an APPROVED
-subscription; revoking (the listing's owner) or cancelling (the subscriber) ends it. A listing with an
+subscription and asks for its grants (grants.py: one per subscription target of the subscriber that takes
+the asset's type); revoking (the listing's owner) or cancelling (the subscriber) ends it and asks for the
+grants' revokes (RevokeSubscription's `retainPermissions` keeps them: no revoke is asked). A listing with an
 APPROVED subscription cannot be deleted, and so neither can its asset ("Delete an Amazon DataZone asset",
 DataZone user guide: "You can't delete an asset listing that has existing subscribers").
 """
@@ -13,6 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from local.standins.datazone.grants import request_grants, revoke_grants
 from local.standins.datazone.state import Domain, Store, paginate
 from local.standins.datazone.wire import Params, Response, compact
 from local.standins.errors import conflict, not_found, validation
@@ -156,6 +159,7 @@ def accept_subscription_request(store: Store, domain: Domain, params: Params) ->
     )
     domain.subscriptions[subscription.id] = subscription
     request.status, request.updated_at, request.subscription_id = "ACCEPTED", now, subscription.id
+    request_grants(store, domain, subscription.id)
     return _request_output(store, domain, request)
 
 
@@ -198,6 +202,8 @@ def _end(store: Store, domain: Domain, params: Params, status: str) -> Response:
     if subscription.status != "APPROVED":
         raise conflict(f"Subscription {subscription.id} is {subscription.status}, not APPROVED")
     subscription.status, subscription.updated_at = status, store.now()
+    if not params.get("retainPermissions"):
+        revoke_grants(store, domain, subscription.id)
     return _subscription_output(store, domain, subscription)
 
 
