@@ -240,6 +240,12 @@ class Readings:
     """DataZone: the error UpdateSubscriptionGrantStatus answers for a status change it does not accept:
     "conflict" (ConflictException, listed for the operation) or "validation" (ValidationException)."""
 
+    data_product_event_type_name: str = "product"
+    """DataZone: the `data.asset.typeName` of the grant events of a subscription to a data product listing
+    (whose grant lists all the product's assets). No sample of these events exists. "product": "DataProduct"
+    (a fulfiller whose rule filters on its asset type never receives them, and meets such grants only in a
+    reconciling run); "asset": the type of the product's first asset the target takes."""
+
     # MSK cluster policies (local/standins/kafka_policies.py).
     cluster_policy_absent: str = "not_found"
     """MSK: what GetClusterPolicy answers for a cluster that has no policy. The API reference lists

@@ -17,6 +17,7 @@ from local.standins.datazone import (
     grants,
     lineage,
     listings,
+    products,
     rules,
     search,
     subscriptions,
@@ -261,12 +262,20 @@ class DataZoneBackend:
             asset = assets.live_asset(domain, asset_id)
             if asset.listing_id is None:
                 raise ValueError(f"asset {asset_id} has no listing to subscribe to")
+            return self.subscribe_listing(domain_id, asset.listing_id, project_id, reason)
+
+    def subscribe_listing(
+        self, domain_id: str, listing_id: str, project_id: str, reason: str = "standin"
+    ) -> str:
+        """Subscribe `project_id` to a listing (an asset's or a data product's), accepted; the subscription's
+        id."""
+        with self._store.lock:
             request = self.handle(
                 "CreateSubscriptionRequest",
                 {
                     "domainIdentifier": domain_id,
                     "subscribedPrincipals": [{"project": {"identifier": project_id}}],
-                    "subscribedListings": [{"identifier": asset.listing_id}],
+                    "subscribedListings": [{"identifier": listing_id}],
                     "requestReason": reason,
                 },
             )
@@ -298,6 +307,13 @@ class DataZoneBackend:
                 environment_id=environment_id,
             )
             return environment.id
+
+    def add_data_product(self, domain_id: str, name: str, project_id: str, asset_ids: list[str]) -> str:
+        """Publish a data product of these (published) assets, owned by `project_id`; its listing's id.
+        Subscribe to it with `subscribe_listing`."""
+        with self._store.lock:
+            store = self._store
+            return products.add_data_product(store, store.domain(domain_id), name, project_id, asset_ids).id
 
     def grants(self, domain_id: str) -> list[GrantView]:
         """Every subscription grant, in creation order, with its assets' statuses."""

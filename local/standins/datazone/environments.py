@@ -174,13 +174,14 @@ def list_subscription_targets(store: Store, domain: Domain, params: Params) -> R
     return compact({"items": [_target_output(store, domain, t) for t in page], "nextToken": token})
 
 
-def targets_for(domain: Domain, project_id: str, type_name: str) -> list[SubscriptionTarget]:
-    """The project's subscription targets that take assets of this type and get grants on approval."""
+def targets_for(domain: Domain, project_id: str, type_names: set[str]) -> list[SubscriptionTarget]:
+    """The project's subscription targets that take assets of one of these types and get grants on
+    approval."""
     return [
         target
         for target in domain.subscription_targets.values()
         if target.project_id == project_id
-        and type_name in target.applicable_asset_types
+        and type_names & set(target.applicable_asset_types)
         and target.creation_mode != "MANUAL"
         and domain.environments[target.environment_id].status == "ACTIVE"
     ]

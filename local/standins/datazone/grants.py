@@ -34,6 +34,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from local.standins.datazone.environments import environment_of, target_of, targets_for
+from local.standins.datazone.products import PRODUCT_TYPE_NAME, Listed, listed
 from local.standins.datazone.records import EmittedEvent, GrantedAsset, SubscriptionGrant
 from local.standins.datazone.state import Domain, Store, paginate
 from local.standins.datazone.wire import Params, Response, compact
@@ -125,8 +126,11 @@ def _grant_output(store: Store, domain: Domain, grant: SubscriptionGrant) -> Res
 
 
 def _emit(store: Store, domain: Domain, grant: SubscriptionGrant, detail_type: str) -> None:
-    listing = domain.listings[grant.listing_id]
-    type_name = domain.assets[listing.asset_id].type_name
+    found = listed(domain, grant.listing_id, grant.listing_revision)
+    taken = domain.subscription_targets[grant.target_id].applicable_asset_types
+    type_name = next(t for _, _, t in found.assets if t in taken) if found.assets else PRODUCT_TYPE_NAME
+    if found.product and store.reading("data_product_event_type_name") == "product":
+        type_name = PRODUCT_TYPE_NAME
     detail = {
         "metadata": {"id": grant.id, "domain": domain.id},
         "data": {
@@ -146,31 +150,23 @@ def _new_grant(
     store: Store,
     domain: Domain,
     target_id: str,
-    listing_id: str,
+    found: Listed,
     subscription_id: str | None,
     target_names: dict[str, str] | None = None,
-    listing_revision: str | None = None,
 ) -> SubscriptionGrant:
     target = domain.subscription_targets[target_id]
-    listing = domain.listings[listing_id]
-    revision = next((r for r in listing.revisions if r.listing_revision == listing_revision), listing.latest)
-    asset_id = listing.asset_id
     now = store.now()
     grant = SubscriptionGrant(
         id=store.new_id(),
         target_id=target.id,
         environment_id=target.environment_id,
         project_id=target.project_id,
-        listing_id=listing.id,
-        listing_revision=revision.listing_revision,
+        listing_id=found.listing_id,
+        listing_revision=found.listing_revision,
         subscription_id=subscription_id,
         assets=[
-            GrantedAsset(
-                asset_id,
-                revision.asset_revision,
-                "GRANT_PENDING",
-                target_name=(target_names or {}).get(asset_id),
-            )
+            GrantedAsset(asset_id, revision, "GRANT_PENDING", target_name=(target_names or {}).get(asset_id))
+            for asset_id, revision, _ in found.assets
         ],
         created_at=now,
         updated_at=now,
@@ -181,13 +177,13 @@ def _new_grant(
 
 
 def request_grants(store: Store, domain: Domain, subscription_id: str) -> list[SubscriptionGrant]:
-    """On approval: a grant per subscription target of the subscriber that takes the asset's type."""
+    """On approval: a grant per subscription target of the subscriber that takes the assets' type (for a
+    data product: the type of any of its assets; the grant lists them all)."""
     subscription = domain.subscriptions[subscription_id]
-    listing = domain.listings[subscription.listing_id]
-    type_name = domain.assets[listing.asset_id].type_name
+    found = listed(domain, subscription.listing_id)
     return [
-        _new_grant(store, domain, target.id, listing.id, subscription.id)
-        for target in targets_for(domain, subscription.project_id, type_name)
+        _new_grant(store, domain, target.id, found, subscription.id)
+        for target in targets_for(domain, subscription.project_id, found.type_names)
     ]
 
 
@@ -291,30 +287,27 @@ def create_subscription_grant(store: Store, domain: Domain, params: Params) -> R
     def produce() -> Response:
         environment = environment_of(domain, params["environmentIdentifier"])
         listing_ref = params["grantedEntity"].get("listing") or {}
-        listing = domain.listings.get(listing_ref.get("identifier", ""))
-        if listing is None:
-            raise not_found(f"Listing {listing_ref.get('identifier')} not found")
-        if listing_ref.get("revision") not in {r.listing_revision for r in listing.revisions}:
-            raise not_found(f"Listing {listing.id} has no revision {listing_ref.get('revision')}")
-        type_name = domain.assets[listing.asset_id].type_name
+        found = listed(domain, listing_ref.get("identifier", ""), listing_ref.get("revision"))
+        if found.listing_revision != listing_ref.get("revision"):
+            raise not_found(f"Listing {found.listing_id} has no revision {listing_ref.get('revision')}")
         if params.get("subscriptionTargetIdentifier"):
             target = target_of(domain, params["subscriptionTargetIdentifier"], environment.id)
         else:
             candidates = [
                 t
                 for t in domain.subscription_targets.values()
-                if t.environment_id == environment.id and type_name in t.applicable_asset_types
+                if t.environment_id == environment.id and found.type_names & set(t.applicable_asset_types)
             ]
             if not candidates:
-                raise validation(f"Environment {environment.id} has no subscription target for {type_name}")
+                raise validation(f"Environment {environment.id} has no subscription target for this listing")
             target = candidates[0]
-        if type_name not in target.applicable_asset_types:
-            raise validation(f"Subscription target {target.id} does not take assets of type {type_name}")
+        if not found.type_names & set(target.applicable_asset_types):
+            raise validation(f"Subscription target {target.id} takes none of {sorted(found.type_names)}")
         subscription = next(
             (
                 s
                 for s in domain.subscriptions.values()
-                if s.listing_id == listing.id
+                if s.listing_id == found.listing_id
                 and s.project_id == environment.project_id
                 and s.status == "APPROVED"
             ),
@@ -322,12 +315,10 @@ def create_subscription_grant(store: Store, domain: Domain, params: Params) -> R
         )
         if subscription is None:
             raise validation(
-                f"Project {environment.project_id} has no approved subscription to listing {listing.id}"
+                f"Project {environment.project_id} has no approved subscription to listing {found.listing_id}"
             )
         names = {item["assetId"]: item["targetName"] for item in params.get("assetTargetNames") or []}
-        grant = _new_grant(
-            store, domain, target.id, listing.id, subscription.id, names, listing_ref["revision"]
-        )
+        grant = _new_grant(store, domain, target.id, found, subscription.id, names)
         return _grant_output(store, domain, grant)
 
     return store.idempotent(domain, "CreateSubscriptionGrant", params, produce)

@@ -214,3 +214,24 @@ class EmittedEvent:
     detail: dict[str, Any]
     resources: tuple[str, ...] = ()
     source: str = "aws.datazone"
+
+
+@dataclass
+class DataProductListing:
+    """A published data product: one listing for several assets, each published on its own (products.py)."""
+
+    id: str
+    product_id: str
+    name: str
+    owning_project_id: str
+    members: list[tuple[str, str]]  # (asset id, asset listing id), in the product's order
+    created_at: datetime
+    revision: str = "1"
+
+    @property
+    def latest(self) -> ListingRevision:
+        """As an asset listing's: the product's one revision, published (subscriptions read it so)."""
+        return ListingRevision(self.revision, self.revision, "ACTIVE", self.created_at)
+
+    def status(self, calls: int) -> str:
+        return "ACTIVE"

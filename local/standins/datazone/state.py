@@ -21,6 +21,7 @@ from local.standins.datazone.index import SearchIndex
 from local.standins.datazone.records import (
     Asset,
     AssetType,
+    DataProductListing,
     EmittedEvent,
     Environment,
     FormType,
@@ -111,6 +112,8 @@ READING_DEFAULTS: dict[str, Any] = {
     "grant_status_skips_in_progress": True,
     # The error refusing a status change the stand-in does not accept: "conflict" or "validation".
     "grant_status_refusal": "conflict",
+    # The typeName a data product grant's events carry: "product" ("DataProduct") or "asset" (its assets').
+    "data_product_event_type_name": "product",
 }
 
 
@@ -155,6 +158,7 @@ class Domain:
     subscription_targets: dict[str, SubscriptionTarget] = field(default_factory=dict)
     subscription_grants: dict[str, SubscriptionGrant] = field(default_factory=dict)
     emitted: list[EmittedEvent] = field(default_factory=list)
+    product_listings: dict[str, DataProductListing] = field(default_factory=dict)  # products.py
 
     @property
     def project_units(self) -> dict[str, str]:

@@ -16,6 +16,7 @@ from datetime import datetime
 from typing import Any
 
 from local.standins.datazone.grants import request_grants, revoke_grants
+from local.standins.datazone.products import subscribed_product
 from local.standins.datazone.state import Domain, Store, paginate
 from local.standins.datazone.wire import Params, Response, compact
 from local.standins.errors import conflict, not_found, validation
@@ -50,13 +51,17 @@ def approved(domain: Domain, listing_id: str) -> list[Subscription]:
 
 
 def _listing_of(domain: Domain, listing_id: str) -> Any:
-    listing = domain.listings.get(listing_id)
+    """An asset's listing, or a data product's (products.py): both answer `status` and `latest`."""
+    listing = domain.listings.get(listing_id) or domain.product_listings.get(listing_id)
     if listing is None:
         raise not_found(f"Listing {listing_id} not found")
     return listing
 
 
 def _subscribed_listing(domain: Domain, listing_id: str, revision: str) -> dict[str, Any]:
+    product = domain.product_listings.get(listing_id)
+    if product is not None:
+        return subscribed_product(domain, product)
     listing = domain.listings.get(listing_id)
     asset = domain.assets.get(listing.asset_id) if listing else None
     shown = asset.revision(revision) if asset else None
@@ -81,7 +86,7 @@ def _subscribed_listing(domain: Domain, listing_id: str, revision: str) -> dict[
 
 
 def _request_output(store: Store, domain: Domain, request: SubscriptionRequest) -> Response:
-    listing = domain.listings.get(request.listing_id)
+    listing = domain.listings.get(request.listing_id) or domain.product_listings.get(request.listing_id)
     revision = listing.latest.asset_revision if listing else ""
     return compact(
         {
@@ -178,6 +183,10 @@ def list_subscriptions(store: Store, domain: Domain, params: Params) -> Response
             lid
             for lid, listing in domain.listings.items()
             if domain.assets[listing.asset_id].owning_project_id == params["approverProjectId"]
+        } | {
+            lid
+            for lid, product in domain.product_listings.items()
+            if product.owning_project_id == params["approverProjectId"]
         }
         found = [s for s in found if s.listing_id in owners]
     key = "updated_at" if params.get("sortBy") == "UPDATED_AT" else "created_at"

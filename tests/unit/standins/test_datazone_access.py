@@ -424,3 +424,64 @@ class TestListingAndManualGrants:
         assert created["status"] == "PENDING"
         assert created["assets"][0]["targetName"] == "orders"
         assert w.backend.emitted_events(DOMAIN)[-1].detail["metadata"]["id"] == created["id"]
+
+
+class TestDataProducts:
+    def product(self, **readings: Any) -> tuple[World, str, list[str], str]:
+        """A data product of two published topics, and a consumer's target for their type:
+        (world, product listing id, topic asset ids, target id)."""
+        w, first, _, target_id = consumer(**readings)
+        second = create_topic_asset(w, "dbserver1.inventory.customers")["id"]
+        w.call("CreateListingChangeSet", entityIdentifier=second, entityType="ASSET", action="PUBLISH")
+        listing = w.backend.add_data_product(DOMAIN, "inventory", PROJECT, [first, second])
+        return w, listing, [first, second], target_id
+
+    def test_a_product_listing_lists_its_assets_listings(self):
+        w, listing, topics, _ = self.product()
+
+        read = call(w, "GetListing", identifier=listing)
+
+        product = read["item"]["dataProductListing"]
+        assert product["owningProjectId"] == PROJECT
+        assert [item["listingId"] for item in product["items"]] == [
+            w.call("GetAsset", identifier=t)["listing"]["listingId"] for t in topics
+        ]
+
+    @pytest.mark.parametrize(("reading", "type_name"), [("product", "DataProduct"), ("asset", ASSET_TYPE)])
+    def test_a_subscription_to_a_product_gets_one_grant_with_every_asset(self, reading: str, type_name: str):
+        w, listing, topics, target_id = self.product(data_product_event_type_name=reading)
+
+        subscription = w.backend.subscribe_listing(DOMAIN, listing, OTHER_PROJECT)
+
+        [view] = w.backend.grants(DOMAIN)
+        grant = call(w, "GetSubscriptionGrant", identifier=view.id)
+        assert grant["grantedEntity"]["listing"]["id"] == listing
+        assert [(a["assetId"], a["status"]) for a in grant["assets"]] == [
+            (t, "GRANT_PENDING") for t in topics
+        ]
+        assert call(w, "GetSubscription", identifier=subscription)["subscribedListing"]["item"][
+            "productListing"
+        ]
+        event = w.backend.emitted_events(DOMAIN)[-1]
+        assert event.detail["data"]["asset"]["typeName"] == type_name
+        assert event.detail["data"]["subscriptionTarget"]["id"] == target_id
+
+    def test_each_asset_of_a_product_grant_is_reported_on_its_own(self):
+        w, listing, topics, _ = self.product()
+        w.backend.subscribe_listing(DOMAIN, listing, OTHER_PROJECT)
+        [view] = w.backend.grants(DOMAIN)
+
+        report(w, view.id, topics[0], "GRANTED")
+        partly = call(w, "GetSubscriptionGrant", identifier=view.id)
+        report(w, view.id, topics[1], "GRANT_FAILED", failureCause={"message": "quota"})
+        mixed = call(w, "GetSubscriptionGrant", identifier=view.id)
+
+        assert partly["status"] == "IN_PROGRESS"
+        assert mixed["status"] == "GRANT_FAILED"
+        assert [a["status"] for a in mixed["assets"]] == ["GRANTED", "GRANT_FAILED"]
+
+    def test_a_product_of_an_unpublished_asset_is_refused(self):
+        w = kafka_world()
+        asset = create_topic_asset(w, TOPIC)
+        with pytest.raises(ValueError, match="not published"):
+            w.backend.add_data_product(DOMAIN, "inventory", PROJECT, [asset["id"]])

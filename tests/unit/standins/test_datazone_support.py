@@ -50,6 +50,7 @@ class Readings:
     grant_status_retry_after_failure: bool = True
     grant_status_skips_in_progress: bool = True
     grant_status_refusal: str = "conflict"
+    data_product_event_type_name: str = "product"
 
 
 @dataclass
