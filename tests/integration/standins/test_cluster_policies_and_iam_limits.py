@@ -97,6 +97,18 @@ class TestClusterPolicies:
         assert code == "BadRequestException"
         assert "999999999999" in again["Policy"]
 
+    def test_the_race_hook_is_driven_over_the_control_api_too(self, local_aws: LocalAws, kafka: Any):
+        from local.standins.remote import RemoteAws
+
+        first = kafka.put_cluster_policy(ClusterArn=CLUSTER, Policy=cluster_policy("444455556666"))
+        RemoteAws(local_aws.endpoint_url).cluster_policies.race(CLUSTER)
+
+        read = kafka.get_cluster_policy(ClusterArn=CLUSTER)
+        moved = kafka.get_cluster_policy(ClusterArn=CLUSTER)
+
+        assert read["CurrentVersion"] == first["CurrentVersion"] != moved["CurrentVersion"]
+        assert read["Policy"] == moved["Policy"]  # the other writer put the same document again
+
     def test_a_policy_over_20_kb_or_not_a_policy_is_refused(self, kafka: Any):
         big = cluster_policy("444455556666", padding=20 * 1024)
 
