@@ -282,7 +282,9 @@ def update_subscription_grant_status(store: Store, domain: Domain, params: Param
 
 def create_subscription_grant(store: Store, domain: Domain, params: Params) -> Response:
     """A grant asked for by hand (for targets in MANUAL mode, or again): the environment's project needs an
-    APPROVED subscription to the listing (the stricter reading: the API reference does not say)."""
+    APPROVED subscription to the listing (the stricter reading: the API reference does not say). Without
+    `subscriptionTargetIdentifier` (optional in botocore's model, "Required: Yes" on the API reference's
+    page) the environment's first target that takes the listing's type is used."""
 
     def produce() -> Response:
         environment = environment_of(domain, params["environmentIdentifier"])

@@ -340,6 +340,22 @@ class TestRevoking:
         assert done["status"] == "COMPLETED"
         assert w.backend.emitted_events(DOMAIN)[-1].detail_type == "Subscription Grant Revoke Completed"
 
+    def test_a_revoke_that_overtakes_a_grant_in_progress_refuses_its_granted_report(self):
+        # Given a fulfiller halfway through a grant when the owner revokes
+        w, subscription, grant, asset = subscribed()
+        report(w, grant, asset, "GRANT_IN_PROGRESS")
+        w.call("RevokeSubscription", identifier=subscription)
+
+        # When it reports the grant done
+        error = error_of(
+            w, "UpdateSubscriptionGrantStatus", identifier=grant, assetIdentifier=asset, status="GRANTED"
+        )
+
+        # Then DataZone refuses: the asset waits for its revoke, which the fulfiller must now carry out
+        assert error.code == "ConflictException"
+        assert call(w, "GetSubscriptionGrant", identifier=grant)["assets"][0]["status"] == "REVOKE_PENDING"
+        assert report(w, grant, asset, "REVOKE_IN_PROGRESS")["status"] == "IN_PROGRESS"
+
     def test_retaining_permissions_asks_for_no_revoke(self):
         w, subscription, grant, asset = subscribed()
         report(w, grant, asset, "GRANTED")
