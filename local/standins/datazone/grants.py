@@ -128,7 +128,7 @@ def _grant_output(store: Store, domain: Domain, grant: SubscriptionGrant) -> Res
 def _emit(store: Store, domain: Domain, grant: SubscriptionGrant, detail_type: str) -> None:
     found = listed(domain, grant.listing_id, grant.listing_revision)
     taken = domain.subscription_targets[grant.target_id].applicable_asset_types
-    type_name = next(t for _, _, t in found.assets if t in taken) if found.assets else PRODUCT_TYPE_NAME
+    type_name = next((t for _, _, t in found.assets if t in taken), found.assets[0][2])
     if found.product and store.reading("data_product_event_type_name") == "product":
         type_name = PRODUCT_TYPE_NAME
     detail = {
