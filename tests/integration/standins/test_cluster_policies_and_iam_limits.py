@@ -302,3 +302,53 @@ class TestBoundariesInIamMode:
         assert code == "AccessDeniedException"
         assert message.endswith("because no permissions boundary allows the ssm:PutParameter action")
         assert local_aws.iam.denials[-1].action == "ssm:PutParameter"
+
+
+class TestWhatAConsumerRoleMayDo:
+    TOPIC = "arn:aws:kafka:eu-west-1:123456789012:topic/cdc/0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0-2/orders"
+
+    def grant(self, role: str) -> None:
+        iam = boto3.client("iam")
+        read = {
+            "Version": "2012-10-17",
+            "Statement": [{"Effect": "Allow", "Action": "kafka-cluster:ReadData", "Resource": self.TOPIC}],
+        }
+        iam.put_role_policy(RoleName=role, PolicyName="topic", PolicyDocument=json.dumps(read))
+        connect = iam.create_policy(
+            PolicyName=f"{role}-connect",
+            PolicyDocument=json.dumps(
+                {
+                    "Version": "2012-10-17",
+                    "Statement": [
+                        {"Effect": "Allow", "Action": "kafka-cluster:Connect", "Resource": CLUSTER}
+                    ],
+                }
+            ),
+        )
+        iam.attach_role_policy(RoleName=role, PolicyArn=connect["Policy"]["Arn"])
+
+    def test_inline_and_attached_policies_give_exactly_what_they_name(self, local_aws: LocalAws):
+        from local.standins.iam_effective import decide
+
+        access_world.consumer_role("orders-consumer", path="/analytics/")
+        self.grant("orders-consumer")
+
+        def may(action: str, resource: str) -> bool:
+            return decide(local_aws.account, "orders-consumer", action, resource).allowed
+
+        assert may("kafka-cluster:ReadData", self.TOPIC)
+        assert may("kafka-cluster:Connect", CLUSTER)
+        assert not may("kafka-cluster:ReadData", self.TOPIC.replace("/orders", "/customers"))
+        assert not may("kafka-cluster:WriteData", self.TOPIC)
+
+    def test_the_sagemaker_boundary_takes_it_all_away(self, local_aws: LocalAws):
+        from local.standins.iam_effective import decide
+
+        access_world.consumer_role("project-user", boundary=access_world.sagemaker_boundary())
+        self.grant("project-user")
+
+        decision = decide(local_aws.account, "project-user", "kafka-cluster:ReadData", self.TOPIC)
+
+        assert not decision.allowed
+        assert decision.boundary
+        assert decision.explicit_deny
