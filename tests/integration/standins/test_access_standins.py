@@ -198,6 +198,25 @@ class TestTheModelIsEnforced:
         )
         assert len(made["authorizedPrincipals"]) == 20
 
+    @pytest.mark.parametrize(
+        ("operation", "params"),
+        [
+            ("list_subscription_grants", {"maxResults": 51}),
+            ("get_subscription_grant", {"identifier": "grant$1"}),
+            ("list_subscription_targets", {"environmentIdentifier": "e" * 37}),
+            ("get_environment", {"identifier": "env#1"}),
+        ],
+    )
+    def test_reads_outside_the_model_are_validation_errors(
+        self, environment: str, operation: str, params: dict[str, Any]
+    ):
+        from tests.integration.standins.conftest import NO_CLIENT_CHECKS
+
+        client = boto3.client("datazone", config=NO_CLIENT_CHECKS)
+        with pytest.raises(ClientError) as refused:
+            getattr(client, operation)(domainIdentifier=world.DOMAIN_ID, **params)
+        assert refused.value.response["Error"]["Code"] == "ValidationException"
+
     def test_an_unknown_status_is_refused_before_the_stand_in(self, environment: str):
         from tests.integration.standins.conftest import NO_CLIENT_CHECKS
 

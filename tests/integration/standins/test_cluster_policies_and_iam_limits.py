@@ -151,6 +151,16 @@ class TestClusterPolicies:
             assert "Policy" not in answer
             assert "CurrentVersion" not in answer
 
+    def test_a_cluster_created_in_moto_takes_a_policy_too(self, kafka: Any):
+        created = kafka.create_cluster_v2(
+            ClusterName="serverless-cdc",
+            Serverless={"VpcConfigs": [{"SubnetIds": ["subnet-0a1b2c3d"]}]},
+        )
+
+        kafka.put_cluster_policy(ClusterArn=created["ClusterArn"], Policy=cluster_policy("444455556666"))
+
+        assert "444455556666" in kafka.get_cluster_policy(ClusterArn=created["ClusterArn"])["Policy"]
+
     def test_unknown_clusters_and_deleted_policies(self, kafka: Any):
         elsewhere = CLUSTER.replace("cluster/cdc/", "cluster/other/")
         assert refusal(lambda: kafka.get_cluster_policy(ClusterArn=elsewhere))[0] == "NotFoundException"
