@@ -28,6 +28,7 @@ from local.standins.glue_catalogs import GlueCatalogs
 from local.standins.iam import Iam
 from local.standins.kafka import KafkaBrokers
 from local.standins.kafka_channels import KafkaChannels
+from local.standins.kafka_policies import ClusterPolicies
 from local.standins.kafkaconnect import KafkaConnect
 from local.standins.quotas import Quotas
 from local.standins.readings import Readings
@@ -36,6 +37,7 @@ from local.standins.server import FrontDoor, ServerThread, Standins
 __all__ = [
     "Call",
     "CallLog",
+    "ClusterPolicies",
     "Fault",
     "Faults",
     "Firehose",
@@ -154,6 +156,12 @@ class LocalAws:
     def channels(self) -> KafkaChannels:
         """MSK Data Delivery channels: `aws.channels.create(cluster_arn, name, request)` adds one."""
         return self.standins.channels
+
+    @property
+    def cluster_policies(self) -> ClusterPolicies:
+        """MSK cluster policies: `aws.cluster_policies.race(cluster_arn)` moves the version between a
+        caller's GetClusterPolicy and its PutClusterPolicy."""
+        return self.standins.cluster_policies
 
     @property
     def firehose(self) -> Firehose:

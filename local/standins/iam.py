@@ -40,7 +40,15 @@ from urllib.parse import urlencode
 
 from local.standins import protocol
 from local.standins.errors import ServiceError
-from local.standins.iam_policy import Decision, Request, Statement, action_matches, denial_message, evaluate
+from local.standins.iam_policy import (
+    Decision,
+    Request,
+    Statement,
+    action_matches,
+    denial_message,
+    evaluate_bounded,
+    parse_policy,
+)
 from local.standins.iam_requests import CannotAuthorize, Where, requests_for
 from local.standins.iam_roles import Role
 from local.standins.iam_trust import AssumableRole, trust_decision
@@ -110,6 +118,7 @@ class Iam:
     _acting: list[Any] = field(default_factory=list)  # [role, depth, saved environment]
     revoked: dict[str, set[str]] = field(default_factory=dict)  # function -> actions taken from its role
     _assumable: dict[str, AssumableRole] = field(default_factory=dict)  # role ARN ->
+    boundaries: dict[str, tuple[Statement, ...]] = field(default_factory=dict)  # function -> boundary
 
     # ---------------------------------------------------------------------------------------- identities
 
@@ -127,6 +136,7 @@ class Iam:
             self.pending.clear()
             self.revoked.clear()
             self._assumable.clear()
+            self.boundaries.clear()
 
     def add_assumable(self, roles: dict[str, AssumableRole]) -> None:
         """Roles of other stacks (accounts) that functions may assume, by ARN."""
@@ -138,6 +148,20 @@ class Iam:
         with it that a grant is needed). Only actions the role names literally can be taken out."""
         with self._lock:
             self.revoked.setdefault(function, set()).update(actions)
+
+    def set_boundary(self, function: str, document: dict[str, Any] | None) -> None:
+        """Give the function's role a permissions boundary (None takes it away), as an organisation that
+        bounds every role would: its requests must then be allowed by the boundary too."""
+        with self._lock:
+            if document is None:
+                self.boundaries.pop(function, None)
+            else:
+                self.boundaries[function] = parse_policy(document)
+
+    def boundary_of(self, role: Role) -> tuple[Statement, ...] | None:
+        """The role's permissions boundary: one set here, else the template's, else none."""
+        with self._lock:
+            return self.boundaries.get(role.name, role.boundary)
 
     def statements_of(self, role: Role) -> tuple[Statement, ...]:
         """The role's statements less any revoked action."""
@@ -237,7 +261,7 @@ class Iam:
                     403,
                 ),
             )
-        where = Where(route.region, role.account)
+        where = Where(route.region, role.account, role_paths=_role_paths(route.service, params, role.account))
         try:
             asked = requests_for(route.service, route.operation_name, params, where)
         except (CannotAuthorize, LookupError) as error:
@@ -246,8 +270,9 @@ class Iam:
         if route.service == "events" and route.operation_name == "PutEvents":
             return self._put_events(route, role, self.statements_of(role), params, asked, forward)
         statements = self.statements_of(role)
+        boundary = self.boundary_of(role)
         for request in asked:
-            decision = evaluate(statements, request)
+            decision = evaluate_bounded(statements, boundary, request)
             if not decision.allowed:
                 return protocol.error_response(route, self._denied(role, request, decision, route))
         if route.service == "sts" and route.operation_name == "AssumeRole":
@@ -320,14 +345,18 @@ class Iam:
         forward: Callable[[bytes], protocol.Response],
     ) -> protocol.Response | None:
         results: list[dict[str, str] | None] = []
+        boundary = self.boundary_of(role)
         for request in asked:
-            decision = evaluate(statements, request)
+            decision = evaluate_bounded(statements, boundary, request)
             if decision.allowed:
                 with self._lock:
                     self.allowed[f"{role.name} {request.action}"] += 1
                 results.append(None)
                 continue
-            if not decision.explicit_deny and not evaluate(statements, request, False).allowed:
+            if (
+                not decision.explicit_deny
+                and not evaluate_bounded(statements, boundary, request, False).allowed
+            ):
                 # Nothing grants PutEvents on this bus at all: the whole request is refused.
                 return protocol.error_response(route, self._denied(role, request, decision, route))
             denial = self._denied(role, request, decision, route)
@@ -419,6 +448,19 @@ class LambdaContext:
 
     def get_remaining_time_in_millis(self) -> int:
         return self.remaining_ms
+
+
+def _role_paths(service: str, params: dict[str, Any], account: str) -> dict[str, str]:
+    """The path of the IAM role an IAM request names, from moto's IAM (absent: no path)."""
+    name = params.get("RoleName") if service == "iam" else None
+    if not name:
+        return {}
+    from moto.iam.models import iam_backends
+
+    try:
+        return {str(name): str(iam_backends[account]["aws"].get_role(str(name)).path)}
+    except Exception:  # moto's NotFoundException: the request then fails there, authorised as pathless
+        return {}
 
 
 def _wire_entry(entry: dict[str, Any]) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Any, Literal
 
@@ -76,6 +76,7 @@ class Decision:
     explicit_deny: bool = False
     resource: str | None = None  # the first resource that was not allowed
     statement: str | None = None  # the Sid (or index) of the statement that allowed or denied
+    boundary: bool = False  # the principal's permissions boundary decided the denial
 
 
 # --------------------------------------------------------------------------------------------- parsing
@@ -286,10 +287,36 @@ def evaluate(statements: Iterable[Statement], request: Request, with_conditions:
     return Decision(True, statement=allowed_by)
 
 
+def evaluate_bounded(
+    statements: Iterable[Statement],
+    boundary: Iterable[Statement] | None,
+    request: Request,
+    with_conditions: bool = True,
+) -> Decision:
+    """IAM's decision for a principal with a permissions boundary: the identity policies must allow the
+    request and the boundary must allow it too; an explicit Deny in either denies ("Permissions boundaries
+    for IAM entities", IAM User Guide: the effective permissions are the intersection)."""
+    boundary = tuple(boundary) if boundary is not None else None
+    if boundary is not None:
+        bounded = evaluate(boundary, request, with_conditions)
+        if bounded.explicit_deny:
+            return replace(bounded, boundary=True)
+    decision = evaluate(statements, request, with_conditions)
+    if not decision.allowed or boundary is None:
+        return decision
+    return decision if bounded.allowed else replace(bounded, boundary=True)
+
+
 def denial_message(principal_arn: str, request: Request, decision: Decision) -> str:
-    """AWS's AccessDenied text for an identity-policy denial."""
+    """AWS's AccessDenied text for a denial by an identity policy or a permissions boundary."""
     target = f" on resource: {decision.resource}" if decision.resource not in (None, "*") else ""
-    if decision.explicit_deny:
+    if decision.boundary:
+        reason = (
+            "with an explicit deny in a permissions boundary"
+            if decision.explicit_deny
+            else f"because no permissions boundary allows the {request.action} action"
+        )
+    elif decision.explicit_deny:
         reason = "with an explicit deny in an identity-based policy"
     else:
         reason = f"because no identity-based policy allows the {request.action} action"
@@ -306,6 +333,7 @@ __all__ = [
     "condition_matches",
     "denial_message",
     "evaluate",
+    "evaluate_bounded",
     "like",
     "parse_policy",
     "resource_matches",

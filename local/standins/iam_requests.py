@@ -18,10 +18,19 @@ Builder = Callable[[str, Mapping[str, Any], "Where"], Resources]
 
 
 class Where:
-    """Region, account and partition of the request (the caller's account: no cross-account here)."""
+    """Region, account and partition of the request (the caller's account: no cross-account here), and the
+    paths of the IAM roles it names (IAM authorises on a role's ARN, path included; the request names the
+    role alone)."""
 
-    def __init__(self, region: str, account: str, partition: str = "aws") -> None:
+    def __init__(
+        self,
+        region: str,
+        account: str,
+        partition: str = "aws",
+        role_paths: Mapping[str, str] | None = None,
+    ) -> None:
         self.region, self.account, self.partition = region, account, partition
+        self.role_paths = dict(role_paths or {})
 
     def arn(self, prefix: str, resource_type: str, **values: str) -> str:
         return iam_sar.arn(
@@ -157,6 +166,22 @@ def _lambda(operation: str, params: Mapping[str, Any], where: Where) -> Resource
 # ------------------------------------------------------------------------------------------- generic
 
 
+def _iam(operation: str, params: Mapping[str, Any], where: Where) -> Resources:
+    # Roles by name (their path from `where`), policies by ARN, or by name and path when created.
+    if params.get("RoleName"):
+        name = str(params["RoleName"])
+        path = where.role_paths.get(name, "/").strip("/")
+        arn = where.arn("iam", "role", RoleNameWithPath=f"{path}/{name}" if path else name)
+        return {"role": [arn]}
+    if params.get("PolicyArn"):
+        return {"policy": [str(params["PolicyArn"])]}
+    if operation == "CreatePolicy" and params.get("PolicyName"):
+        path = str(params.get("Path") or "/").strip("/")
+        name = str(params["PolicyName"])
+        return {"policy": [where.arn("iam", "policy", PolicyNameWithPath=f"{path}/{name}" if path else name)]}
+    return {}
+
+
 def _arn_member(member: str, resource_type: str) -> Builder:
     def build(operation: str, params: Mapping[str, Any], where: Where) -> Resources:
         return {resource_type: [str(params[member])]} if params.get(member) else {}
@@ -198,6 +223,7 @@ _BUILDERS: dict[str, Builder] = {
     # CreateConnector take no resource type, so they never get here.
     "kafkaconnect": _arn_member("connectorArn", "connector"),
     "datazone": _datazone,
+    "iam": _iam,
 }
 
 

@@ -32,6 +32,9 @@ class Role:
     handler: str
     statements: tuple[Statement, ...]
     documents: tuple[dict[str, Any], ...]  # the resolved policy documents the statements came from
+    # The role's permissions boundary, when the template gives it one (AWS::IAM::ManagedPolicy of the
+    # template): requests must be allowed by it as well as by the statements.
+    boundary: tuple[Statement, ...] | None = None
 
     @property
     def account(self) -> str:
@@ -150,6 +153,7 @@ def roles_from_template(
             raise PolicyError(f"{role_ref}: managed policies are not modelled; the stack uses inline grants")
         docs = documents.get(role_ref, [])
         statements = tuple(s for doc in docs for s in parse_policy(doc))
+        boundary = _boundary(resources, resolver, role_resource.get("Properties", {}))
         name = FUNCTION_NAMES[handler]
         roles[name] = Role(
             name=name,
@@ -160,5 +164,24 @@ def roles_from_template(
             handler=handler,
             statements=statements,
             documents=tuple(docs),
+            boundary=boundary,
         )
     return roles
+
+
+def _boundary(
+    resources: Mapping[str, Any], resolver: _Resolver, properties: Mapping[str, Any]
+) -> tuple[Statement, ...] | None:
+    """The statements of a role's PermissionsBoundary: a managed policy of the same template (an ARN from
+    elsewhere cannot be read from the template: refused loudly rather than evaluated as no boundary)."""
+    given = properties.get("PermissionsBoundary")
+    if given is None:
+        return None
+    logical_id = given.get("Ref") if isinstance(given, Mapping) else None
+    policy = resources.get(logical_id or "", {})
+    if policy.get("Type") != "AWS::IAM::ManagedPolicy":
+        raise PolicyError(
+            f"permissions boundary {given!r} is not a managed policy of the template; "
+            "IAM mode cannot read it (give it to Iam.set_boundary instead)"
+        )
+    return parse_policy(resolver.resolve(policy["Properties"]["PolicyDocument"]))

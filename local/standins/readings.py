@@ -216,6 +216,48 @@ class Readings:
     carries an `eventTimestamp`); "latest_version": only those the latest version up to then linked (a table
     whose last event was its own load then lists nothing downstream)."""
 
+    # Subscription grants (local/standins/datazone/grants.py). Which status changes
+    # UpdateSubscriptionGrantStatus accepts is undocumented: the API reference lists the statuses and a
+    # ConflictException, nothing more. The path *_PENDING -> *_IN_PROGRESS -> GRANTED | REVOKED | *_FAILED
+    # is always accepted; crossing from the grant side to the revoke side, or back from a finished status,
+    # always refused. The defaults below are the permissive, plausible side; tests run the other too.
+    grant_status_repeat_accepted: bool = True
+    """DataZone: does UpdateSubscriptionGrantStatus accept the status an asset already has (GRANTED again
+    after GRANTED: a fulfiller that re-reports after a lost answer)? True: accepted, no new event; False:
+    refused (see `grant_status_refusal`)."""
+
+    grant_status_retry_after_failure: bool = True
+    """DataZone: may an asset whose grant failed (GRANT_FAILED) be reported GRANT_IN_PROGRESS or GRANTED
+    again, and a failed revoke (REVOKE_FAILED) REVOKE_IN_PROGRESS or REVOKED: a retry? DataZone documents no
+    retry of its own. False: refused, and a failed grant stays failed until the subscription is revoked."""
+
+    grant_status_skips_in_progress: bool = True
+    """DataZone: may a pending asset be reported GRANTED (REVOKED) without first GRANT_IN_PROGRESS
+    (REVOKE_IN_PROGRESS)? The public fulfillers report in-progress first; whether DataZone insists is
+    undocumented."""
+
+    grant_status_refusal: str = "conflict"
+    """DataZone: the error UpdateSubscriptionGrantStatus answers for a status change it does not accept:
+    "conflict" (ConflictException, listed for the operation) or "validation" (ValidationException)."""
+
+    data_product_event_type_name: str = "product"
+    """DataZone: the `data.asset.typeName` of the grant events of a subscription to a data product listing
+    (whose grant lists all the product's assets). No sample of these events exists. "product": "DataProduct"
+    (a fulfiller whose rule filters on its asset type never receives them, and meets such grants only in a
+    reconciling run); "asset": the type of the product's first asset the target takes."""
+
+    # MSK cluster policies (local/standins/kafka_policies.py).
+    cluster_policy_absent: str = "not_found"
+    """MSK: what GetClusterPolicy answers for a cluster that has no policy. The API reference lists
+    NotFoundException for the operation without saying when. "not_found" (NotFoundException) or "empty"
+    (an answer without Policy and CurrentVersion)."""
+
+    cluster_policy_put_unversioned: str = "rejected"
+    """MSK: PutClusterPolicy without CurrentVersion on a cluster that already has a policy. The API reference
+    says only "The policy version". "rejected" (BadRequestException: the caller must name the version it
+    read, the stricter reading) or "overwrites" (last writer wins). A CurrentVersion that is not the
+    policy's is refused either way."""
+
     # Managed delivery paths and federated catalogs (kafka_channels.py, firehose.py, glue_catalogs.py).
     channel_creating_reads: int = 0
     """MSK: for how many reads (ListChannels pages, DescribeChannel) a new channel stays CREATING before it

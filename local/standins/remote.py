@@ -86,6 +86,17 @@ class RemoteKafka:
         self._control("POST", "kafka/brokers", {"cluster_arn": cluster_arn, **strings})
 
 
+class RemoteClusterPolicies:
+    def __init__(self, control: _Control) -> None:
+        self._control = control
+
+    def race(self, cluster_arn: str, policy: str | None = None, times: int = 1) -> None:
+        """As ClusterPolicies.race: another writer moves the version right after the next Get(s)."""
+        self._control(
+            "POST", "kafka/policy-race", {"cluster_arn": cluster_arn, "policy": policy, "times": times}
+        )
+
+
 class RemoteCalls:
     """The server's call log, read afresh on every use."""
 
@@ -126,6 +137,7 @@ class RemoteAws:
         self._control = _Control(self.endpoint_url)
         self.faults = RemoteFaults(self._control)
         self.kafka = RemoteKafka(self._control)
+        self.cluster_policies = RemoteClusterPolicies(self._control)
         self.calls = RemoteCalls(self._control)
 
     @classmethod

@@ -2,8 +2,8 @@
 
 Each request is routed by its SigV4 credential scope (service) and the protocol's operation marker, parsed
 and validated against botocore's model, then answered by a stand-in (DataZone; Glue ListSchemas,
-ListSchemaVersions, DeleteSchemaVersions, tables of federated catalogs; Kafka GetBootstrapBrokers and
-channels; MSK Connect; Firehose) or forwarded to moto's own
+ListSchemaVersions, DeleteSchemaVersions, tables of federated catalogs; Kafka GetBootstrapBrokers,
+channels and cluster policies; MSK Connect; Firehose) or forwarded to moto's own
 server app in this process, which keeps SSM, STS, EventBridge and Glue state. Faults, latency and the call
 log apply to both. `/_local/...` is a small control API for the separate-process mode (see remote.py).
 """
@@ -33,8 +33,10 @@ from local.standins.glue_catalogs import OPERATIONS as GLUE_CATALOG_OPERATIONS
 from local.standins.glue_catalogs import GlueCatalogs, is_federated
 from local.standins.glue_registry import GlueSchemaRegistry
 from local.standins.iam import DEFAULT_KEY, Iam, access_key_of, moto_key_account
+from local.standins.iam_limits import IamLimits
 from local.standins.kafka import KafkaBrokers
 from local.standins.kafka_channels import KafkaChannels
+from local.standins.kafka_policies import ClusterPolicies
 from local.standins.kafkaconnect import KafkaConnect
 from local.standins.quotas import Quotas
 from local.standins.readings import Readings
@@ -45,15 +47,43 @@ log = logging.getLogger(__name__)
 StartResponse = Callable[..., Any]
 
 
-def new_datazone(readings: Readings) -> Any | None:
-    """The DataZone stand-in (local/standins/datazone/), or None while that package does not exist."""
+def new_datazone(readings: Readings, account: str = "123456789012", region: str = "eu-west-1") -> Any | None:
+    """The DataZone stand-in (local/standins/datazone/), or None while that package does not exist. Its
+    events go to the default bus of moto's EventBridge in the domain's account and Region."""
     try:
         from local.standins.datazone import DataZoneBackend  # type: ignore[import-not-found,unused-ignore]
     except ModuleNotFoundError as error:
         if error.name == "local.standins.datazone":
             return None
         raise
-    return DataZoneBackend(readings=readings)
+    return DataZoneBackend(
+        readings=readings, account=account, region=region, sink=eventbridge_sink(account, region)
+    )
+
+
+def eventbridge_sink(account: str, region: str) -> Callable[[Any], None]:
+    """Put a service's event (detail_type, detail, resources) on moto's default bus, as AWS puts its own
+    (no PutEvents call, so neither IAM mode nor the call log sees it). Delivery is best effort: a failure is
+    logged, and the event is lost."""
+
+    def put(event: Any) -> None:
+        from moto.events.models import events_backends
+
+        try:
+            events_backends[account][region].put_events(
+                [
+                    {
+                        "Source": event.source,
+                        "DetailType": event.detail_type,
+                        "Detail": json.dumps(event.detail),
+                        "Resources": list(event.resources),
+                    }
+                ]
+            )
+        except Exception:
+            log.exception("the %s event was lost", event.detail_type)
+
+    return put
 
 
 def reset_moto() -> None:
@@ -76,13 +106,16 @@ class Standins:
         self.latency_ms = 0.0
         self.kafka = KafkaBrokers()
         self.channels = KafkaChannels(lambda: self.readings, self.kafka.knows)
+        self.cluster_policies = ClusterPolicies(lambda: self.readings, self._knows_cluster)
         self.firehose = Firehose(lambda: self.readings, lambda: self.region)
         self.glue_catalogs = GlueCatalogs(lambda: self.readings)
         self.kafkaconnect = KafkaConnect(lambda: self.readings, account, lambda: self.region)
         self.glue = GlueSchemaRegistry(lambda: self.readings, account, lambda: self.region)
         self._glues: dict[str, GlueSchemaRegistry] = {account: self.glue}
-        self.datazone = new_datazone(self.readings)  # DataZone stays in this (the governance) account
+        # DataZone stays in this (the governance) account
+        self.datazone = new_datazone(self.readings, account, region)
         self.iam = Iam(region, account)
+        self.iam_limits = IamLimits()  # the quotas moto does not enforce (iam_limits.py)
         self.lock = threading.RLock()  # one request at a time touches the stand-ins (and moto's Glue)
 
     def reset(self) -> None:
@@ -95,13 +128,29 @@ class Standins:
             self.latency_ms = 0.0
             self.kafka.reset()
             self.channels.reset()
+            self.cluster_policies.reset()
             self.firehose.reset()
             self.glue_catalogs.reset()
             self.kafkaconnect.reset()
             for glue in self._glues.values():
                 glue.reset()
-            self.datazone = new_datazone(self.readings)
+            self.datazone = new_datazone(self.readings, self.account, self.region)
             self.iam.reset()
+            self.iam_limits = IamLimits()
+
+    def _knows_cluster(self, cluster_arn: str, account: str | None) -> bool:
+        """A cluster registered with set_brokers, or one created in moto's MSK (in the caller's account)."""
+        if self.kafka.knows(cluster_arn, account):
+            return True
+        from moto.kafka.models import kafka_backends
+
+        parts = cluster_arn.split(":")
+        if len(parts) < 6 or (account is not None and parts[4] != account):
+            return False
+        try:
+            return cluster_arn in kafka_backends[parts[4]][parts[3]].clusters
+        except KeyError:
+            return False
 
     def glue_in(self, account: str) -> GlueSchemaRegistry:
         """The registry stand-in of one account (moto keeps each account's Glue apart; so does this)."""
@@ -232,6 +281,10 @@ class FrontDoor:
             if route.service == "ssm" and route.operation_name == "PutParameter":
                 with s.lock:  # SSM creates-if-absent atomically (Overwrite=False); moto checks, then writes
                     return self._forward(environ, request.body, account)
+            if route.service == "iam":
+                with s.lock:  # the quotas read moto's IAM, then moto writes
+                    s.iam_limits.check(route.operation_name, params, account)
+                    return self._forward(environ, request.body, account)
             if route.service != "glue":
                 # Not under the lock: moto serves concurrent requests itself; some wait (SQS long polling).
                 return self._forward(environ, request.body, account)
@@ -273,6 +326,8 @@ class FrontDoor:
             return lambda params: glue.handle(name, params, route.region)
         if route.service == "kafka" and name == "GetBootstrapBrokers":
             return lambda params: s.kafka.handle(name, params, account)
+        if route.service == "kafka" and name in ClusterPolicies.OPERATIONS:
+            return lambda params: s.cluster_policies.handle(name, params, account)
         if route.service == "kafka" and name in KafkaChannels.OPERATIONS:
             return lambda params: s.channels.handle(name, params, account)
         if route.service == "firehose":
@@ -345,6 +400,9 @@ class FrontDoor:
                 result = dict(s.calls.counts(query.get("service"), ok))
             elif (method, path) == ("POST", "kafka/brokers"):
                 s.kafka.set_brokers(data.pop("cluster_arn"), **data)
+                result = {"ok": True}
+            elif (method, path) == ("POST", "kafka/policy-race"):
+                s.cluster_policies.race(data.pop("cluster_arn"), **data)
                 result = {"ok": True}
             elif (method, path) == ("POST", "kafkaconnect/connectors"):
                 result = {"connectorArn": s.kafkaconnect.create(**data)}

@@ -10,13 +10,17 @@ state.READING_DEFAULTS and local/standins/readings.py).
 
 One module per resource family, over shared state:
 - `backend`: `DataZoneBackend`, the table from operation name to handler, faults, Python-side helpers
-  (add_domain, add_project, inject_fault, assets, listings, settle_listings, lineage_events,
-  lineage_edges, native_lineage, linked_assets);
+  (add_domain, add_project, inject_fault, assets, listings, settle_listings, subscribe, subscribe_listing,
+  add_environment, add_data_product, grants, emitted_events, lineage_events, lineage_edges,
+  native_lineage, linked_assets);
 - `state`: domains, the store (lock, clock, ids, readings), clientToken idempotency, paging;
 - `types`: managed form types, form types and asset types;
 - `assets`: assets and their revisions; `listings`: publishing and listings;
 - `search` over `index` (the lagging search index); `lineage` over `graph` (lineage nodes, native
   lineage) and `events` (OpenLineage run events);
+- `subscriptions` (requests, subscriptions), `environments` (environments, subscription targets),
+  `grants` (subscription grants, their status reports, the grant events put on the default bus) and
+  `products` (data product listings, and what any listing lists);
 - `records` and `wire`: the catalogue's records, and the values requests and responses carry.
 """
 

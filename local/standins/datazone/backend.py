@@ -11,19 +11,24 @@ from typing import Any
 
 from local.standins.datazone import (
     assets,
+    environments,
     glossaries,
     governance,
+    grants,
     lineage,
     listings,
+    products,
     rules,
     search,
     subscriptions,
     types,
 )
 from local.standins.datazone.assets import AssetView
+from local.standins.datazone.grants import GrantView
 from local.standins.datazone.graph import NativeLineage
 from local.standins.datazone.lineage import DatasetEdge
 from local.standins.datazone.listings import ListingView
+from local.standins.datazone.records import EmittedEvent
 from local.standins.datazone.state import Domain, Store
 from local.standins.datazone.wire import Params, Response
 from local.standins.errors import ServiceError
@@ -60,6 +65,15 @@ HANDLERS: dict[str, Handler] = {
     "GetSubscription": subscriptions.get_subscription,
     "RevokeSubscription": subscriptions.revoke_subscription,
     "CancelSubscription": subscriptions.cancel_subscription,
+    "CreateEnvironment": environments.create_environment,
+    "GetEnvironment": environments.get_environment,
+    "CreateSubscriptionTarget": environments.create_subscription_target,
+    "GetSubscriptionTarget": environments.get_subscription_target,
+    "ListSubscriptionTargets": environments.list_subscription_targets,
+    "GetSubscriptionGrant": grants.get_subscription_grant,
+    "ListSubscriptionGrants": grants.list_subscription_grants,
+    "UpdateSubscriptionGrantStatus": grants.update_subscription_grant_status,
+    "CreateSubscriptionGrant": grants.create_subscription_grant,
     "PostLineageEvent": lineage.post_lineage_event,
     "ListLineageEvents": lineage.list_lineage_events,
     "GetLineageEvent": lineage.get_lineage_event,
@@ -90,7 +104,8 @@ class DataZoneBackend:
     """The DataZone stand-in. `handle(operation_name, params)` is the whole API surface.
 
     `readings`: the server's Readings (undocumented behaviours, see state.READING_DEFAULTS); `seed` makes
-    ids reproducible; `clock` supplies "now" (timezone-aware); `principal` is what createdBy reports.
+    ids reproducible; `clock` supplies "now" (timezone-aware); `principal` is what createdBy reports;
+    `account` and `region` are the domain's; `sink` receives the events DataZone puts on the default bus.
     """
 
     def __init__(
@@ -100,9 +115,18 @@ class DataZoneBackend:
         seed: int | None = None,
         clock: Callable[[], datetime] | None = None,
         principal: str = "standin-user",
+        account: str = "123456789012",
+        region: str = "eu-west-1",
+        sink: Callable[[EmittedEvent], None] | None = None,
     ) -> None:
         self._store = Store(
-            readings, seed=seed, clock=clock or (lambda: datetime.now(UTC)), principal=principal
+            readings,
+            seed=seed,
+            clock=clock or (lambda: datetime.now(UTC)),
+            principal=principal,
+            account=account,
+            region=region,
+            sink=sink,
         )
         self._faults: list[_Fault] = []
 
@@ -238,12 +262,20 @@ class DataZoneBackend:
             asset = assets.live_asset(domain, asset_id)
             if asset.listing_id is None:
                 raise ValueError(f"asset {asset_id} has no listing to subscribe to")
+            return self.subscribe_listing(domain_id, asset.listing_id, project_id, reason)
+
+    def subscribe_listing(
+        self, domain_id: str, listing_id: str, project_id: str, reason: str = "standin"
+    ) -> str:
+        """Subscribe `project_id` to a listing (an asset's or a data product's), accepted; the subscription's
+        id."""
+        with self._store.lock:
             request = self.handle(
                 "CreateSubscriptionRequest",
                 {
                     "domainIdentifier": domain_id,
                     "subscribedPrincipals": [{"project": {"identifier": project_id}}],
-                    "subscribedListings": [{"identifier": asset.listing_id}],
+                    "subscribedListings": [{"identifier": listing_id}],
                     "requestReason": reason,
                 },
             )
@@ -251,6 +283,47 @@ class DataZoneBackend:
                 "AcceptSubscriptionRequest", {"domainIdentifier": domain_id, "identifier": request["id"]}
             )
             return str(accepted["existingSubscriptionId"])
+
+    def add_environment(
+        self,
+        domain_id: str,
+        project_id: str,
+        name: str = "standin-environment",
+        *,
+        account: str | None = None,
+        region: str | None = None,
+        environment_id: str | None = None,
+    ) -> str:
+        """An ACTIVE environment of the project, in `account` and `region` (default: the domain's); its id."""
+        with self._store.lock:
+            store = self._store
+            environment = environments.new_environment(
+                store,
+                store.domain(domain_id),
+                project_id,
+                name,
+                account=account,
+                region=region,
+                environment_id=environment_id,
+            )
+            return environment.id
+
+    def add_data_product(self, domain_id: str, name: str, project_id: str, asset_ids: list[str]) -> str:
+        """Publish a data product of these (published) assets, owned by `project_id`; its listing's id.
+        Subscribe to it with `subscribe_listing`."""
+        with self._store.lock:
+            store = self._store
+            return products.add_data_product(store, store.domain(domain_id), name, project_id, asset_ids).id
+
+    def grants(self, domain_id: str) -> list[GrantView]:
+        """Every subscription grant, in creation order, with its assets' statuses."""
+        with self._store.lock:
+            return grants.grant_views(self._store.domain(domain_id))
+
+    def emitted_events(self, domain_id: str) -> list[EmittedEvent]:
+        """The events the domain put on the default bus, in order."""
+        with self._store.lock:
+            return list(self._store.domain(domain_id).emitted)
 
     def subscriptions(self, domain_id: str) -> list[tuple[str, str, str]]:
         """(subscription id, listing id, status) of every subscription, in creation order."""

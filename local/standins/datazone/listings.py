@@ -9,6 +9,7 @@ import json
 from dataclasses import dataclass, replace
 
 from local.standins.datazone.assets import live_asset
+from local.standins.datazone.products import product_listing_output
 from local.standins.datazone.records import Listing, ListingRevision
 from local.standins.datazone.rules import enforce_publish
 from local.standins.datazone.state import Domain, Store
@@ -84,6 +85,11 @@ def _unpublish_unlisted(store: Store, asset_id: str) -> Response:
 
 
 def get_listing(store: Store, domain: Domain, params: Params) -> Response:
+    product = domain.product_listings.get(params["identifier"])
+    if product is not None:
+        if params.get("listingRevision") not in (None, product.revision):
+            raise not_found(f"Listing {product.id} has no revision {params['listingRevision']}")
+        return product_listing_output(store, domain, product)
     listing = domain.listings.get(params["identifier"])
     if listing is None:
         raise not_found(f"Listing {params['identifier']} not found")

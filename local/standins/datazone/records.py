@@ -138,3 +138,100 @@ class Governance:
     grants: list[Grant] = field(default_factory=list)
     members: dict[str, dict[str, str]] = field(default_factory=dict)  # project -> profile id -> designation
     profiles: dict[str, str] = field(default_factory=dict)  # IAM ARN -> user profile id
+
+
+@dataclass
+class Environment:
+    """An environment of a project: where subscription targets live (environments.py)."""
+
+    id: str
+    project_id: str
+    name: str
+    description: str | None
+    account: str
+    region: str
+    provider: str
+    status: str
+    created_at: datetime
+    profile_id: str | None = None
+    blueprint_id: str | None = None
+    configuration_id: str | None = None
+
+
+@dataclass
+class SubscriptionTarget:
+    """Where the grants of an environment's project go (environments.py)."""
+
+    id: str
+    environment_id: str
+    project_id: str
+    name: str
+    type: str
+    config: list[dict[str, str]]
+    authorized_principals: list[str]
+    manage_access_role: str
+    applicable_asset_types: list[str]
+    provider: str
+    creation_mode: str | None
+    created_at: datetime
+    updated_at: datetime
+
+
+@dataclass
+class GrantedAsset:
+    """One asset of a subscription grant and where fulfilling it stands (grants.py)."""
+
+    asset_id: str
+    asset_revision: str
+    status: str
+    target_name: str | None = None
+    failure_message: str | None = None
+    granted_at: datetime | None = None
+    failed_at: datetime | None = None
+
+
+@dataclass
+class SubscriptionGrant:
+    """A grant of a listing to one subscription target (grants.py)."""
+
+    id: str
+    target_id: str
+    environment_id: str
+    project_id: str  # the subscribing project
+    listing_id: str
+    listing_revision: str
+    subscription_id: str | None
+    assets: list[GrantedAsset]
+    created_at: datetime
+    updated_at: datetime
+
+
+@dataclass(frozen=True)
+class EmittedEvent:
+    """An event DataZone put on the default bus of the domain's account (grants.py)."""
+
+    detail_type: str
+    detail: dict[str, Any]
+    resources: tuple[str, ...] = ()
+    source: str = "aws.datazone"
+
+
+@dataclass
+class DataProductListing:
+    """A published data product: one listing for several assets, each published on its own (products.py)."""
+
+    id: str
+    product_id: str
+    name: str
+    owning_project_id: str
+    members: list[tuple[str, str]]  # (asset id, asset listing id), in the product's order
+    created_at: datetime
+    revision: str = "1"
+
+    @property
+    def latest(self) -> ListingRevision:
+        """As an asset listing's: the product's one revision, published (subscriptions read it so)."""
+        return ListingRevision(self.revision, self.revision, "ACTIVE", self.created_at)
+
+    def status(self, calls: int) -> str:
+        return "ACTIVE"

@@ -18,7 +18,18 @@ from typing import TYPE_CHECKING, Any
 from local.standins.datazone.events import LineageEvent
 from local.standins.datazone.graph import LineageGraph, NativeLineage
 from local.standins.datazone.index import SearchIndex
-from local.standins.datazone.records import Asset, AssetType, FormType, Governance, Listing
+from local.standins.datazone.records import (
+    Asset,
+    AssetType,
+    DataProductListing,
+    EmittedEvent,
+    Environment,
+    FormType,
+    Governance,
+    Listing,
+    SubscriptionGrant,
+    SubscriptionTarget,
+)
 from local.standins.datazone.wire import Params, Response, canonical
 from local.standins.errors import ServiceError, conflict, not_found, validation
 
@@ -92,6 +103,17 @@ READING_DEFAULTS: dict[str, Any] = {
     "lineage_node_lookup_posted": True,
     # Which neighbours GetLineageNode lists: "all" (every version's) or "latest_version".
     "lineage_node_neighbours": "all",
+    # Subscription grant readings (documented in local/standins/readings.py; grants.py applies them).
+    # Whether UpdateSubscriptionGrantStatus accepts the status an asset already has (a repeated report).
+    "grant_status_repeat_accepted": True,
+    # Whether an asset whose grant (revoke) failed may be reported in progress or done again (a retry).
+    "grant_status_retry_after_failure": True,
+    # Whether a pending asset may be reported GRANTED (REVOKED) without passing through *_IN_PROGRESS.
+    "grant_status_skips_in_progress": True,
+    # The error refusing a status change the stand-in does not accept: "conflict" or "validation".
+    "grant_status_refusal": "conflict",
+    # The typeName a data product grant's events carry: "product" ("DataProduct") or "asset" (its assets').
+    "data_product_event_type_name": "product",
 }
 
 
@@ -130,6 +152,13 @@ class Domain:
     glossary_terms: dict[str, GlossaryTerm] = field(default_factory=dict)
     subscription_requests: dict[str, SubscriptionRequest] = field(default_factory=dict)
     subscriptions: dict[str, Subscription] = field(default_factory=dict)
+    # Access: environments, subscription targets, grants and the events put on the bus (environments.py,
+    # grants.py).
+    environments: dict[str, Environment] = field(default_factory=dict)
+    subscription_targets: dict[str, SubscriptionTarget] = field(default_factory=dict)
+    subscription_grants: dict[str, SubscriptionGrant] = field(default_factory=dict)
+    emitted: list[EmittedEvent] = field(default_factory=list)
+    product_listings: dict[str, DataProductListing] = field(default_factory=dict)  # products.py
 
     @property
     def project_units(self) -> dict[str, str]:
@@ -171,7 +200,9 @@ class Store:
     """Every domain of one stand-in, and what its operations share. Operations run under `lock`.
 
     `readings`: the server's Readings (undocumented behaviours, see READING_DEFAULTS); `seed` makes ids
-    reproducible; `clock` supplies "now" (timezone-aware); `principal` is what createdBy reports.
+    reproducible; `clock` supplies "now" (timezone-aware); `principal` is what createdBy reports;
+    `account` and `region` are the domain's (an environment's defaults); `sink` receives each event DataZone
+    puts on the default bus (the server hands it to EventBridge).
     """
 
     def __init__(
@@ -181,13 +212,24 @@ class Store:
         seed: int | None,
         clock: Callable[[], datetime],
         principal: str,
+        account: str = "123456789012",
+        region: str = "eu-west-1",
+        sink: Callable[[EmittedEvent], None] | None = None,
     ) -> None:
         self.readings = readings
         self.principal = principal
+        self.account, self.region = account, region
         self.lock = threading.RLock()
         self.domains: dict[str, Domain] = {}
         self._rng = random.Random(seed)
         self._clock = clock
+        self._sink = sink
+
+    def emit(self, domain: Domain, event: EmittedEvent) -> None:
+        """Put an event on the bus (best effort, as DataZone's are: a sink that fails loses the event)."""
+        domain.emitted.append(event)
+        if self._sink is not None:
+            self._sink(event)
 
     def reading(self, name: str) -> Any:
         return reading(self.readings, name)

@@ -2,7 +2,9 @@
 GetSubscription, RevokeSubscription, CancelSubscription.
 
 A request names one principal (here: a project) and one listing; accepting it makes an APPROVED
-subscription; revoking (the listing's owner) or cancelling (the subscriber) ends it. A listing with an
+subscription and asks for its grants (grants.py: one per subscription target of the subscriber that takes
+the asset's type); revoking (the listing's owner) or cancelling (the subscriber) ends it and asks for the
+grants' revokes (RevokeSubscription's `retainPermissions` keeps them: no revoke is asked). A listing with an
 APPROVED subscription cannot be deleted, and so neither can its asset ("Delete an Amazon DataZone asset",
 DataZone user guide: "You can't delete an asset listing that has existing subscribers").
 """
@@ -13,6 +15,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from local.standins.datazone.grants import request_grants, revoke_grants
+from local.standins.datazone.products import subscribed_product
 from local.standins.datazone.state import Domain, Store, paginate
 from local.standins.datazone.wire import Params, Response, compact
 from local.standins.errors import conflict, not_found, validation
@@ -47,13 +51,17 @@ def approved(domain: Domain, listing_id: str) -> list[Subscription]:
 
 
 def _listing_of(domain: Domain, listing_id: str) -> Any:
-    listing = domain.listings.get(listing_id)
+    """An asset's listing, or a data product's (products.py): both answer `status` and `latest`."""
+    listing = domain.listings.get(listing_id) or domain.product_listings.get(listing_id)
     if listing is None:
         raise not_found(f"Listing {listing_id} not found")
     return listing
 
 
 def _subscribed_listing(domain: Domain, listing_id: str, revision: str) -> dict[str, Any]:
+    product = domain.product_listings.get(listing_id)
+    if product is not None:
+        return subscribed_product(domain, product)
     listing = domain.listings.get(listing_id)
     asset = domain.assets.get(listing.asset_id) if listing else None
     shown = asset.revision(revision) if asset else None
@@ -78,7 +86,7 @@ def _subscribed_listing(domain: Domain, listing_id: str, revision: str) -> dict[
 
 
 def _request_output(store: Store, domain: Domain, request: SubscriptionRequest) -> Response:
-    listing = domain.listings.get(request.listing_id)
+    listing = domain.listings.get(request.listing_id) or domain.product_listings.get(request.listing_id)
     revision = listing.latest.asset_revision if listing else ""
     return compact(
         {
@@ -156,6 +164,7 @@ def accept_subscription_request(store: Store, domain: Domain, params: Params) ->
     )
     domain.subscriptions[subscription.id] = subscription
     request.status, request.updated_at, request.subscription_id = "ACCEPTED", now, subscription.id
+    request_grants(store, domain, subscription.id)
     return _request_output(store, domain, request)
 
 
@@ -174,6 +183,10 @@ def list_subscriptions(store: Store, domain: Domain, params: Params) -> Response
             lid
             for lid, listing in domain.listings.items()
             if domain.assets[listing.asset_id].owning_project_id == params["approverProjectId"]
+        } | {
+            lid
+            for lid, product in domain.product_listings.items()
+            if product.owning_project_id == params["approverProjectId"]
         }
         found = [s for s in found if s.listing_id in owners]
     key = "updated_at" if params.get("sortBy") == "UPDATED_AT" else "created_at"
@@ -198,6 +211,8 @@ def _end(store: Store, domain: Domain, params: Params, status: str) -> Response:
     if subscription.status != "APPROVED":
         raise conflict(f"Subscription {subscription.id} is {subscription.status}, not APPROVED")
     subscription.status, subscription.updated_at = status, store.now()
+    if not params.get("retainPermissions"):
+        revoke_grants(store, domain, subscription.id)
     return _subscription_output(store, domain, subscription)
 
 

@@ -46,6 +46,11 @@ class Readings:
     unpublish_unlisted: str = "not_found"
     rule_refusal_names_rule: bool = True
     glossary_rule_requires: str = "all"
+    grant_status_repeat_accepted: bool = True
+    grant_status_retry_after_failure: bool = True
+    grant_status_skips_in_progress: bool = True
+    grant_status_refusal: str = "conflict"
+    data_product_event_type_name: str = "product"
 
 
 @dataclass
