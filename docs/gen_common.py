@@ -6,12 +6,15 @@ renders from the code at build time; a page that lost its marker, or holds it tw
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+# Before aws_cdk starts the jsii runtime (as app.py does): its Node 20 end-of-life banner names this variable.
+os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
 ROOT = Path(__file__).resolve().parents[1]
 for _path in (ROOT, ROOT / "lambdas"):  # what `make` puts on PYTHONPATH, for a bare `mkdocs build` too
     if str(_path) not in sys.path:
