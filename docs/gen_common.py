@@ -16,9 +16,17 @@ from typing import Any
 # Before aws_cdk starts the jsii runtime (as app.py does): its Node 20 end-of-life banner names this variable.
 os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
 ROOT = Path(__file__).resolve().parents[1]
-for _path in (ROOT, ROOT / "lambdas"):  # what `make` puts on PYTHONPATH, for a bare `mkdocs build` too
-    if str(_path) not in sys.path:
-        sys.path.insert(0, str(_path))
+
+
+def ensure_paths() -> None:
+    """Put what `make` puts on PYTHONPATH on sys.path, for a bare `mkdocs build` too. Each generator calls it
+    when it loads and when it renders: mkdocs restores sys.path after loading each hook."""
+    for path in (ROOT, ROOT / "lambdas"):
+        if str(path) not in sys.path:
+            sys.path.insert(0, str(path))
+
+
+ensure_paths()
 
 
 @dataclass(frozen=True)
@@ -51,6 +59,7 @@ def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
 
 def fill(markdown: str, page: str, generated: Sequence[Generated]) -> str:
     """Replace each marker of `page` with its rendering; a marker missing or repeated fails the build."""
+    ensure_paths()
     for item in generated:
         if item.page != page:
             continue

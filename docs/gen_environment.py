@@ -13,10 +13,12 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from gen_common import Generated, fill, marker, page_uri
+from gen_common import Generated, ensure_paths, fill, marker, page_uri
 
-from kafka_lineage.config import environment_variables
-from stacks.lineage_stack import EXTRA_ENVIRONMENT
+ensure_paths()
+
+from kafka_lineage.config import environment_variables  # noqa: E402
+from stacks.lineage_stack import EXTRA_ENVIRONMENT  # noqa: E402
 
 MARKER = marker("environment variables", "gen_environment.py")
 PAGES = ("configuration.md", "deploy.md")

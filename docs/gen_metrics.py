@@ -13,10 +13,12 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from gen_common import Generated, fill, marker, page_uri, table
+from gen_common import Generated, ensure_paths, fill, marker, page_uri, table
 
-from kafka_lineage.model import metrics as catalog
-from kafka_lineage.model.service import METRICS_NAMESPACE, SERVICE
+ensure_paths()
+
+from kafka_lineage.model import metrics as catalog  # noqa: E402
+from kafka_lineage.model.service import METRICS_NAMESPACE, SERVICE  # noqa: E402
 
 PAGE = "operate.md"
 ALARMS_MARKER = marker("alarms table", "gen_metrics.py")

@@ -15,13 +15,15 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from gen_common import Generated, fill, marker, page_uri
+from gen_common import Generated, ensure_paths, fill, marker, page_uri
 
-from kafka_lineage.lineage.result import EmitResult
-from kafka_lineage.model.delivery import InactivePath
-from kafka_lineage.model.report import Sample, failure_item
-from kafka_lineage.sync.governed import HeldDeletion
-from kafka_lineage.sync.result import SyncResult
+ensure_paths()
+
+from kafka_lineage.lineage.result import EmitResult  # noqa: E402
+from kafka_lineage.model.delivery import InactivePath  # noqa: E402
+from kafka_lineage.model.report import Sample, failure_item  # noqa: E402
+from kafka_lineage.sync.governed import HeldDeletion  # noqa: E402
+from kafka_lineage.sync.result import SyncResult  # noqa: E402
 
 PAGE = "invocation.md"
 SYNC_MARKER = marker("schema-sync result sample", "gen_results.py")
