@@ -15,7 +15,7 @@ from typing import Any
 
 # Before aws_cdk starts the jsii runtime (as app.py does): its Node 20 end-of-life banner names this variable.
 os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
-# The docs synthesis (gen_permissions.py) shows the templates, not CDK's deprecation notices of its constructs.
+# The docs synthesis (gen_permissions.py) shows the templates, not CDK's deprecation notices.
 os.environ.setdefault("JSII_DEPRECATED", "quiet")
 ROOT = Path(__file__).resolve().parents[1]
 
