@@ -311,8 +311,15 @@ CITED: dict[str, Cited] = {
         ),
     ),
     "channel_creating_reads": Cited(
-        "A channel that is not ACTIVE is reported under `inactivePaths`, its edges kept as configured.",
-        (),
+        (
+            "A channel is read with the status AWS answers; one not ACTIVE is reported under "
+            "`inactivePaths`, "
+            "its edges kept as configured, and a later read sees it ACTIVE."
+        ),
+        (
+            "integration/delivery/test_delivery_creating_readings.py::test_a_new_channel_and_stream_read_creating_until_aws_says_active",
+            "unit/delivery/test_delivery_resolve.py::test_unread_paths_and_failed_listings_keep_their_edges_and_notes_are_reported",
+        ),
     ),
     "deleted_channels_linger": Cited(
         "Either way: a channel listed DELETING or gone is retracted like any removed path.",
@@ -322,8 +329,14 @@ CITED: dict[str, Cited] = {
         ),
     ),
     "delivery_stream_creating_reads": Cited(
-        "A stream that is not ACTIVE is reported under `inactivePaths`, its edges kept as configured.",
-        (),
+        (
+            "A stream is read with the status AWS answers; one not ACTIVE is reported under `inactivePaths`, "
+            "its edges kept as configured, and a later read sees it ACTIVE."
+        ),
+        (
+            "integration/delivery/test_delivery_creating_readings.py::test_a_new_channel_and_stream_read_creating_until_aws_says_active",
+            "unit/delivery/test_delivery_resolve.py::test_unread_paths_and_failed_listings_keep_their_edges_and_notes_are_reported",
+        ),
     ),
     "federated_catalog_id_in_answer": Cited(
         "Not relied on: the table's catalog and ARN come from the request, the same under either answer.",
