@@ -23,6 +23,8 @@ from kafka_lineage.model.service import METRICS_NAMESPACE, SERVICE  # noqa: E402
 PAGE = "operate.md"
 ALARMS_MARKER = marker("alarms table", "gen_metrics.py")
 METRICS_MARKER = marker("metrics table", "gen_metrics.py")
+ALARM_LIST_MARKER = marker("alarm names", "gen_metrics.py")
+DEPLOY_PAGE = "deploy.md"
 _FUNCTIONS = {catalog.SCHEMA_SYNC: "schema-sync", catalog.LINEAGE: "lineage-emission", catalog.BOTH: "both"}
 
 
@@ -56,14 +58,20 @@ def metrics_table() -> str:
     return intro + "\n\n" + table(["metric", "function", "unit", "published", "meaning", "alarm"], rows)
 
 
+def alarm_names() -> str:
+    """The alarms' names as the console shows them (CDK prefixes each with its construct path)."""
+    return ", ".join(f"`…{alarm.construct_id}`" for alarm in catalog.ALARMS)
+
+
 GENERATED = (
     Generated(PAGE, ALARMS_MARKER, alarms_table),
     Generated(PAGE, METRICS_MARKER, metrics_table),
+    Generated(DEPLOY_PAGE, ALARM_LIST_MARKER, alarm_names),
 )
 
 
 def on_page_markdown(markdown: str, page: Any, **_: Any) -> str:
-    """mkdocs hook: fill operate.md's markers."""
+    """mkdocs hook: fill operate.md's tables and deploy.md's alarm names."""
     return fill(markdown, page_uri(page), GENERATED)
 
 

@@ -17,7 +17,7 @@ from kafka_lineage.model.report import Sample
 from kafka_lineage.observability import metrics
 from kafka_lineage.sync.result import SyncResult
 from stacks import monitoring
-from tests.unit.docs_generators import build, load
+from tests.unit.docs_generators import DOCS, build, load
 
 ROOT = Path(__file__).resolve().parents[2]
 CATALOG = {metric.name: metric for metric in catalog.METRICS}
@@ -135,8 +135,33 @@ def test_the_operate_page_shows_every_metric_and_alarm_of_the_catalog():
 
 def test_a_page_without_its_marker_fails_the_build():
     # Given operate.md without its metrics marker, when the hook runs, then it refuses
-    from tests.unit.docs_generators import DOCS, Page
+    from tests.unit.docs_generators import Page
 
     text = (DOCS / gen.PAGE).read_text().replace(gen.METRICS_MARKER, "")
     with pytest.raises(ValueError, match="metrics table"):
         gen.on_page_markdown(text, Page(gen.PAGE))
+
+
+def test_deploy_names_every_alarm_of_the_catalog():
+    # When deploy.md is built, then its check-the-result step names every alarm
+    page = build(gen, gen.DEPLOY_PAGE)
+    assert gen.ALARM_LIST_MARKER not in page
+    for alarm in catalog.ALARMS:
+        assert f"`…{alarm.construct_id}`" in page
+
+
+def test_the_cost_estimate_counts_the_catalogs_metrics_and_alarm_metrics():
+    # Given the metrics published on every run, per function, and the metrics the alarms read (the error
+    # alarm once per function)
+    every_run = [m.function for m in catalog.METRICS if m.when == catalog.EVERY_RUN]
+    sync, lineage = every_run.count(catalog.SCHEMA_SYNC), every_run.count(catalog.LINEAGE)
+    alarm_metrics = sum(
+        len(alarm.metrics) or (2 if alarm is catalog.ERRORS else 1) for alarm in catalog.ALARMS
+    )
+    # then operate.md's cost estimate counts the same
+    page = (DOCS / gen.PAGE).read_text()
+    assert (
+        f"{sync + lineage} published every hour ({sync} from schema-sync, {lineage} from lineage-emission"
+        in page
+    )
+    assert f"{alarm_metrics} alarm metrics" in page
