@@ -49,7 +49,7 @@ lint: venv
 
 # lambdas/ is held to mypy's strict flags (per module in pyproject.toml [tool.mypy]), the rest to the defaults.
 typecheck: venv
-	$(VENV)/bin/mypy lambdas stacks kafka_lineage_cdk local bench tests app.py docs/gen_reference.py
+	$(VENV)/bin/mypy lambdas stacks kafka_lineage_cdk local bench tests app.py docs/gen_*.py
 	$(VENV)/bin/mypy examples/existing-app/app.py
 	$(VENV)/bin/mypy examples/two-accounts/app.py
 

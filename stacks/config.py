@@ -32,6 +32,7 @@ from kafka_lineage.config import (
     TableRule,
     Tuning,
 )
+from kafka_lineage.config import environment_variables as runtime_variables
 from kafka_lineage.model.asset_forms import clashes
 from kafka_lineage.model.errors import Location, describe
 from kafka_lineage.model.names import GlueDatabasePath
@@ -656,23 +657,19 @@ def check_environment_size(environment: Mapping[str, str]) -> None:
     size = environment_size(environment)
     if size > LAMBDA_ENV_LIMIT:
         biggest = max(environment, key=lambda name: len(environment[name].encode()))
+        key = _context_of_variable().get(biggest, biggest)
         raise ConfigError(
             f"the functions' environment would be {size} bytes, over Lambda's {LAMBDA_ENV_LIMIT}-byte limit "
             f"(largest: {biggest}, {len(environment[biggest].encode())} bytes, from cdk.json context "
-            f"{CONTEXT_KEY}.{_CONTEXT_OF_VARIABLE.get(biggest, biggest)}): shorten include/exclude patterns "
+            f"{CONTEXT_KEY}.{key}): shorten include/exclude patterns "
             "or split the sources over two deployments"
         )
 
 
-_CONTEXT_OF_VARIABLE = {
-    "SOURCES": "sources",
-    "TUNING": "tuning",
-    "MAPPING_PATH": "mappingPath",
-    "DATAZONE_DOMAIN_ID": "domainId",
-    "DATAZONE_PROJECT_ID": "projectId",
-    "ASSET_TYPE_NAME": "assetTypeName",
-    "DRIFT_DOWNSTREAM_DEPTH": "driftDownstreamDepth",
-}
+def _context_of_variable() -> dict[str, str]:
+    """Each environment variable's cdk.json key, from the two maps that name them (a variable the settings
+    gain is named by its key without another list to keep)."""
+    return {variable: _SETTINGS_KEYS.get(name, name) for name, variable in runtime_variables().items()}
 
 
 def table_mapping_parameter_name(state_root: str, mapping: TableMapping) -> str:

@@ -16,6 +16,7 @@ from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
 from kafka_lineage.config import Source
+from kafka_lineage.model.metrics import ERRORS
 
 from .bundling import ARCHITECTURE, RUNTIME, function_code
 from .datazone_types import ignore_membership_identity_lint
@@ -125,8 +126,8 @@ class LineageFunction(Construct):
             self.allow("DomainKey", ["kms:Decrypt", "kms:GenerateDataKey"], [kms_key_arn])
         self.errors_alarm = cloudwatch.Alarm(
             self,
-            "ErrorsAlarm",
-            alarm_description=f"{construct_id} failed (after finishing every item it could): see its logs",
+            ERRORS.construct_id,
+            alarm_description=f"{construct_id} {ERRORS.description}",
             metric=self.function.metric_errors(period=cdk.Duration.minutes(5), statistic="Sum"),
             threshold=1,
             evaluation_periods=1,

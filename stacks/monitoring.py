@@ -17,15 +17,15 @@ from aws_cdk import aws_sqs as sqs
 from aws_cdk.interfaces.aws_events import IRuleRef
 from constructs import Construct
 
+from kafka_lineage.model.metrics import BREAKING_DRIFT, FAILED_ITEMS, FAILURE_QUEUE
 from kafka_lineage.model.service import METRICS_NAMESPACE, SERVICE
 
 # What the handlers publish with Powertools Metrics (EMF in their logs, so no cloudwatch:PutMetricData):
-# namespace and `service` dimension from kafka_lineage.observability; schema-sync publishes SchemasFailed
-# and EventsFailed (kafka_lineage/sync/run.py), lineage LineageFailed (kafka_lineage/lineage/run.py).
+# namespace and `service` dimension from kafka_lineage.observability; the alarms, the metrics they read and
+# their descriptions are defined once, in kafka_lineage.model.metrics (docs/operate.md is generated from it).
 METRICS_SERVICE = SERVICE
-FAILED_ITEM_METRICS = ("SchemasFailed", "EventsFailed", "LineageFailed")
-# Lineage counts the breaking schema drifts it announced (kafka_lineage/lineage/run.py).
-BREAKING_DRIFT_METRIC = "SchemaDriftBreaking"
+FAILED_ITEM_METRICS = tuple(metric.name for metric in FAILED_ITEMS.metrics)
+(BREAKING_DRIFT_METRIC,) = (metric.name for metric in BREAKING_DRIFT.metrics)
 # Every alarm here fires on the first occurrence in a five-minute period; no data is no alarm.
 ANY_IN_FIVE_MINUTES: dict[str, Any] = {
     "threshold": 1,
@@ -88,8 +88,8 @@ class Monitoring(Construct):
         }
         self.failed_items_alarm = cloudwatch.Alarm(
             self,
-            "FailedItemsAlarm",
-            alarm_description="Schemas, topics or events failed in a run (the summary is in the error log)",
+            FAILED_ITEMS.construct_id,
+            alarm_description=FAILED_ITEMS.description,
             metric=cloudwatch.MathExpression(
                 expression="+".join(f"FILL({key},0)" for key in metrics),
                 using_metrics=metrics,
@@ -100,8 +100,8 @@ class Monitoring(Construct):
         )
         self.failure_queue_alarm = cloudwatch.Alarm(
             self,
-            "FailureQueueAlarm",
-            alarm_description="Invocations gave up after their retries; the events wait in the failure queue",
+            FAILURE_QUEUE.construct_id,
+            alarm_description=FAILURE_QUEUE.description,
             metric=failure_queue.metric_approximate_number_of_messages_visible(
                 period=cdk.Duration.minutes(5), statistic="Maximum"
             ),
@@ -109,11 +109,8 @@ class Monitoring(Construct):
         )
         self.breaking_drift_alarm = cloudwatch.Alarm(
             self,
-            "BreakingSchemaDriftAlarm",
-            alarm_description=(
-                "A new schema version removes, retypes or renames a field that feeds a table column "
-                "(the Schema Drift Detected event and the lineage function's log name the tables)"
-            ),
+            BREAKING_DRIFT.construct_id,
+            alarm_description=BREAKING_DRIFT.description,
             metric=cloudwatch.Metric(
                 namespace=METRICS_NAMESPACE,
                 metric_name=BREAKING_DRIFT_METRIC,

@@ -565,6 +565,11 @@ _VARIABLES = {
 }
 
 
+def environment_variables() -> dict[str, str]:
+    """Each Settings field's environment variable (what `to_environment` writes and errors name)."""
+    return dict(_VARIABLES)
+
+
 def _describe(error: ValidationError) -> str:
     """pydantic errors as `VARIABLE[path]: message`, naming the environment variable."""
 

@@ -8,7 +8,6 @@ import os
 from dataclasses import replace
 from typing import Any
 
-from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from kafka_lineage.aws.clients import client
@@ -18,7 +17,8 @@ from kafka_lineage.config import Settings
 from kafka_lineage.lineage.result import EmitResult
 from kafka_lineage.lineage.run import emit_lineage
 from kafka_lineage.model.failures import LeaseBusy
-from kafka_lineage.observability import logger, metrics, tracer
+from kafka_lineage.model.metrics import LINEAGE_BUSY
+from kafka_lineage.observability import emit, logger, metrics, tracer
 from lineage_emission.request import parse_emit_event
 from lineage_emission.wiring import connect
 
@@ -78,7 +78,7 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     except LeaseBusy as busy:
         # Another invocation writes the state now: never drop this request, hand it on.
         logger.warning("lineage state busy: handing the event to a follow-up", extra={"reason": str(busy)})
-        metrics.add_metric(name="LineageBusy", unit=MetricUnit.Count, value=1)
+        emit(LINEAGE_BUSY, 1)
         busy_result = {**EmitResult(dry_run=False).to_dict(), "deferred": "busy"}
         busy_result["continued"] = hand_on(context.invoked_function_arn, follow_up)
         return busy_result

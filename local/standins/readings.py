@@ -272,8 +272,9 @@ class Readings:
     """Firehose: for how many DescribeDeliveryStream calls a new stream stays CREATING before ACTIVE."""
 
     federated_catalog_id_in_answer: str = "qualified"
-    """Glue: the `CatalogId` member of a table read from a federated catalog (`<account>:s3tablescatalog/
-    <bucket>`). The API reference says only "the ID of the Data Catalog in which the table resides".
+    """Glue: the `CatalogId` member of a table read from a federated catalog
+    (`<account>:s3tablescatalog/<bucket>`). The API reference says only "the ID of the Data Catalog in which
+    the table resides".
     "qualified": the id the caller sent; "account": the account alone. The table's ARN must come out the
     same either way."""
 

@@ -23,14 +23,14 @@ from typing import Any
 
 import boto3
 import botocore.session
-from aws_lambda_powertools.metrics import MetricUnit
 from botocore.credentials import DeferredRefreshableCredentials
 
 from kafka_lineage.aws.calls import instrument
 from kafka_lineage.aws.clients import RETRY_CONFIG, client
 from kafka_lineage.config import Settings, Source
 from kafka_lineage.model.failures import AwsError, SourceRoleUnavailable
-from kafka_lineage.observability import logger, metrics
+from kafka_lineage.model.metrics import SOURCE_ROLE_FAILURES
+from kafka_lineage.observability import emit, logger
 
 # Lambda runs at most 15 minutes; an hour (the default maximum of a role's sessions) outlives any run, and
 # botocore refreshes earlier anyway when a run nears the expiry.
@@ -146,7 +146,7 @@ class SourceSessions:
             "source role cannot be assumed: this source's items fail, the others go on",
             extra={"source": source.key, "roleArn": source.role_arn, "error": why},
         )
-        metrics.add_metric(name="SourceRoleFailures", unit=MetricUnit.Count, value=1)
+        emit(SOURCE_ROLE_FAILURES, 1)
         return failure
 
     def failure(self, key: str) -> str | None:

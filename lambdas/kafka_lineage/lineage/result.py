@@ -12,16 +12,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from aws_lambda_powertools.metrics import MetricUnit
-
 from kafka_lineage.lineage.apply import TopicOutcome
 from kafka_lineage.lineage.checkpoints import SaveReport
 from kafka_lineage.lineage.drift_check import DriftRound
 from kafka_lineage.lineage.model import LoadedStates
 from kafka_lineage.lineage.plan import LineagePlan
 from kafka_lineage.lineage.resolve import Resolution
+from kafka_lineage.model import metrics as catalog
 from kafka_lineage.model.report import Sample, failure_item
-from kafka_lineage.observability import logger, metrics
+from kafka_lineage.observability import emit, logger
 
 # Each per-item list of the result holds at most this many items; `counts` has every list's full length, and
 # every item is in the logs. Lambda's response limit is 6 MB, whatever the number of topics.
@@ -227,29 +226,25 @@ class EmitResult:
     def publish_metrics(self) -> None:
         """The metrics; a dry run publishes only LineageDryRuns (planned counts must not feed alarms)."""
         if self.dry_run:
-            metrics.add_metric(name="LineageDryRuns", unit=MetricUnit.Count, value=1)
+            emit(catalog.LINEAGE_DRY_RUNS, 1)
             return
         counts = {
-            "LineageEmitted": self.emitted,
-            "LineageUnchanged": self.unchanged,
-            "LineageUnmappedTopics": self.unmapped.total,
-            "LineageInvalidMappings": self.invalid_mappings.total,
-            "LineageFailed": self.failed.total,
-            "LineageRetracted": self.retracted.total,
-            "LineageDeferred": self.remaining,
-            "LineageDegradedRuns": self.degraded,
-            "LineageAmbiguousTopics": self.ambiguous.total,
-            "LineageUndeterminedTopics": self.undetermined.total,
-            "SchemaDriftDetected": self.drift_announced,
-            "SchemaDriftBreaking": self.drift_breaking,
+            catalog.LINEAGE_EMITTED: self.emitted,
+            catalog.LINEAGE_UNCHANGED: self.unchanged,
+            catalog.LINEAGE_UNMAPPED_TOPICS: self.unmapped.total,
+            catalog.LINEAGE_INVALID_MAPPINGS: self.invalid_mappings.total,
+            catalog.LINEAGE_FAILED: self.failed.total,
+            catalog.LINEAGE_RETRACTED: self.retracted.total,
+            catalog.LINEAGE_DEFERRED: self.remaining,
+            catalog.LINEAGE_DEGRADED_RUNS: self.degraded,
+            catalog.LINEAGE_AMBIGUOUS_TOPICS: self.ambiguous.total,
+            catalog.LINEAGE_UNDETERMINED_TOPICS: self.undetermined.total,
+            catalog.SCHEMA_DRIFT_DETECTED: self.drift_announced,
+            catalog.SCHEMA_DRIFT_BREAKING: self.drift_breaking,
         }
-        for name, value in counts.items():
-            metrics.add_metric(name=name, unit=MetricUnit.Count, value=value)
+        for metric, value in counts.items():
+            emit(metric, value)
         if self.connector_errors.total:
-            metrics.add_metric(
-                name="LineageConnectorsUnreadable", unit=MetricUnit.Count, value=self.connector_errors.total
-            )
+            emit(catalog.LINEAGE_CONNECTORS_UNREADABLE, self.connector_errors.total)
         if self.largest_event_bytes:
-            metrics.add_metric(
-                name="LineageLargestEventBytes", unit=MetricUnit.Bytes, value=self.largest_event_bytes
-            )
+            emit(catalog.LINEAGE_LARGEST_EVENT_BYTES, self.largest_event_bytes)

@@ -8,10 +8,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from aws_lambda_powertools.metrics import MetricUnit
-
+from kafka_lineage.model import metrics as catalog
 from kafka_lineage.model.report import Sample, failure_item
-from kafka_lineage.observability import logger, metrics
+from kafka_lineage.observability import emit, logger
 from kafka_lineage.sync import plan
 from kafka_lineage.sync.governed import HeldDeletion, RefusedPublish
 from kafka_lineage.sync.pipeline import Progress
@@ -142,19 +141,19 @@ class SyncResult:
 
     # ------------------------------------------------------------------------------- what it stands for
     def emit_metrics(self) -> None:
-        for name, value in (
-            ("SchemasCreated", self.created),
-            ("SchemasUpdated", self.updated),
-            ("SchemasDeleted", self.deleted),
-            ("SchemasUnchanged", self.unchanged),
-            ("SchemasFailed", self.failed.total),
-            ("AssetsAdopted", self.adopted),
-            ("AssetsPublished", self.published),
-            ("PublishesRefused", self.publishes_refused),
-            ("DeletionsHeld", self.held.total),
-            ("EventsFailed", self.events_failed),
+        for metric, value in (
+            (catalog.SCHEMAS_CREATED, self.created),
+            (catalog.SCHEMAS_UPDATED, self.updated),
+            (catalog.SCHEMAS_DELETED, self.deleted),
+            (catalog.SCHEMAS_UNCHANGED, self.unchanged),
+            (catalog.SCHEMAS_FAILED, self.failed.total),
+            (catalog.ASSETS_ADOPTED, self.adopted),
+            (catalog.ASSETS_PUBLISHED, self.published),
+            (catalog.PUBLISHES_REFUSED, self.publishes_refused),
+            (catalog.DELETIONS_HELD, self.held.total),
+            (catalog.EVENTS_FAILED, self.events_failed),
         ):
-            metrics.add_metric(name=name, unit=MetricUnit.Count, value=value)
+            emit(metric, value)
 
     def to_dict(self) -> dict[str, Any]:
         """Counts, and the first SAMPLE entries of each list with its total: far below Lambda's 6 MB

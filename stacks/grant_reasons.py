@@ -1,0 +1,133 @@
+"""Why each IAM grant of the stacks exists: by the statement's Sid, and for the statements CDK writes itself
+(no Sid), by their actions.
+
+docs/permissions.md is generated from the synthesized templates and these reasons (docs/gen_permissions.py);
+a statement with neither a reason by Sid nor by actions fails the docs build, and so does a reason no
+synthesized statement uses (tests/infrastructure/test_permissions_page.py). Where the SAR (the IAM Service
+Authorization Reference) gives an action no resource type, only `*` grants it.
+"""
+
+from __future__ import annotations
+
+BY_SID: dict[str, str] = {
+    "DataZoneAssets": (
+        "Mirror each schema as an asset: read the asset type and the managed form types' models (only the "
+        "members they declare are written), create, revise, find (Search), delete and publish assets and "
+        "read their listings; in governed domains, hold a deletion while the listing has approved "
+        "subscriptions (ListSubscriptions) and name the domain rule that refused a publish (GetProject, "
+        "ListRules). The SAR gives these actions no resource type, so only `*` grants them; DataZone then "
+        "authorises each call by the role's project membership (contributor)."
+    ),
+    "GlueSchemaRegistryRead": (
+        "List and read the configured registries' schemas and versions: the registries and their schemas "
+        "only."
+    ),
+    "MskBootstrapBrokers": (
+        "Read a cluster's bootstrap brokers: to derive a source's default namespace (`kafka://<brokers>`) "
+        "when it sets none and, through a source account's role, to tell whose a connector is. The SAR gives "
+        "these actions no resource type, so only `*` grants them."
+    ),
+    "MappingsRead": "Read the whole `mappingPath` tree: the mappings and the functions' state.",
+    "MappingsWrite": (
+        "Write only the function's own part of `mappingPath`: `assets/` (schema-sync), or `lineage/` and "
+        "`drift/` (lineage-emission)."
+    ),
+    "StateLease": (
+        "The function's single-writer lease under `config/lease/<function>/`: list its generations, create "
+        "the next one, prune old ones. Its own lease only."
+    ),
+    "PutAssetChangedEvents": (
+        'Put "Topic Asset Changed" on the default bus, under its own event source only (the condition), so '
+        "lineage follows each asset change."
+    ),
+    "InvokeItself": (
+        "Hand unfinished work to a follow-up invocation of the same function (asynchronous); its own ARN "
+        "only."
+    ),
+    "AssumeSourceRoles": (
+        "Read a source in another account through that account's read-only role (the source stack creates "
+        "it, trusting these two roles with the external id): those roles only."
+    ),
+    "DomainKey": (
+        "A domain with a customer managed key: DataZone uses the key on the caller's behalf for the calls "
+        "that read or write the domain's data. That one key only."
+    ),
+    "DataZoneLineage": (
+        "Post the lineage runs, find a lost answer again by runId, and delete replaced or retracted runs "
+        "(checked with GetLineageEvent until processed). The SAR gives these actions no resource type, so "
+        "only `*` grants them; DataZone then authorises each call by the role's project membership."
+    ),
+    "DataZoneLineageGraph": (
+        "The schema-drift walk reads what lies downstream of an impacted table. The SAR gives these actions "
+        "no resource type, so only `*` grants them."
+    ),
+    "GlueSchemaVersionRead": (
+        "Read the schema version a topic's lineage describes: the configured registries only."
+    ),
+    "GlueCatalogRead": (
+        "Read the mapped Glue tables (their columns feed column lineage): the catalog, and the databases "
+        "named by table rules, mappings and `extraDatabases` with their tables."
+    ),
+    "MskConnectList": (
+        "Read the MSK Connect connectors that decide which topic feeds which table: list them, and the "
+        "clusters' bootstrap brokers to tell whose a connector is. The SAR gives these actions no resource "
+        "type, so only `*` grants them."
+    ),
+    "MskConnectDescribe": "Describe the connectors of the configured clusters.",
+    "MskChannelList": (
+        "List the MSK Data Delivery channels of the configured clusters (delivery-path lineage)."
+    ),
+    "MskChannelDescribe": "Describe those clusters' channels: where each writes its topics.",
+    "FirehoseList": (
+        "List the Firehose streams that read from MSK (delivery-path lineage). The SAR gives these actions "
+        "no resource type, so only `*` grants them."
+    ),
+    "FirehoseDescribe": "Describe the account's Firehose streams: their MSK source and their destination.",
+    "S3TablesCatalogRead": (
+        "Read the tables channels and streams write to, in S3 Tables' federated catalogs (known only at run "
+        "time): the `s3tablescatalog` catalogs' metadata."
+    ),
+    "PutSchemaDriftEvents": (
+        'Put "Schema Drift Detected" on the default bus, under its own event source only (the condition), '
+        "for schema-sync and the alarm topic."
+    ),
+    "DataZoneAssetType": (
+        "Create and read the asset type and its form types, resolving the managed form types' revisions; "
+        "delete the asset type on stack deletion under `assetTypeRemovalPolicy` `destroy`, or to replace one "
+        "no asset uses when DataZone refuses a new revision. The SAR gives these actions no resource type, "
+        "so only `*` grants them; DataZone then authorises each call by the role's project membership "
+        "(owner)."
+    ),
+    "DataZoneGovernanceReadDomain": (
+        "The deploy's governance check reads the domain (its key against `domainKmsKeyArn`): that domain "
+        "only."
+    ),
+    "DataZoneGovernanceRead": (
+        "The deploy's governance check reads the project, its domain units' grants and the project's "
+        "members, and stops naming what is missing. The SAR gives these actions no resource type, so only "
+        "`*` grants them."
+    ),
+}
+
+# Statements CDK writes for a construct's own needs, without a Sid: by their (sorted) actions.
+BY_ACTIONS: dict[tuple[str, ...], str] = {
+    ("logs:CreateLogStream", "logs:PutLogEvents"): "Write the function's logs: its own log group only.",
+    ("xray:PutTelemetryRecords", "xray:PutTraceSegments"): (
+        "Active X-Ray tracing, one trace per invocation (CDK's grant). The SAR gives these actions no "
+        "resource type, so only `*` grants them."
+    ),
+    ("sqs:GetQueueAttributes", "sqs:GetQueueUrl", "sqs:SendMessage"): (
+        "Send an asynchronous invocation that gave up after its retries to the encrypted failure queue "
+        "(Lambda's on-failure destination): that queue only."
+    ),
+    ("lambda:InvokeFunction",): (
+        "CDK's custom-resource provider calls the asset-type handler: that function only."
+    ),
+    ("lambda:GetFunction",): (
+        "CDK's custom-resource provider checks the handler is ready: that function only."
+    ),
+    ("events:PutEvents",): (
+        "Forward this account's Glue Schema Registry changes to the governance account's default bus (the "
+        "event rule's target role): that bus only."
+    ),
+}
