@@ -56,8 +56,8 @@ P = TypeVar("P")
 
 # --- The code -> kind table ------------------------------------------------------------------------------
 # Wire error codes of the error shapes in botocore's models of the services called here (glue, datazone,
-# ssm, events, kafka, kafkaconnect, sts, lambda), every one the operations we call declare among them, and
-# the codes botocore's retry layer itself treats as throttling or transient (botocore/retries/standard.py).
+# ssm, events, kafka, kafkaconnect, sts, lambda, iam), every one the operations we call declare among them,
+# and the codes botocore's retry layer itself treats as throttling or transient (botocore/retries/standard.py).
 _KINDS: dict[type[AwsError], frozenset[str]] = {
     NotFound: frozenset(
         {
@@ -71,6 +71,7 @@ _KINDS: dict[type[AwsError], frozenset[str]] = {
             "TargetResourceNotFound",  # glue
             "ProvisionedConcurrencyConfigNotFoundException",  # lambda
             "CodeSigningConfigNotFoundException",  # lambda
+            "NoSuchEntity",  # iam
         }
     ),
     Conflict: frozenset(
@@ -87,6 +88,9 @@ _KINDS: dict[type[AwsError], frozenset[str]] = {
             "ResourceConflictException",  # lambda
             "ResourceInUseException",  # ssm, lambda
             "TopicExistsException",  # kafka
+            "EntityAlreadyExists",  # iam
+            "DeleteConflict",  # iam: a policy still attached, or with versions besides the default
+            "ConcurrentModification",  # iam
         }
     ),
     Throttled: frozenset(
@@ -116,6 +120,7 @@ _KINDS: dict[type[AwsError], frozenset[str]] = {
             "ParameterLimitExceeded",  # ssm: the standard tier's 10,000 parameters
             "ParameterMaxVersionLimitExceeded",  # ssm
             "ResourceLimitExceededException",  # ssm
+            "LimitExceeded",  # iam: policies per role, versions per policy, a role's inline size
         }
     ),
     AccessDenied: frozenset(
@@ -168,6 +173,9 @@ _KINDS: dict[type[AwsError], frozenset[str]] = {
             "InvalidPolicyTypeException",  # ssm
             "IncompatiblePolicyException",  # ssm
             "PoliciesLimitExceededException",  # ssm
+            "InvalidInput",  # iam
+            "UnmodifiableEntity",  # iam: a service-linked role
+            "PolicyNotAttachable",  # iam
         }
     ),
     Unavailable: frozenset(
@@ -186,6 +194,7 @@ _KINDS: dict[type[AwsError], frozenset[str]] = {
             "FederationSourceException",  # glue: the federated catalog's source failed
             "FederationSourceRetryableException",  # glue
             "EFSIOException",  # lambda
+            "ServiceFailure",  # iam
             # botocore's transient codes (TransientRetryableChecker)
             "RequestTimeout",
             "RequestTimeoutException",
@@ -209,6 +218,11 @@ _QUOTA_NAMES: Mapping[tuple[str, str], str] = {
     ("ParameterLimitExceeded", ""): "SSM: standard-tier parameters per account and Region (10,000)",
     ("ParameterMaxVersionLimitExceeded", ""): "SSM: versions kept per parameter (100)",
     ("ResourceLimitExceededException", ""): "an SSM resource quota (see the message)",
+    ("LimitExceeded", "AttachRolePolicy"): "IAM: managed policies attached per role (10 by default)",
+    ("LimitExceeded", "CreatePolicyVersion"): "IAM: versions per managed policy (5)",
+    ("LimitExceeded", "PutRolePolicy"): "IAM: inline policy characters per role (10,240)",
+    ("LimitExceeded", "CreatePolicy"): "IAM: customer managed policies per account",
+    ("LimitExceeded", ""): "an IAM quota (see the message)",
 }
 
 
