@@ -56,8 +56,9 @@ P = TypeVar("P")
 
 # --- The code -> kind table ------------------------------------------------------------------------------
 # Wire error codes of the error shapes in botocore's models of the services called here (glue, datazone,
-# ssm, events, kafka, kafkaconnect, sts, lambda, iam), every one the operations we call declare among them,
-# and the codes botocore's retry layer itself treats as throttling or transient (botocore/retries/standard.py).
+# ssm, events, kafka, kafkaconnect, sts, lambda, iam), every one the operations we call declare among
+# them, and the codes botocore's retry layer itself treats as throttling or transient
+# (botocore/retries/standard.py).
 _KINDS: dict[type[AwsError], frozenset[str]] = {
     NotFound: frozenset(
         {

@@ -51,6 +51,7 @@ def role_holder(role_arn: str) -> str:
     """The lease holder name of one IAM role (subscription-grants writes each role under its own lease)."""
     return f"subscription-grants-{hashlib.sha256(role_arn.encode()).hexdigest()[:24]}"
 
+
 LEASE_MARGIN_SECONDS = 30.0  # added to the holder's remaining time: its lease outlives it
 KEEP_GENERATIONS = 2  # older generations are deleted by the next holder (best effort)
 

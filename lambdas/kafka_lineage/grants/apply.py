@@ -19,7 +19,8 @@ from kafka_lineage.access.model import Grant, GrantStatus
 from kafka_lineage.access.plan import RolePlan
 from kafka_lineage.access.reconcile import Reconciliation
 from kafka_lineage.access.settings import AccessSettings
-from kafka_lineage.grants.ports import GrantPorts
+from kafka_lineage.grants.convert import calls
+from kafka_lineage.grants.ports import GrantPorts, Rendered
 from kafka_lineage.grants.result import GrantsResult
 from kafka_lineage.grants.world import Unusable, remote
 from kafka_lineage.model.failures import (
@@ -175,7 +176,7 @@ class Applier:
         failed: dict[str, BaseException] = {}
         for plan in work.plans:
             try:
-                self._ports.roles.apply(plan)
+                self._ports.roles.apply(plan.role_arn, calls(plan))
                 self._result.count_writes(len(plan.writes))
             except Exception as error:  # one role's failure is its grants' outcome, not the run's end
                 failed[plan.role_arn] = error
@@ -192,13 +193,18 @@ class Applier:
 
     def _render(
         self, cluster_arn: str, kept: tuple[Grant, ...]
-    ) -> Callable[[Mapping[str, Any] | None], ClusterPolicyPlan]:
+    ) -> Callable[[Mapping[str, Any] | None], Rendered]:
         granted = consumers(cluster_arn, kept, self._access)
-        return lambda current: merge(cluster_arn, current, granted)
+
+        def render(current: Mapping[str, Any] | None) -> Rendered:
+            plan = merge(cluster_arn, current, granted)  # again on every read: a conflict re-merges
+            return plan.changed, plan.document
+
+        return render
 
     def _set(self, move: Move, status: GrantStatus, cause: str | None = None) -> bool:
         try:
-            self._ports.catalog.set_status(move.grant_id, move.asset_id, status, cause)
+            self._ports.catalog.set_status(move.grant_id, move.asset_id, status.value, cause)
             self._result.count_writes()
             return True
         except Exception as error:

@@ -1,80 +1,22 @@
 """The ports of the subscription-grants run: what it reads of DataZone, IAM and MSK, and how it writes.
 
 The adapters (`kafka_lineage.aws.subscription_grants`, `.iam_roles`, `.cluster_policies`, the role leases)
-implement them; tests put in-memory fakes behind them. Values here are what DataZone answers, read once:
-the run resolves them into `access.model.Grant`s (`grants/world.py`).
+implement them; tests put in-memory fakes behind them. The values they carry live in `kafka_lineage.model`
+(`subscriptions`, `iam`), which both sides import; `grants/convert.py` turns them into the access logic's.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field
-from datetime import datetime
+from dataclasses import dataclass
 from typing import Any, Protocol
 
-from kafka_lineage.access.cluster_policy import ClusterPolicyPlan
-from kafka_lineage.access.model import GrantStatus, RoleState
-from kafka_lineage.access.plan import RolePlan
+from kafka_lineage.model.iam import IamCall, RoleRecord
+from kafka_lineage.model.subscriptions import Environment, GrantRecord, Listing, Target
 
-
-@dataclass(frozen=True)
-class GrantAsset:
-    """One asset of a grant, as GetSubscriptionGrant lists it."""
-
-    asset_id: str
-    status: GrantStatus
-    failure: str | None = None
-
-
-@dataclass(frozen=True)
-class GrantRecord:
-    """A subscription grant (GetSubscriptionGrant / ListSubscriptionGrants item)."""
-
-    grant_id: str
-    listing_id: str
-    listing_revision: str
-    target_id: str
-    environment_id: str | None
-    assets: tuple[GrantAsset, ...]
-    updated_at: datetime | None = None
-
-
-@dataclass(frozen=True)
-class ListedAsset:
-    """One asset a listing publishes: its type and its forms (form name -> content)."""
-
-    asset_id: str
-    asset_type: str
-    forms: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class Listing:
-    """A listing revision: one asset, or the assets of a data product."""
-
-    listing_id: str
-    revision: str
-    assets: tuple[ListedAsset, ...]
-
-
-@dataclass(frozen=True)
-class Target:
-    """A subscription target (GetSubscriptionTarget): the subscribing project and the IAM principals."""
-
-    target_id: str
-    environment_id: str
-    project_id: str
-    principals: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class Environment:
-    """A DataZone environment (GetEnvironment): the account and Region its grants are consumed in."""
-
-    environment_id: str
-    account: str
-    region: str
+# A cluster policy's rendering from its current document: (changed, the document to hold; None: delete it).
+Rendered = tuple[bool, Mapping[str, Any] | None]
 
 
 class GrantCatalog(Protocol):
@@ -100,7 +42,7 @@ class GrantCatalog(Protocol):
         """An environment (GetEnvironment)."""
         ...
 
-    def set_status(self, grant_id: str, asset_id: str, status: GrantStatus, cause: str | None = None) -> None:
+    def set_status(self, grant_id: str, asset_id: str, status: str, cause: str | None = None) -> None:
         """UpdateSubscriptionGrantStatus for one asset of a grant (`cause`: the failureCause message)."""
         ...
 
@@ -108,12 +50,13 @@ class GrantCatalog(Protocol):
 class RoleStore(Protocol):
     """IAM roles, in whichever account each lives (the adapter reaches other accounts)."""
 
-    def read(self, role_arn: str) -> RoleState | None:
-        """The role's IAM state, or None when IAM has no such role."""
+    def read(self, role_arn: str) -> RoleRecord | None:
+        """The role's policies and boundary, or None when IAM has no such role."""
         ...
 
-    def apply(self, plan: RolePlan) -> None:
-        """Apply the plan's writes in order (idempotent: a retry after a partial apply converges)."""
+    def apply(self, role_arn: str, calls: Sequence[IamCall]) -> None:
+        """Make the writes in order, in the role's account (idempotent: a retry after a partial apply
+        converges: deleting what is gone succeeds, creating what exists adopts it)."""
         ...
 
 
@@ -128,11 +71,9 @@ class ClusterPolicies(Protocol):
         """The cluster's policy document, or None when it has none."""
         ...
 
-    def update(
-        self, cluster_arn: str, render: Callable[[Mapping[str, Any] | None], ClusterPolicyPlan]
-    ) -> ClusterPolicyPlan:
-        """Read the policy, `render` the plan from it, and write the plan when it changes anything; on a
-        version conflict read, render and write again (bounded). Returns the plan written (or found)."""
+    def update(self, cluster_arn: str, render: Callable[[Mapping[str, Any] | None], Rendered]) -> bool:
+        """Read the policy, `render` it, and write (or delete) it when that changes anything; on a version
+        conflict read, render and write again (bounded). True when it wrote."""
         ...
 
 

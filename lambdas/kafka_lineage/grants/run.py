@@ -34,13 +34,15 @@ from typing import Any
 from kafka_lineage.access.model import Grant, GrantStatus, RoleState
 from kafka_lineage.access.reconcile import reconcile
 from kafka_lineage.grants.apply import Applier, Move, Work, report_plan, transient, work_of
-from kafka_lineage.grants.ports import GrantPorts, GrantRecord
+from kafka_lineage.grants.convert import role_state
+from kafka_lineage.grants.ports import GrantPorts
 from kafka_lineage.grants.requests import GrantEvent, GrantRequest
 from kafka_lineage.grants.result import GrantsResult
 from kafka_lineage.grants.settings import STUCK_SECONDS, GrantSettings
 from kafka_lineage.grants.world import ACTIVE, Resolver, Scope, Unusable, remote, scope_of
 from kafka_lineage.model import clock
 from kafka_lineage.model.failures import LeaseBusy, describe_failure
+from kafka_lineage.model.subscriptions import GrantRecord
 from kafka_lineage.observability import logger
 
 _GRANTING = (GrantStatus.GRANT_PENDING, GrantStatus.GRANT_IN_PROGRESS)
@@ -214,7 +216,7 @@ class GrantRun:
                 )
                 continue
             if state is not None:
-                states[role] = state
+                states[role] = role_state(state)
         return states
 
     def _policies(

@@ -21,8 +21,10 @@ from typing import Any
 
 from kafka_lineage.access.arns import ClusterArn, RoleArn
 from kafka_lineage.access.model import Grant, GrantStatus
-from kafka_lineage.grants.ports import Environment, GrantCatalog, GrantRecord, Listing, Target
+from kafka_lineage.grants.convert import status
+from kafka_lineage.grants.ports import GrantCatalog
 from kafka_lineage.model.failures import NotFound
+from kafka_lineage.model.subscriptions import Environment, GrantRecord, Listing, Target
 
 # The forms of the stack's asset type that name a topic's cluster and topic (smithy/).
 CLUSTER_FORM, CLUSTER_MEMBER = "MskSourceReferenceFormType", "cluster_arn"
@@ -139,7 +141,7 @@ class Resolver:
                 f"grant {record.grant_id}: its subscription target {record.target_id} (environment "
                 f"{record.environment_id or 'not named'}) was not found, so no IAM role can be named"
             )
-            missing = tuple(Unusable(record.grant_id, a.asset_id, a.status, cause) for a in assets)
+            missing = tuple(Unusable(record.grant_id, a.asset_id, status(a.status), cause) for a in assets)
             return Resolved(record, (), missing, True)
         try:
             environment = self.environment(record.environment_id)
@@ -171,12 +173,12 @@ class Resolver:
                         account=environment.account,
                         region=environment.region,
                         principals=target.principals,
-                        status=asset.status,
+                        status=status(asset.status),
                     )
                 )
             except ValueError as error:
                 cause = f"grant {record.grant_id}: {error}"
-                unusable.append(Unusable(record.grant_id, asset.asset_id, asset.status, cause))
+                unusable.append(Unusable(record.grant_id, asset.asset_id, status(asset.status), cause))
         return Resolved(record, tuple(grants), tuple(unusable), True, tuple(sorted(set(target.principals))))
 
 
