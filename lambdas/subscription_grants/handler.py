@@ -54,10 +54,9 @@ def run(
     outcome.publish_metrics()
     result = outcome.to_dict()
     follow_up: dict[str, Any] | None = None
-    if outcome.incomplete and request.reconcile:
-        follow_up = {"dryRun": request.dry_run}
-        if outcome.resume_after is not None:
-            follow_up["resumeAfter"] = outcome.resume_after
+    if outcome.incomplete and outcome.resume_after is not None:
+        # Only a run that finished some group hands on: one that could start none would hand on forever.
+        follow_up = {"dryRun": request.dry_run, "resumeAfter": outcome.resume_after}
     elif outcome.busy and request.events and isinstance(event, dict):
         follow_up = event  # a role's lease was busy: the same event again, so no request is dropped
     if follow_up is not None:

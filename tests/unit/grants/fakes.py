@@ -72,11 +72,16 @@ class FakeDataZone:
         asset_id = asset or f"asset{number:04d}"
         forms = {
             "MskSourceReferenceFormType": {"cluster_arn": cluster},
-            "KafkaSchemaFormType": {"kafka_topic": topic, "schema_arn": f"arn:aws:glue:eu-west-1:{ACCOUNT}:schema/cdc/{topic}"},
+            "KafkaSchemaFormType": {
+                "kafka_topic": topic,
+                "schema_arn": f"arn:aws:glue:eu-west-1:{ACCOUNT}:schema/cdc/{topic}",
+            },
         }
         target_id = f"target_{environment}"
         with self._lock:
-            self.listings[(listing_id, "1")] = Listing(listing_id, "1", (ListedAsset(asset_id, asset_type, forms),))
+            self.listings[(listing_id, "1")] = Listing(
+                listing_id, "1", (ListedAsset(asset_id, asset_type, forms),)
+            )
             self.targets[(environment, target_id)] = Target(target_id, environment, project, tuple(roles))
             self.environments[environment] = Environment(environment, account, "eu-west-1")
             self.records[grant_id] = GrantRecord(
@@ -89,7 +94,9 @@ class FakeDataZone:
 
     def set_state(self, grant_id: str, status: str) -> None:
         record = self.records[grant_id]
-        self.records[grant_id] = replace(record, assets=tuple(replace(a, status=status) for a in record.assets))
+        self.records[grant_id] = replace(
+            record, assets=tuple(replace(a, status=status) for a in record.assets)
+        )
 
     # --- the port -----------------------------------------------------------------------------------
     def grant(self, grant_id: str) -> GrantRecord | None:
@@ -129,7 +136,8 @@ class FakeDataZone:
                 raise self.fail_status
             record = self.records[grant_id]
             assets = tuple(
-                replace(a, status=status, failure=cause) if a.asset_id == asset_id else a for a in record.assets
+                replace(a, status=status, failure=cause) if a.asset_id == asset_id else a
+                for a in record.assets
             )
             self.records[grant_id] = replace(record, assets=assets)
             self.updates.append((grant_id, asset_id, status, cause))
@@ -174,14 +182,20 @@ class FakeIam:
         role = FakeRole(arn)
         if boundary is not None:
             account = arn.split(":")[4]
-            policy = self._create(f"arn:aws:iam::{account}:policy/boundaries/ConsumerBoundary", "/boundaries/", minified(boundary))
+            policy = self._create(
+                f"arn:aws:iam::{account}:policy/boundaries/ConsumerBoundary",
+                "/boundaries/",
+                minified(boundary),
+            )
             role.boundary = policy.arn
         self.roles[arn] = role
         return role
 
     def _create(self, arn: str, path: str, document: str) -> FakePolicy:
         self._clock += 1
-        policy = FakePolicy(arn, arn.rsplit("/", 1)[-1], path, [("v1", document, True, f"2026-11-20T10:00:{self._clock:02d}")])
+        policy = FakePolicy(
+            arn, arn.rsplit("/", 1)[-1], path, [("v1", document, True, f"2026-11-20T10:00:{self._clock:02d}")]
+        )
         self.policies[arn] = policy
         return policy
 
@@ -210,7 +224,11 @@ class FakeIam:
                 self.calls["ListPolicyVersions"] += 1
                 self.calls["GetPolicyVersion"] += 1
                 versions = tuple(PolicyVersionRecord(v, d, c) for v, _, d, c in policy.versions)
-                managed.append(ManagedPolicyRecord(arn, policy.name, policy.path, True, json.loads(policy.default()), versions))
+                managed.append(
+                    ManagedPolicyRecord(
+                        arn, policy.name, policy.path, True, json.loads(policy.default()), versions
+                    )
+                )
             boundary = None
             if role.boundary:
                 self.calls["GetPolicy"] += 1
@@ -234,7 +252,9 @@ class FakeIam:
         role = self.roles[role_arn]
         inline = {**role.inline, p["PolicyName"]: minified(json.loads(p["PolicyDocument"]))}
         if sum(len(doc) for doc in inline.values()) > self.INLINE_LIMIT:
-            raise QuotaExceeded("PutRolePolicy", "LimitExceeded", "Maximum policy size of 10240 bytes exceeded")
+            raise QuotaExceeded(
+                "PutRolePolicy", "LimitExceeded", "Maximum policy size of 10240 bytes exceeded"
+            )
         role.inline = inline
 
     def _DeleteRolePolicy(self, role_arn: str, p: dict[str, Any]) -> None:
@@ -250,13 +270,19 @@ class FakeIam:
     def _CreatePolicyVersion(self, role_arn: str, p: dict[str, Any]) -> None:
         policy = self.policies[p["PolicyArn"]]
         if len(policy.versions) >= self.VERSIONS:
-            raise QuotaExceeded("CreatePolicyVersion", "LimitExceeded", "A managed policy can have up to 5 versions")
+            raise QuotaExceeded(
+                "CreatePolicyVersion", "LimitExceeded", "A managed policy can have up to 5 versions"
+            )
         if len(minified(json.loads(p["PolicyDocument"]))) > self.MANAGED_LIMIT:
-            raise QuotaExceeded("CreatePolicyVersion", "LimitExceeded", "Cannot exceed quota for PolicySize: 6144")
+            raise QuotaExceeded(
+                "CreatePolicyVersion", "LimitExceeded", "Cannot exceed quota for PolicySize: 6144"
+            )
         self._clock += 1
         number = max(int(v[1:]) for v, *_ in policy.versions) + 1
         policy.versions = [(v, d, False, c) for v, d, _, c in policy.versions]
-        policy.versions.append((f"v{number}", p["PolicyDocument"], True, f"2026-11-20T10:01:{self._clock:02d}"))
+        policy.versions.append(
+            (f"v{number}", p["PolicyDocument"], True, f"2026-11-20T10:01:{self._clock:02d}")
+        )
 
     def _DeletePolicyVersion(self, role_arn: str, p: dict[str, Any]) -> None:
         policy = self.policies[p["PolicyArn"]]
@@ -266,7 +292,9 @@ class FakeIam:
         role = self.roles[role_arn]
         if p["PolicyArn"] not in role.attached:
             if len(role.attached) >= self.ATTACHED_LIMIT:
-                raise QuotaExceeded("AttachRolePolicy", "LimitExceeded", "Cannot exceed quota for PoliciesPerRole: 10")
+                raise QuotaExceeded(
+                    "AttachRolePolicy", "LimitExceeded", "Cannot exceed quota for PoliciesPerRole: 10"
+                )
             role.attached.append(p["PolicyArn"])
 
     def _DetachRolePolicy(self, role_arn: str, p: dict[str, Any]) -> None:
@@ -291,7 +319,10 @@ class FakeClusters:
         """Another writer adds a statement (the cluster's owner, a console user)."""
         document, _ = self.policies.get(cluster, ({"Version": "2012-10-17", "Statement": []}, ""))
         self._version += 1
-        self.policies[cluster] = ({**document, "Statement": [*document["Statement"], statement]}, f"K{self._version}")
+        self.policies[cluster] = (
+            {**document, "Statement": [*document["Statement"], statement]},
+            f"K{self._version}",
+        )
 
     def serverless(self, cluster_arn: str) -> bool:
         self.calls["DescribeClusterV2"] += 1

@@ -39,7 +39,9 @@ def overlapping(world: FakeWorld) -> dict[str, Any]:
     a_thread = threading.current_thread()
 
     def run_b() -> None:
-        results["b"] = grant_run(world).run(parse_request(event("subscription_grant_requested.json", "grant0002")))
+        results["b"] = grant_run(world).run(
+            parse_request(event("subscription_grant_requested.json", "grant0002"))
+        )
         b_done.set()
 
     def on_write(role: str, call: IamCall) -> None:
@@ -52,7 +54,9 @@ def overlapping(world: FakeWorld) -> dict[str, Any]:
             b_done.wait(timeout=1.0)
 
     world.iam.on_write = on_write
-    results["a"] = grant_run(world).run(parse_request(event("subscription_grant_requested.json", "grant0001")))
+    results["a"] = grant_run(world).run(
+        parse_request(event("subscription_grant_requested.json", "grant0001"))
+    )
     results["thread"].join(timeout=10)
     return results
 
@@ -67,7 +71,8 @@ def test_two_grants_for_one_role_in_overlapping_runs_both_stand() -> None:
     assert any(r.endswith("/orders.shipped") for r in resources)
     assert world.datazone.status_of("grant0001") == "GRANTED"
     assert world.datazone.status_of("grant0002") == "GRANTED"
-    assert results["a"].granted.total == 1 and results["b"].granted.total == 1
+    assert results["a"].granted.total == 1
+    assert results["b"].granted.total == 1
 
 
 def test_without_the_lease_the_same_overlap_loses_a_grant() -> None:
@@ -82,14 +87,26 @@ def test_without_the_lease_the_same_overlap_loses_a_grant() -> None:
 def test_a_cross_account_grant_merges_the_cluster_policy_through_a_version_conflict() -> None:
     # Given a role in another account than the cluster, whose policy holds the owner's statement
     world = FakeWorld()
-    owner = {"Sid": "OwnerAdmin", "Effect": "Allow", "Principal": {"AWS": f"arn:aws:iam::{ACCOUNT}:root"},
-             "Action": ["kafka:*"], "Resource": [CLUSTER]}
+    owner = {
+        "Sid": "OwnerAdmin",
+        "Effect": "Allow",
+        "Principal": {"AWS": f"arn:aws:iam::{ACCOUNT}:root"},
+        "Action": ["kafka:*"],
+        "Resource": [CLUSTER],
+    }
     world.clusters.put_foreign(CLUSTER, owner)
-    world.datazone.add_grant(1, "payments.settled", roles=(REMOTE_ROLE,), environment="env_pay", account=CONSUMER_ACCOUNT)
+    world.datazone.add_grant(
+        1, "payments.settled", roles=(REMOTE_ROLE,), environment="env_pay", account=CONSUMER_ACCOUNT
+    )
     world.iam.add_role(REMOTE_ROLE)
     # And another writer changes the cluster policy just before our first put
-    late = {"Sid": "ConsoleAdded", "Effect": "Allow", "Principal": {"AWS": "arn:aws:iam::777788889999:root"},
-            "Action": ["kafka:DescribeCluster"], "Resource": [CLUSTER]}
+    late = {
+        "Sid": "ConsoleAdded",
+        "Effect": "Allow",
+        "Principal": {"AWS": "arn:aws:iam::777788889999:root"},
+        "Action": ["kafka:DescribeCluster"],
+        "Resource": [CLUSTER],
+    }
     world.clusters.interfere = lambda: world.clusters.put_foreign(CLUSTER, late)
     # When the grant event is handled
     result = grant_run(world).run(parse_request(event("subscription_grant_requested.json")))
@@ -102,15 +119,23 @@ def test_a_cross_account_grant_merges_the_cluster_policy_through_a_version_confl
     assert any(r.endswith("/payments.settled") for r in ours["Resource"])
     assert world.clusters.calls["PutClusterPolicy"] == 2
     assert any(r.endswith("/payments.settled") for r in world.iam.resources(REMOTE_ROLE))
-    assert world.datazone.status_of("grant0001") == "GRANTED" and result.granted.total == 1
+    assert world.datazone.status_of("grant0001") == "GRANTED"
+    assert result.granted.total == 1
 
 
 def test_revoking_the_last_cross_account_grant_removes_our_statement_only() -> None:
     world = FakeWorld()
-    owner = {"Sid": "OwnerAdmin", "Effect": "Allow", "Principal": {"AWS": f"arn:aws:iam::{ACCOUNT}:root"},
-             "Action": ["kafka:*"], "Resource": [CLUSTER]}
+    owner = {
+        "Sid": "OwnerAdmin",
+        "Effect": "Allow",
+        "Principal": {"AWS": f"arn:aws:iam::{ACCOUNT}:root"},
+        "Action": ["kafka:*"],
+        "Resource": [CLUSTER],
+    }
     world.clusters.put_foreign(CLUSTER, owner)
-    world.datazone.add_grant(1, "payments.settled", roles=(REMOTE_ROLE,), environment="env_pay", account=CONSUMER_ACCOUNT)
+    world.datazone.add_grant(
+        1, "payments.settled", roles=(REMOTE_ROLE,), environment="env_pay", account=CONSUMER_ACCOUNT
+    )
     world.iam.add_role(REMOTE_ROLE)
     grant_run(world).run(parse_request({}))
     world.datazone.set_state("grant0001", "REVOKE_PENDING")
@@ -123,10 +148,13 @@ def test_revoking_the_last_cross_account_grant_removes_our_statement_only() -> N
 def test_a_cross_account_grant_on_a_serverless_cluster_fails_saying_why() -> None:
     world = FakeWorld()
     world.clusters.serverless_clusters.add(CLUSTER)
-    world.datazone.add_grant(1, "payments.settled", roles=(REMOTE_ROLE,), environment="env_pay", account=CONSUMER_ACCOUNT)
+    world.datazone.add_grant(
+        1, "payments.settled", roles=(REMOTE_ROLE,), environment="env_pay", account=CONSUMER_ACCOUNT
+    )
     world.iam.add_role(REMOTE_ROLE)
     grant_run(world).run(parse_request(event("subscription_grant_requested.json")))
-    assert world.iam_writes() == 0 and "PutClusterPolicy" not in world.clusters.calls
+    assert world.iam_writes() == 0
+    assert "PutClusterPolicy" not in world.clusters.calls
     assert world.datazone.status_of("grant0001") == "GRANT_FAILED"
     assert "MSK Serverless" in (world.datazone.updates[-1][3] or "")
 
@@ -142,10 +170,13 @@ def test_a_reconciling_run_stops_before_its_deadline_and_its_follow_up_resumes()
     answers = iter([900.0, 900.0] + [10.0] * 20)
     first = grant_run(world, remaining=lambda: next(answers)).run(parse_request({}))
     # Then it stops, saying where to resume
-    assert first.incomplete and first.resume_after == roles[1] and first.granted.total == 2
+    assert first.incomplete
+    assert first.resume_after == roles[1]
+    assert first.granted.total == 2
     # And the follow-up finishes the rest without reading the finished groups' roles again
     reads_before = world.iam.calls["GetRole"]
     second = grant_run(world).run(parse_request({"resumeAfter": first.resume_after}))
-    assert second.granted.total == 3 and not second.incomplete
+    assert second.granted.total == 3
+    assert not second.incomplete
     assert world.iam.calls["GetRole"] - reads_before == 6  # three roles, read again under their lease
     assert all(world.datazone.status_of(f"grant{n:04d}") == "GRANTED" for n in range(1, 6))

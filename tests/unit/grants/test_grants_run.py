@@ -30,11 +30,15 @@ def access(**overrides: Any) -> AccessSettings:
 
 
 def settings(**overrides: Any) -> GrantSettings:
-    return GrantSettings(**{"domain_id": DOMAIN, "state_root": "/kafka-lineage", "access": access(), **overrides})
+    return GrantSettings(
+        **{"domain_id": DOMAIN, "state_root": "/kafka-lineage", "access": access(), **overrides}
+    )
 
 
 def run(world: FakeWorld, payload: Any, remaining: float = 900.0, **overrides: Any) -> GrantsResult:
-    return GrantRun(settings(**overrides), world.ports(), lambda: remaining, now=lambda: NOW).run(parse_request(payload))
+    return GrantRun(settings(**overrides), world.ports(), lambda: remaining, now=lambda: NOW).run(
+        parse_request(payload)
+    )
 
 
 def test_a_grant_event_gives_the_role_its_topic_and_reports_granted() -> None:
@@ -62,9 +66,11 @@ def test_one_grant_from_event_to_granted_takes_at_most_12_datazone_and_iam_calls
     run(world, event("subscription_grant_requested.json"))
     # Then DataZone and IAM saw at most 12 calls (the figure is printed for the report)
     calls = world.datazone.calls + world.iam.calls
-    print(f"\none grant, event to GRANTED: {sum(calls.values())} DataZone and IAM calls: {dict(sorted(calls.items()))}")
+    total = sum(calls.values())
+    print(f"\none grant, event to GRANTED: {total} DataZone and IAM calls: {dict(sorted(calls.items()))}")
     assert sum(calls.values()) <= 12
-    assert calls["UpdateSubscriptionGrantStatus"] == 2 and calls["PutRolePolicy"] == 1
+    assert calls["UpdateSubscriptionGrantStatus"] == 2
+    assert calls["PutRolePolicy"] == 1
 
 
 def test_a_redelivered_event_writes_nothing() -> None:
@@ -78,9 +84,11 @@ def test_a_redelivered_event_writes_nothing() -> None:
     # When the same event is delivered again
     result = run(world, event("subscription_grant_requested.json"))
     # Then no IAM write, no status update, no lease
-    assert world.iam_writes() == writes and len(world.datazone.updates) == updates
+    assert world.iam_writes() == writes
+    assert len(world.datazone.updates) == updates
     assert world.leases.taken == []
-    assert result.unchanged == 1 and result.granted.total == 0
+    assert result.unchanged == 1
+    assert result.granted.total == 0
 
 
 def test_another_domains_event_is_ignored_without_a_call() -> None:
@@ -88,7 +96,8 @@ def test_another_domains_event_is_ignored_without_a_call() -> None:
     world.datazone.add_grant(1, TOPIC)
     world.iam.add_role(ROLE)
     result = run(world, event("subscription_grant_other_domain.json"))
-    assert result.ignored.total == 1 and "dzd_otherdomain9" in result.ignored.items[0]["reason"]
+    assert result.ignored.total == 1
+    assert "dzd_otherdomain9" in result.ignored.items[0]["reason"]
     assert sum(world.calls().values()) == 0
 
 
@@ -97,8 +106,10 @@ def test_a_grant_on_another_asset_type_is_ignored_and_writes_nothing() -> None:
     world.datazone.add_grant(1, TOPIC, asset_type="S3ObjectCollectionAssetType")
     world.iam.add_role(ROLE)
     result = run(world, event("subscription_grant_requested.json"))
-    assert result.ignored.total == 1 and "KafkaTopicAssetType" in result.ignored.items[0]["reason"]
-    assert world.iam_writes() == 0 and world.datazone.updates == []
+    assert result.ignored.total == 1
+    assert "KafkaTopicAssetType" in result.ignored.items[0]["reason"]
+    assert world.iam_writes() == 0
+    assert world.datazone.updates == []
 
 
 def test_an_sqs_record_wrapping_the_event_is_fulfilled_too() -> None:
@@ -106,7 +117,8 @@ def test_an_sqs_record_wrapping_the_event_is_fulfilled_too() -> None:
     world.datazone.add_grant(1, TOPIC)
     world.iam.add_role(ROLE)
     result = run(world, json.loads((EVENTS / "subscription_grants_sqs.json").read_text()))
-    assert result.granted.total == 1 and world.datazone.status_of("grant0001") == "GRANTED"
+    assert result.granted.total == 1
+    assert world.datazone.status_of("grant0001") == "GRANTED"
 
 
 def test_a_revoke_keeps_what_another_grant_still_gives() -> None:
@@ -137,7 +149,8 @@ def test_the_last_revoke_takes_the_access_away() -> None:
     assert world.iam.roles[ROLE].inline
     world.datazone.set_state("grant0001", "REVOKE_PENDING")
     run(world, event("subscription_grant_revoke_requested.json"))
-    assert world.iam.roles[ROLE].inline == {} and world.iam.roles[ROLE].attached == []
+    assert world.iam.roles[ROLE].inline == {}
+    assert world.iam.roles[ROLE].attached == []
     assert world.datazone.status_of("grant0001") == "REVOKED"
 
 
@@ -150,18 +163,23 @@ def test_120_grants_to_one_role_stay_within_iams_limits() -> None:
     # When the reconciling run finishes them
     result = run(world, {})
     # Then every grant is GRANTED, every topic reachable, and IAM's limits held (the fake refuses past them)
-    assert result.granted.total == 120 and result.failed.total == 0
+    assert result.granted.total == 120
+    assert result.failed.total == 0
     assert all(world.datazone.status_of(f"grant{n:04d}") == "GRANTED" for n in range(1, 121))
     resources = world.iam.resources(ROLE)
-    assert all(any(r.endswith(f"/dbserver1.inventory.table_{n:04d}") for r in resources) for n in range(1, 121))
+    assert all(
+        any(r.endswith(f"/dbserver1.inventory.table_{n:04d}") for r in resources) for n in range(1, 121)
+    )
     role = world.iam.roles[ROLE]
     assert sum(len(doc) for doc in role.inline.values()) <= 10_240
-    assert len(role.attached) <= 10 and role.attached
+    assert len(role.attached) <= 10
+    assert role.attached
     assert all(len(world.iam.policies[p].default()) <= 6_144 for p in role.attached)
     # And a second run finds nothing to do
     writes = world.iam_writes()
     again = run(world, {})
-    assert world.iam_writes() == writes and again.unchanged == 120
+    assert world.iam_writes() == writes
+    assert again.unchanged == 120
 
 
 def test_a_role_denied_by_its_boundary_fails_with_the_boundary_named_and_nothing_written() -> None:
@@ -173,8 +191,10 @@ def test_a_role_denied_by_its_boundary_fails_with_the_boundary_named_and_nothing
     assert world.iam_writes() == 0
     assert world.datazone.status_of("grant0001") == "GRANT_FAILED"
     cause = world.datazone.updates[-1][3] or ""
-    assert "permissions boundary" in cause and "ConsumerBoundary" in cause
-    assert result.failed.total == 1 and not result.raises
+    assert "permissions boundary" in cause
+    assert "ConsumerBoundary" in cause
+    assert result.failed.total == 1
+    assert not result.raises
 
 
 def test_a_role_outside_the_allow_list_fails_naming_the_setting_and_nothing_is_written() -> None:
@@ -195,10 +215,13 @@ def test_without_access_settings_every_grant_fails_naming_consumer_roles() -> No
     world.iam.add_role(ROLE)
     environ = {"DATAZONE_DOMAIN_ID": DOMAIN, "MAPPING_PATH": "/kafka-lineage"}
     loaded = GrantSettings.from_environment(environ)
-    result = GrantRun(loaded, world.ports(), lambda: 900.0).run(parse_request(event("subscription_grant_requested.json")))
+    result = GrantRun(loaded, world.ports(), lambda: 900.0).run(
+        parse_request(event("subscription_grant_requested.json"))
+    )
     assert world.datazone.status_of("grant0001") == "GRANT_FAILED"
     assert "access.consumerRoles" in (world.datazone.updates[-1][3] or "")
-    assert world.iam_writes() == 0 and result.failed.total == 1
+    assert world.iam_writes() == 0
+    assert result.failed.total == 1
 
 
 def test_a_malformed_access_setting_fails_pending_grants_and_touches_no_role() -> None:
@@ -206,8 +229,14 @@ def test_a_malformed_access_setting_fails_pending_grants_and_touches_no_role() -
     world.datazone.add_grant(1, TOPIC, status="GRANTED")
     world.datazone.add_grant(2, "orders", status="GRANT_PENDING")
     world.iam.add_role(ROLE)
-    environ = {"DATAZONE_DOMAIN_ID": DOMAIN, "MAPPING_PATH": "/kafka-lineage", "ACCESS": '{"consumerRoles": 5}'}
-    result = GrantRun(GrantSettings.from_environment(environ), world.ports(), lambda: 900.0).run(parse_request({}))
+    environ = {
+        "DATAZONE_DOMAIN_ID": DOMAIN,
+        "MAPPING_PATH": "/kafka-lineage",
+        "ACCESS": '{"consumerRoles": 5}',
+    }
+    result = GrantRun(GrantSettings.from_environment(environ), world.ports(), lambda: 900.0).run(
+        parse_request({})
+    )
     assert world.iam_writes() == 0
     assert world.datazone.status_of("grant0001") == "GRANTED"
     assert world.datazone.status_of("grant0002") == "GRANT_FAILED"
@@ -221,7 +250,9 @@ def test_a_policy_deleted_by_hand_is_restored_by_the_schedule_without_status_upd
     run(world, event("subscription_grant_requested.json"))
     updates = len(world.datazone.updates)
     world.iam.roles[ROLE].inline.clear()  # someone deleted it in the console
-    scheduled = json.loads((Path(__file__).resolve().parents[2] / "events" / "lineage_scheduled.json").read_text())
+    scheduled = json.loads(
+        (Path(__file__).resolve().parents[2] / "events" / "lineage_scheduled.json").read_text()
+    )
     run(world, scheduled)
     assert any(r.endswith(f"/{TOPIC}") for r in world.iam.resources(ROLE))
     assert len(world.datazone.updates) == updates
@@ -236,8 +267,10 @@ def test_a_reconciling_run_with_nothing_to_do_writes_nothing() -> None:
     writes, updates = world.iam_writes(), len(world.datazone.updates)
     world.leases.taken.clear()
     result = run(world, {})
-    assert world.iam_writes() == writes and len(world.datazone.updates) == updates
-    assert world.leases.taken == [] and result.unchanged == 3
+    assert world.iam_writes() == writes
+    assert len(world.datazone.updates) == updates
+    assert world.leases.taken == []
+    assert result.unchanged == 3
 
 
 def test_a_dry_run_writes_nothing_and_reports_the_plan() -> None:
@@ -245,7 +278,9 @@ def test_a_dry_run_writes_nothing_and_reports_the_plan() -> None:
     world.datazone.add_grant(1, TOPIC)
     world.iam.add_role(ROLE)
     result = run(world, {"dryRun": True})
-    assert world.iam_writes() == 0 and world.datazone.updates == [] and world.leases.taken == []
+    assert world.iam_writes() == 0
+    assert world.datazone.updates == []
+    assert world.leases.taken == []
     out = result.to_dict()
     assert out["dryRun"] is True
     assert {"grantId": "grant0001", "status": "GRANTED"}.items() <= out["planned"][0].items()
@@ -259,14 +294,19 @@ def test_grants_stuck_for_over_an_hour_are_counted_by_the_reconciling_run() -> N
     world.datazone.add_grant(3, "payments", status="GRANTED", updated=NOW.replace(hour=1))
     world.iam.add_role(ROLE)
     result = run(world, {})
-    assert result.stuck == 1 and result.to_dict()["counts"]["stuck"] == 1
+    assert result.stuck == 1
+    assert result.to_dict()["counts"]["stuck"] == 1
 
 
 def test_a_malformed_event_is_reported_not_raised() -> None:
     world = FakeWorld()
-    result = run(world, {"source": "aws.datazone", "detail-type": "Subscription Grant Requested", "detail": {}})
-    assert result.malformed and "detail.metadata" in result.to_dict()["error"]
-    assert not result.raises and sum(world.calls().values()) == 0
+    result = run(
+        world, {"source": "aws.datazone", "detail-type": "Subscription Grant Requested", "detail": {}}
+    )
+    assert result.malformed
+    assert "detail.metadata" in result.to_dict()["error"]
+    assert not result.raises
+    assert sum(world.calls().values()) == 0
 
 
 def test_unknown_option_keys_are_refused_by_name() -> None:
