@@ -1,0 +1,454 @@
+"""The subscription-grants adapters: DataZone through botocore's Stubber (which checks every member name
+and type against botocore's datazone model), IAM and MSK cluster policies on moto."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from typing import Any
+
+import boto3
+import pytest
+from botocore.stub import Stubber
+from moto import mock_aws
+
+from kafka_lineage.access.decide import decide
+from kafka_lineage.access.model import Grant, GrantStatus, Naming
+from kafka_lineage.access.settings import AccessSettings
+from kafka_lineage.aws.calls import calls_of, instrument
+from kafka_lineage.aws.cluster_policies import ClusterPolicies, ClusterPolicyConflict
+from kafka_lineage.aws.iam_roles import IamRoles
+from kafka_lineage.aws.subscription_grants import SubscriptionGrants
+from kafka_lineage.grants.convert import calls, role_state
+from kafka_lineage.model.iam import IamCall
+
+DOMAIN = "dzd_5x7example"
+MOTO_ACCOUNT = "123456789012"
+LISTING_FORMS = json.dumps(
+    {
+        "MskSourceReferenceFormType": {
+            "cluster_arn": "arn:aws:kafka:eu-west-1:111122223333:cluster/cdc/0f1e-2"
+        },
+        "KafkaSchemaFormType": {"kafka_topic": "dbserver1.inventory.customers"},
+    }
+)
+WHEN = datetime(2026, 11, 20, 9, 0, tzinfo=UTC)
+
+
+def grant_item(grant_id: str, status: str = "GRANT_PENDING") -> dict[str, Any]:
+    return {
+        "id": grant_id,
+        "createdBy": "user",
+        "domainId": DOMAIN,
+        "createdAt": WHEN,
+        "updatedAt": WHEN,
+        "environmentId": "env_sales01",
+        "subscriptionTargetId": "target01",
+        "grantedEntity": {"listing": {"id": "listing0001", "revision": "3"}},
+        "status": "PENDING",
+        "assets": [{"assetId": "asset0001", "assetRevision": "2", "status": status}],
+        "subscriptionId": "sub0001",
+    }
+
+
+@pytest.fixture
+def datazone() -> Iterator[tuple[SubscriptionGrants, Stubber]]:
+    client = boto3.client("datazone", region_name="eu-west-1")
+    with Stubber(client) as stubber:
+        yield SubscriptionGrants(instrument(client), DOMAIN), stubber
+        stubber.assert_no_pending_responses()
+
+
+def test_a_grant_is_read_with_its_assets_and_a_missing_one_is_none(datazone: Any) -> None:
+    adapter, stub = datazone
+    stub.add_response(
+        "get_subscription_grant",
+        grant_item("grant0001"),
+        {"domainIdentifier": DOMAIN, "identifier": "grant0001"},
+    )
+    stub.add_client_error("get_subscription_grant", "ResourceNotFoundException", http_status_code=404)
+    record = adapter.grant("grant0001")
+    assert record is not None
+    assert (record.listing_id, record.listing_revision, record.target_id, record.environment_id) == (
+        "listing0001",
+        "3",
+        "target01",
+        "env_sales01",
+    )
+    assert record.assets[0].status == "GRANT_PENDING"
+    assert record.updated_at == WHEN
+    assert adapter.grant("gone") is None
+
+
+def test_every_page_of_grants_is_listed_50_at_a_time(datazone: Any) -> None:
+    adapter, stub = datazone
+    stub.add_response(
+        "list_subscription_grants",
+        {"items": [grant_item("grant0001")], "nextToken": "page2"},
+        {"domainIdentifier": DOMAIN, "maxResults": 50},
+    )
+    stub.add_response(
+        "list_subscription_grants",
+        {"items": [grant_item("grant0002", "GRANTED")]},
+        {"domainIdentifier": DOMAIN, "maxResults": 50, "nextToken": "page2"},
+    )
+    assert [r.grant_id for r in adapter.grants()] == ["grant0001", "grant0002"]
+
+
+def test_a_listing_is_read_once_with_its_forms_and_a_data_product_through_its_items(datazone: Any) -> None:
+    adapter, stub = datazone
+    asset = {"assetId": "asset0001", "assetType": "KafkaTopicAssetType", "forms": LISTING_FORMS}
+    stub.add_response(
+        "get_listing",
+        {"domainId": DOMAIN, "id": "listing0001", "listingRevision": "3", "item": {"assetListing": asset}},
+        {"domainIdentifier": DOMAIN, "identifier": "listing0001", "listingRevision": "3"},
+    )
+    product = {"dataProductListing": {"items": [{"listingId": "listing0001", "listingRevision": "3"}]}}
+    stub.add_response(
+        "get_listing",
+        {"domainId": DOMAIN, "id": "product01", "listingRevision": "1", "item": product},
+        {"domainIdentifier": DOMAIN, "identifier": "product01", "listingRevision": "1"},
+    )
+    stub.add_response(
+        "get_listing",
+        {"domainId": DOMAIN, "id": "listing0001", "listingRevision": "3", "item": {"assetListing": asset}},
+        {"domainIdentifier": DOMAIN, "identifier": "listing0001", "listingRevision": "3"},
+    )
+    first = adapter.listing("listing0001", "3")
+    assert adapter.listing("listing0001", "3") is first  # a revision is read once
+    assert first.assets[0].forms["KafkaSchemaFormType"]["kafka_topic"] == "dbserver1.inventory.customers"
+    assert [a.asset_id for a in adapter.listing("product01", "1").assets] == ["asset0001"]
+
+
+def test_target_environment_and_status_updates_use_the_models_members(datazone: Any) -> None:
+    adapter, stub = datazone
+    target = {
+        "id": "target01",
+        "authorizedPrincipals": ["arn:aws:iam::111122223333:role/analytics-consumer"],
+        "domainId": DOMAIN,
+        "projectId": "prj_sales01",
+        "environmentId": "env_sales01",
+        "name": "kafka",
+        "type": "KafkaTopicSubscriptionTargetType",
+        "createdBy": "user",
+        "createdAt": WHEN,
+        "applicableAssetTypes": ["KafkaTopicAssetType"],
+        "subscriptionTargetConfig": [],
+        "provider": "kafka-lineage",
+    }
+    stub.add_response(
+        "get_subscription_target",
+        target,
+        {"domainIdentifier": DOMAIN, "environmentIdentifier": "env_sales01", "identifier": "target01"},
+    )
+    environment = {
+        "projectId": "prj_sales01",
+        "domainId": DOMAIN,
+        "createdBy": "user",
+        "name": "sales",
+        "provider": "Amazon DataZone",
+        "awsAccountId": "111122223333",
+        "awsAccountRegion": "eu-west-1",
+    }
+    stub.add_response(
+        "get_environment", environment, {"domainIdentifier": DOMAIN, "identifier": "env_sales01"}
+    )
+    stub.add_response(
+        "update_subscription_grant_status",
+        grant_item("grant0001", "GRANT_FAILED"),
+        {
+            "domainIdentifier": DOMAIN,
+            "identifier": "grant0001",
+            "assetIdentifier": "asset0001",
+            "status": "GRANT_FAILED",
+            "failureCause": {"message": "the permissions boundary denies kafka-cluster:Connect"},
+        },
+    )
+    found = adapter.target("env_sales01", "target01")
+    assert found.principals == ("arn:aws:iam::111122223333:role/analytics-consumer",)
+    assert found.project_id == "prj_sales01"
+    assert adapter.environment("env_sales01").account == "111122223333"
+    adapter.set_status(
+        "grant0001", "asset0001", "GRANT_FAILED", "the permissions boundary denies kafka-cluster:Connect"
+    )
+
+
+# --- IAM on moto ---------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def iam() -> Iterator[Any]:
+    with mock_aws():
+        yield instrument(boto3.client("iam", region_name="us-east-1"))
+
+
+TRUST = json.dumps(
+    {
+        "Version": "2012-10-17",
+        "Statement": [
+            {"Effect": "Allow", "Principal": {"Service": "ec2.amazonaws.com"}, "Action": "sts:AssumeRole"}
+        ],
+    }
+)
+BOUNDARY = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "*", "Resource": "*"}]}
+
+
+def role(iam: Any, name: str = "analytics-consumer", path: str = "/", boundary: bool = False) -> str:
+    extra: dict[str, Any] = {}
+    if boundary:
+        created = iam.create_policy(PolicyName="ConsumerBoundary", PolicyDocument=json.dumps(BOUNDARY))
+        extra["PermissionsBoundary"] = created["Policy"]["Arn"]
+    return str(
+        iam.create_role(RoleName=name, Path=path, AssumeRolePolicyDocument=TRUST, **extra)["Role"]["Arn"]
+    )
+
+
+def grants_for(role_arn: str, count: int) -> list[Grant]:
+    cluster = f"arn:aws:kafka:eu-west-1:{MOTO_ACCOUNT}:cluster/cdc/0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0-2"
+    return [
+        Grant(
+            f"grant{n:04d}",
+            f"listing{n:04d}",
+            f"asset{n:04d}",
+            cluster,
+            f"dbserver1.inventory.table_{n:04d}",
+            "prj_sales01",
+            "env_sales01",
+            MOTO_ACCOUNT,
+            "eu-west-1",
+            (role_arn,),
+            GrantStatus.GRANT_PENDING,
+        )
+        for n in range(1, count + 1)
+    ]
+
+
+def test_a_role_is_read_with_its_policies_and_boundary(iam: Any) -> None:
+    arn = role(iam, boundary=True)
+    iam.put_role_policy(
+        RoleName="analytics-consumer", PolicyName="Other", PolicyDocument=json.dumps(BOUNDARY)
+    )
+    other = iam.create_policy(PolicyName="ReadS3", PolicyDocument=json.dumps(BOUNDARY))["Policy"]["Arn"]
+    iam.attach_role_policy(RoleName="analytics-consumer", PolicyArn=other)
+    record = IamRoles(lambda account: iam, "/kafka-lineage/").read(arn)
+    assert record is not None
+    assert record.inline == {"Other": BOUNDARY}
+    assert [(p.arn, p.path, p.document) for p in record.managed] == [(other, "/", BOUNDARY)]
+    assert record.boundary_arn
+    assert record.boundary == BOUNDARY
+
+
+def test_a_missing_role_and_a_role_at_another_path_are_not_found(iam: Any) -> None:
+    role(iam, path="/teams/")
+    roles = IamRoles(lambda account: iam, "/kafka-lineage/")
+    assert roles.read(f"arn:aws:iam::{MOTO_ACCOUNT}:role/nobody") is None
+    assert (
+        roles.read(f"arn:aws:iam::{MOTO_ACCOUNT}:role/analytics-consumer") is None
+    )  # it lives under /teams/
+    assert roles.read(f"arn:aws:iam::{MOTO_ACCOUNT}:role/teams/analytics-consumer") is not None
+
+
+@pytest.mark.parametrize("count", [1, 120])
+def test_an_applied_plan_plans_nothing_more(iam: Any, count: int) -> None:
+    # Given a role and `count` grants of distinct topics (120: the inline policy and managed ones)
+    arn = role(iam)
+    roles = IamRoles(lambda account: iam, Naming().path)
+    settings = AccessSettings.parse({"consumerRoles": [f"arn:aws:iam::{MOTO_ACCOUNT}:role/*"]})
+    grants = grants_for(arn, count)
+
+    def plan() -> Any:
+        record = roles.read(arn)
+        assert record is not None
+        return decide(grants, {arn: role_state(record)}, settings, Naming()).plans[0]
+
+    # When its plan is applied through the adapter
+    first = plan()
+    roles.apply(arn, calls(first))
+    # Then the role holds it: planning again gives nothing to write
+    assert not first.empty
+    assert plan().empty
+    if count == 120:
+        attached = iam.list_attached_role_policies(RoleName="analytics-consumer")["AttachedPolicies"]
+        assert attached
+        assert all(
+            p["PolicyArn"].startswith(f"arn:aws:iam::{MOTO_ACCOUNT}:policy/kafka-lineage/") for p in attached
+        )
+
+
+def test_writes_are_idempotent_deletes_of_what_is_gone_and_creates_of_what_exists(iam: Any) -> None:
+    arn = role(iam)
+    roles = IamRoles(lambda account: iam, "/kafka-lineage/")
+    policy_arn = f"arn:aws:iam::{MOTO_ACCOUNT}:policy/kafka-lineage/KafkaLineageAccess-analytics-consumer-1"
+    create = IamCall(
+        "CreatePolicy",
+        {
+            "PolicyName": "KafkaLineageAccess-analytics-consumer-1",
+            "Path": "/kafka-lineage/",
+            "PolicyDocument": json.dumps(BOUNDARY),
+            "PolicyArn": policy_arn,
+        },
+    )
+    roles.apply(arn, [create])
+    # A create met again with another document adopts the policy and makes that document its default
+    other = {
+        "Version": "2012-10-17",
+        "Statement": [{"Effect": "Allow", "Action": "glue:GetSchemaVersion", "Resource": "*"}],
+    }
+    roles.apply(arn, [IamCall("CreatePolicy", {**create.params, "PolicyDocument": json.dumps(other)})])
+    default = iam.get_policy(PolicyArn=policy_arn)["Policy"]["DefaultVersionId"]
+    assert (
+        iam.get_policy_version(PolicyArn=policy_arn, VersionId=default)["PolicyVersion"]["Document"] == other
+    )
+    # Five versions taken: a new version makes room by deleting the oldest non-default one
+    for n in range(4):
+        document = {**other, "Statement": [{**other["Statement"][0], "Sid": f"S{n}"}]}
+        roles.apply(
+            arn,
+            [
+                IamCall(
+                    "CreatePolicyVersion",
+                    {"PolicyArn": policy_arn, "PolicyDocument": json.dumps(document), "SetAsDefault": True},
+                )
+            ],
+        )
+    assert len(iam.list_policy_versions(PolicyArn=policy_arn)["Versions"]) == 5
+    # Deleting and detaching what is gone succeeds
+    roles.apply(
+        arn,
+        [
+            IamCall(
+                "DeleteRolePolicy", {"RoleName": "analytics-consumer", "PolicyName": "KafkaLineageAccess"}
+            ),
+            IamCall("DetachRolePolicy", {"RoleName": "analytics-consumer", "PolicyArn": policy_arn}),
+            IamCall("DeletePolicy", {"PolicyArn": policy_arn}),
+            IamCall("DeletePolicy", {"PolicyArn": policy_arn}),
+        ],
+    )
+    assert not any(p["Arn"] == policy_arn for p in iam.list_policies(Scope="Local")["Policies"])
+
+
+def test_a_role_in_another_account_is_read_and_written_with_that_accounts_client(iam: Any) -> None:
+    asked: list[str] = []
+
+    def iam_for(account: str) -> Any:
+        asked.append(account)
+        return iam
+
+    role(iam)
+    IamRoles(iam_for, "/kafka-lineage/").read(f"arn:aws:iam::{MOTO_ACCOUNT}:role/analytics-consumer")
+    assert asked == [MOTO_ACCOUNT]
+
+
+# --- MSK cluster policies on moto ----------------------------------------------------------------------
+
+
+@pytest.fixture
+def kafka() -> Iterator[Any]:
+    with mock_aws():
+        yield instrument(boto3.client("kafka", region_name="eu-west-1"))
+
+
+def cluster(kafka: Any, serverless: bool = False) -> str:
+    kind: dict[str, Any] = (
+        {"Serverless": {"VpcConfigs": [{"SubnetIds": ["subnet-1"]}]}}
+        if serverless
+        else {
+            "Provisioned": {
+                "BrokerNodeGroupInfo": {"ClientSubnets": ["subnet-1"], "InstanceType": "kafka.m5.large"},
+                "KafkaVersion": "3.6.0",
+                "NumberOfBrokerNodes": 2,
+            }
+        }
+    )
+    return str(kafka.create_cluster_v2(ClusterName="cdc", **kind)["ClusterArn"])
+
+
+def statement(sid: str, account: str = "777788889999") -> dict[str, Any]:
+    return {
+        "Sid": sid,
+        "Effect": "Allow",
+        "Principal": {"AWS": f"arn:aws:iam::{account}:root"},
+        "Action": ["kafka:DescribeCluster"],
+        "Resource": ["*"],
+    }
+
+
+def adding(sid: str) -> Any:
+    def render(current: Any) -> tuple[bool, Any]:
+        statements = list((current or {}).get("Statement", []))
+        if any(s["Sid"] == sid for s in statements):
+            return False, current
+        return True, {"Version": "2012-10-17", "Statement": [*statements, statement(sid)]}
+
+    return render
+
+
+def test_a_cluster_policy_is_read_written_and_deleted(kafka: Any) -> None:
+    arn = cluster(kafka)
+    policies = ClusterPolicies(lambda _: kafka)
+    assert policies.read(arn) is None
+    assert not policies.serverless(arn)
+    assert policies.update(arn, adding("Ours"))
+    assert [s["Sid"] for s in policies.read(arn)["Statement"]] == ["Ours"]  # type: ignore[index]
+    assert not policies.update(arn, adding("Ours"))  # nothing changes: no write
+    assert policies.update(arn, lambda current: (True, None))
+    assert policies.read(arn) is None
+
+
+def test_a_version_conflict_is_read_again_merged_again_and_put_again(kafka: Any) -> None:
+    # Given a cluster policy another writer changes between our read and our put
+    arn = cluster(kafka)
+    kafka.put_cluster_policy(
+        ClusterArn=arn, Policy=json.dumps({"Version": "2012-10-17", "Statement": [statement("Owner")]})
+    )
+
+    class Interfering:
+        def __init__(self) -> None:
+            self.once = True
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(kafka, name)
+
+        def put_cluster_policy(self, **asked: Any) -> Any:
+            if self.once:
+                self.once = False
+                current = json.loads(kafka.get_cluster_policy(ClusterArn=arn)["Policy"])
+                current["Statement"].append(statement("Console"))
+                version = kafka.get_cluster_policy(ClusterArn=arn)["CurrentVersion"]
+                kafka.put_cluster_policy(ClusterArn=arn, Policy=json.dumps(current), CurrentVersion=version)
+            return kafka.put_cluster_policy(**asked)
+
+    # When ours is added
+    before = calls_of(kafka).count("PutClusterPolicy")
+    assert ClusterPolicies(lambda _: Interfering()).update(arn, adding("Ours"))
+    # Then MSK refused the stale version, and the re-merge kept the other writer's statement
+    final = json.loads(kafka.get_cluster_policy(ClusterArn=arn)["Policy"])
+    assert [s["Sid"] for s in final["Statement"]] == ["Owner", "Console", "Ours"]
+    # the other writer's put, our refused one, ours again
+    assert calls_of(kafka).count("PutClusterPolicy") - before == 3
+
+
+def test_a_policy_that_keeps_changing_gives_up_after_bounded_attempts(kafka: Any) -> None:
+    arn = cluster(kafka)
+    kafka.put_cluster_policy(
+        ClusterArn=arn, Policy=json.dumps({"Version": "2012-10-17", "Statement": [statement("Owner")]})
+    )
+
+    class AlwaysInterfering:
+        def __getattr__(self, name: str) -> Any:
+            return getattr(kafka, name)
+
+        def put_cluster_policy(self, **asked: Any) -> Any:
+            found = kafka.get_cluster_policy(ClusterArn=arn)
+            kafka.put_cluster_policy(
+                ClusterArn=arn, Policy=found["Policy"], CurrentVersion=found["CurrentVersion"]
+            )
+            return kafka.put_cluster_policy(**asked)
+
+    with pytest.raises(ClusterPolicyConflict):
+        ClusterPolicies(lambda _: AlwaysInterfering()).update(arn, adding("Ours"))
+
+
+def test_a_serverless_cluster_is_told_apart(kafka: Any) -> None:
+    assert ClusterPolicies(lambda _: kafka).serverless(cluster(kafka, serverless=True))
