@@ -291,7 +291,7 @@ def test_writes_are_idempotent_deletes_of_what_is_gone_and_creates_of_what_exist
     )
     roles.apply(arn, [create])
     # A create met again with another document adopts the policy and makes that document its default
-    other = {
+    other: dict[str, Any] = {
         "Version": "2012-10-17",
         "Statement": [{"Effect": "Allow", "Action": "glue:GetSchemaVersion", "Resource": "*"}],
     }
