@@ -4,6 +4,7 @@ and type against botocore's datazone model), IAM and MSK cluster policies on mot
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
@@ -452,3 +453,122 @@ def test_a_policy_that_keeps_changing_gives_up_after_bounded_attempts(kafka: Any
 
 def test_a_serverless_cluster_is_told_apart(kafka: Any) -> None:
     assert ClusterPolicies(lambda _: kafka).serverless(cluster(kafka, serverless=True))
+
+
+# --- One grant, event to GRANTED, through the real adapters ------------------------------------------
+
+
+def test_one_grant_event_to_granted_with_real_adapters_takes_at_most_12_calls(iam: Any) -> None:
+    # Given a pending grant (DataZone answers in the order the run asks) and a role in moto's IAM
+    from kafka_lineage.grants.ports import GrantPorts
+    from kafka_lineage.grants.requests import parse_request
+    from kafka_lineage.grants.run import GrantRun
+    from kafka_lineage.grants.settings import GrantSettings
+    from tests.unit.grants.fakes import FakeClusters, FakeLeases
+    from tests.unit.grants.test_grants_run import event
+
+    arn = role(iam)
+    cluster_arn = f"arn:aws:kafka:eu-west-1:{MOTO_ACCOUNT}:cluster/cdc/0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0-2"
+    forms = json.dumps(
+        {
+            "MskSourceReferenceFormType": {"cluster_arn": cluster_arn},
+            "KafkaSchemaFormType": {"kafka_topic": "dbserver1.inventory.customers"},
+        }
+    )
+    # (the Stubber answers at `before-call.*.*`, ahead of the call layer's counting hook: count there first)
+    client = instrument(boto3.client("datazone", region_name="eu-west-1"))
+    datazone_calls: Counter[str] = Counter()
+    client.meta.events.register_first(
+        "before-call.*.*", lambda model, **_: datazone_calls.update([model.name]), unique_id="test-count"
+    )
+    pending, granted = grant_item("grant0001"), grant_item("grant0001", "GRANTED")
+    with Stubber(client) as stub:
+        stub.add_response("get_subscription_grant", pending)
+        asset = {"assetId": "asset0001", "assetType": "KafkaTopicAssetType", "forms": forms}
+        stub.add_response(
+            "get_listing",
+            {
+                "domainId": DOMAIN,
+                "id": "listing0001",
+                "listingRevision": "3",
+                "item": {"assetListing": asset},
+            },
+        )
+        stub.add_response(
+            "get_subscription_target",
+            {
+                "id": "target01",
+                "authorizedPrincipals": [arn],
+                "domainId": DOMAIN,
+                "projectId": "prj_sales01",
+                "environmentId": "env_sales01",
+                "name": "kafka",
+                "type": "t",
+                "createdBy": "user",
+                "createdAt": WHEN,
+                "applicableAssetTypes": ["KafkaTopicAssetType"],
+                "subscriptionTargetConfig": [],
+                "provider": "p",
+            },
+        )
+        stub.add_response(
+            "get_environment",
+            {
+                "projectId": "prj_sales01",
+                "domainId": DOMAIN,
+                "createdBy": "u",
+                "name": "sales",
+                "provider": "p",
+                "awsAccountId": MOTO_ACCOUNT,
+                "awsAccountRegion": "eu-west-1",
+            },
+        )
+        stub.add_response("list_subscription_grants", {"items": [pending]})
+        stub.add_response(
+            "update_subscription_grant_status",
+            pending,
+            {
+                "domainIdentifier": DOMAIN,
+                "identifier": "grant0001",
+                "assetIdentifier": "asset0001",
+                "status": "GRANT_IN_PROGRESS",
+            },
+        )
+        stub.add_response(
+            "update_subscription_grant_status",
+            granted,
+            {
+                "domainIdentifier": DOMAIN,
+                "identifier": "grant0001",
+                "assetIdentifier": "asset0001",
+                "status": "GRANTED",
+            },
+        )
+        datazone = client
+        ports = GrantPorts(
+            SubscriptionGrants(datazone, DOMAIN),
+            IamRoles(lambda _: iam, "/kafka-lineage/"),
+            FakeClusters(),
+            FakeLeases(),
+        )
+        access = AccessSettings.parse({"consumerRoles": [f"arn:aws:iam::{MOTO_ACCOUNT}:role/*"]})
+        settings = GrantSettings(domain_id=DOMAIN, state_root="/kafka-lineage", access=access)
+        before = calls_of(iam).counts()
+        # When the event is handled
+        result = GrantRun(settings, ports, lambda: 900.0).run(
+            parse_request(event("subscription_grant_requested.json"))
+        )
+        stub.assert_no_pending_responses()
+    # Then it is GRANTED, the role holds the topic, and the calls are counted
+    assert result.granted.total == 1
+    iam_calls = {
+        op: n - before.get(op, 0) for op, n in calls_of(iam).counts().items() if n - before.get(op, 0)
+    }
+    figure = {**datazone_calls, **iam_calls}
+    total = sum(figure.values())
+    print(f"\none grant, event to GRANTED, real adapters: {total} calls: {dict(sorted(figure.items()))}")
+    assert sum(figure.values()) <= 12
+    document = iam.get_role_policy(RoleName="analytics-consumer", PolicyName="KafkaLineageAccess")[
+        "PolicyDocument"
+    ]
+    assert any("dbserver1.inventory.customers" in r for s in document["Statement"] for r in s["Resource"])
