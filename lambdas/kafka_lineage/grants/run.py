@@ -178,9 +178,10 @@ class GrantRun:
                 if work.empty:
                     result.count_unchanged(len(scope.grants))
                     return
-                if not held:
-                    leased, roles = True, scope.roles | roles
+                if not held and (scope.roles or roles):
+                    leased, roles = True, scope.roles | roles  # work to do: again, under the leases
                     continue
+                # (held, or no role at all: grants that name none only change status)
                 Applier(self._ports, self._settings.access, result).apply(work)
                 return
         raise LeaseBusy(

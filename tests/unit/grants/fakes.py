@@ -122,6 +122,8 @@ class FakeDataZone:
     def target(self, environment_id: str, target_id: str) -> Target:
         with self._lock:
             self.calls["GetSubscriptionTarget"] += 1
+            if (environment_id, target_id) not in self.targets:
+                raise NotFound("GetSubscriptionTarget", "ResourceNotFoundException", target_id)
             return self.targets[(environment_id, target_id)]
 
     def environment(self, environment_id: str) -> Environment:

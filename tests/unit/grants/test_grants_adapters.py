@@ -572,3 +572,34 @@ def test_one_grant_event_to_granted_with_real_adapters_takes_at_most_12_calls(ia
         "PolicyDocument"
     ]
     assert any("dbserver1.inventory.customers" in r for s in document["Statement"] for r in s["Resource"])
+
+
+# --- Role leases on moto's SSM -------------------------------------------------------------------------
+
+
+def test_a_role_lease_is_one_valid_ssm_name_per_role_and_a_second_holder_waits_then_gives_up() -> None:
+    from kafka_lineage.aws.lease import lease_path, role_holder
+    from kafka_lineage.aws.role_leases import RoleLeases
+    from kafka_lineage.model.failures import LeaseBusy
+    from kafka_lineage.model.ssm_names import SSM_PATH
+
+    # Given two roles whose ARNs carry characters SSM names refuse
+    first, second = "arn:aws:iam::111122223333:role/a+b=c,d@e", "arn:aws:iam::111122223333:role/teams/x.y_z-1"
+    paths = {lease_path("/kafka-lineage", role_holder(role)) for role in (first, second)}
+    # Then each has its own lease path under config/, valid for SSM
+    assert len(paths) == 2
+    assert all(
+        p.startswith("/kafka-lineage/config/lease/subscription-grants-") and SSM_PATH.fullmatch(p)
+        for p in paths
+    )
+    with mock_aws():
+        ssm = boto3.client("ssm", region_name="eu-west-1")
+        one = RoleLeases(ssm, "/kafka-lineage", "invocation-1", lambda: 60.0, wait_seconds=0.0)
+        two = RoleLeases(ssm, "/kafka-lineage", "invocation-2", lambda: 60.0, wait_seconds=0.0)
+        # When one invocation holds a role, another cannot take it; once released, it can
+        with one.hold([first, second]), pytest.raises(LeaseBusy), two.hold([second]):
+            pass
+        with two.hold([second]):
+            pass
+        assert one.taken == 2
+        assert two.taken == 1

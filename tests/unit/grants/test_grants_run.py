@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -312,3 +313,57 @@ def test_a_malformed_event_is_reported_not_raised() -> None:
 def test_unknown_option_keys_are_refused_by_name() -> None:
     result = run(FakeWorld(), {"dryRun": True, "force": True})
     assert "force" in result.to_dict()["error"]
+
+
+def test_a_grant_whose_target_is_gone_fails_naming_the_target() -> None:
+    # Given a pending grant whose subscription target no longer exists
+    world = FakeWorld()
+    world.datazone.add_grant(1, TOPIC)
+    world.datazone.targets.clear()
+    # When its event arrives (and when the schedule runs)
+    result = run(world, event("subscription_grant_requested.json"))
+    # Then it fails with a cause naming the target, and no IAM is touched
+    assert world.datazone.status_of("grant0001") == "GRANT_FAILED"
+    assert "target_env_sales01" in (world.datazone.updates[-1][3] or "")
+    assert result.failed.total == 1
+    assert world.iam_writes() == 0
+
+
+def test_an_asset_without_a_topic_in_its_forms_fails_saying_which_form() -> None:
+    world = FakeWorld()
+    world.datazone.add_grant(1, TOPIC)
+    listing = world.datazone.listings[("listing0001", "1")]
+    asset = listing.assets[0]
+    world.datazone.listings[("listing0001", "1")] = replace(
+        listing, assets=(replace(asset, forms={"MskSourceReferenceFormType": {"cluster_arn": CLUSTER}}),)
+    )
+    world.iam.add_role(ROLE)
+    run(world, {})
+    assert world.datazone.status_of("grant0001") == "GRANT_FAILED"
+    assert "KafkaSchemaFormType.kafka_topic" in (world.datazone.updates[-1][3] or "")
+    assert world.iam_writes() == 0
+
+
+def test_a_topic_name_no_arn_can_carry_fails_rather_than_widening_the_grant() -> None:
+    world = FakeWorld()
+    world.datazone.add_grant(1, "orders.*")
+    world.iam.add_role(ROLE)
+    run(world, event("subscription_grant_requested.json"))
+    assert world.datazone.status_of("grant0001") == "GRANT_FAILED"
+    assert "is not a Kafka topic name" in (world.datazone.updates[-1][3] or "")
+    assert world.iam_writes() == 0
+
+
+def test_weird_but_legal_names_are_granted() -> None:
+    # `__` heartbeat topics, dots, dashes, underscores, a 249-character topic; a role path with + = , @
+    role = f"arn:aws:iam::{ACCOUNT}:role/teams/stream-ing/reader+ops=1,a@b"
+    world = FakeWorld()
+    long_topic = "t" * 249
+    world.datazone.add_grant(1, "__debezium-heartbeat.dbserver1", roles=(role,))
+    world.datazone.add_grant(2, long_topic, roles=(role,), environment="env_x")
+    world.iam.add_role(role)
+    result = run(world, {})
+    assert result.granted.total == 2
+    resources = world.iam.resources(role)
+    assert any(r.endswith("/__debezium-heartbeat.dbserver1") for r in resources)
+    assert any(r.endswith("/" + long_topic) for r in resources)
