@@ -603,3 +603,50 @@ def test_a_role_lease_is_one_valid_ssm_name_per_role_and_a_second_holder_waits_t
             pass
         assert one.taken == 2
         assert two.taken == 1
+
+
+# --- Other accounts ------------------------------------------------------------------------------------
+
+
+def test_iam_in_a_consumer_account_is_reached_through_its_role_and_external_id() -> None:
+    from kafka_lineage.aws.accounts import AccountClients
+    from kafka_lineage.aws.clients import reset_clients
+    from kafka_lineage.model.failures import SourceRoleUnavailable
+
+    consumer = "444455556666"
+    with mock_aws():
+        reset_clients()
+        # Given the consumer account's role for the function (moto keeps each account's IAM apart)
+        template = AccessSettings.parse(
+            {
+                "consumerAccountRole": "arn:aws:iam::{account}:role/KafkaLineageConsumer",
+                "externalId": "lineage-x1",
+            }
+        )
+        asked: list[str] = []
+
+        def role_of(account: str) -> tuple[str, str | None] | None:
+            asked.append(account)
+            named = template.account_role(account)
+            return None if named is None or account == "999999999999" else (named, template.external_id)
+
+        clients = AccountClients(
+            MOTO_ACCOUNT,
+            role_of,
+            "kafka-lineage-subscription-grants",
+            "access.consumerAccountRole is not set",
+        )
+        there = clients.client(consumer, "iam")
+        there.create_role(RoleName="payments-reader", AssumeRolePolicyDocument=TRUST)
+        # When the adapter reads the role by its ARN in that account
+        arn = f"arn:aws:iam::{consumer}:role/payments-reader"
+        record = IamRoles(lambda account: clients.client(account, "iam"), "/kafka-lineage/").read(arn)
+        # Then it is found there (and not in the function's own account)
+        assert record is not None
+        assert record.role_arn == arn
+        assert boto3.client("iam").list_roles()["Roles"] == []
+        assert asked == [consumer]
+        # And an account no role is named for fails with the setting named
+        with pytest.raises(SourceRoleUnavailable, match=r"access\.consumerAccountRole"):
+            clients.client("999999999999", "iam").get_role(RoleName="x")
+    reset_clients()

@@ -145,3 +145,40 @@ def test_a_run_that_could_start_nothing_does_not_hand_on_forever() -> None:
     assert "continued" not in result
     assert handed == []
     assert world.iam_writes() == 0
+
+
+def test_the_deployed_handler_builds_its_adapters_and_reports_a_malformed_event(monkeypatch: Any) -> None:
+    # Given the function's environment and Lambda's context (the real composition root builds the adapters)
+    from subscription_grants.handler import handler
+
+    for name, value in ENVIRON.items():
+        monkeypatch.setenv(name, value)
+
+    class LambdaContext(Context):
+        memory_limit_in_mb = 256
+        log_group_name = "/aws/lambda/kafka-lineage-subscription-grants"
+        log_stream_name = "2026/11/20/[$LATEST]0123"
+
+    # When it gets something that is not a grant event
+    result = handler({"source": "aws.glue", "detail-type": "AWS API Call via CloudTrail"}, LambdaContext())
+    # Then it says so and does not raise (no AWS call is made for it)
+    assert "not a DataZone subscription grant event" in result["error"]
+
+
+def test_the_wiring_reads_the_functions_account_and_the_sources_roles_by_cluster_account() -> None:
+    from subscription_grants.wiring import function_account, source_roles
+
+    assert function_account(Context()) == ACCOUNT  # type: ignore[arg-type]
+    sources = [
+        {
+            "registryName": "cdc",
+            "clusterArn": "arn:aws:kafka:eu-west-1:222233334444:cluster/cdc/abc-1",
+            "roleArn": "arn:aws:iam::222233334444:role/KafkaLineageSource",
+            "externalId": "x-1",
+        },
+        {"registryName": "local", "clusterArn": f"arn:aws:kafka:eu-west-1:{ACCOUNT}:cluster/local/def-2"},
+    ]
+    assert source_roles({"SOURCES": json.dumps(sources)}) == {
+        "222233334444": ("arn:aws:iam::222233334444:role/KafkaLineageSource", "x-1")
+    }
+    assert source_roles({"SOURCES": "not json"}) == {}
