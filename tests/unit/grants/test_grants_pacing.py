@@ -6,6 +6,7 @@ call layer would make it wait, and the deadline counts down with those waits."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import partial
 from typing import Any
 
 import pytest
@@ -60,6 +61,10 @@ class PacedDataZone(FakeDataZone):
         super().set_status(grant_id, asset_id, status, cause)
 
 
+def seconds_left(context: CountdownContext) -> float:
+    return context.get_remaining_time_in_millis() / 1000
+
+
 def settings() -> GrantSettings:
     access = AccessSettings.parse({"consumerRoles": [f"arn:aws:iam::{ACCOUNT}:role/*"]})
     return GrantSettings(domain_id=DOMAIN, state_root="/kafka-lineage", access=access)
@@ -100,9 +105,8 @@ def test_a_reconciling_run_over_many_roles_stops_in_time_and_its_follow_ups_fini
     invocations = []
     while True:
         context = CountdownContext(60.0, clock=clock.monotonic)
-        result = GrantRun(
-            settings(), world.ports(), lambda c=context: c.get_remaining_time_in_millis() / 1000
-        ).run(parse_request(payload))
+        remaining = partial(seconds_left, context)
+        result = GrantRun(settings(), world.ports(), remaining).run(parse_request(payload))
         invocations.append(
             (result.granted.total, round(60.0 - context.get_remaining_time_in_millis() / 1000))
         )
