@@ -22,7 +22,8 @@ Not seen by the hooks: botocore's client-side parameter validation (`ParamValida
 `before-call`), and a role that cannot be assumed (`SourceRoleUnavailable`, kafka_lineage.aws.sessions).
 
 Every listing the adapters read has a botocore paginator (paginators-1.json: glue ListSchemas,
-ListSchemaVersions, GetTables; ssm GetParametersByPath; datazone Search, ListLineageEvents; kafkaconnect
+ListSchemaVersions, GetTables; ssm GetParametersByPath; datazone Search, ListLineageEvents,
+ListSubscriptionGrants; iam ListRolePolicies, ListAttachedRolePolicies, ListPolicyVersions; kafkaconnect
 ListConnectors), so no continuation token is handled by hand anywhere.
 """
 
