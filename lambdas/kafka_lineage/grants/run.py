@@ -94,6 +94,10 @@ class GrantRun:
             reason = f"listing {record.listing_id} holds no asset of type {self._settings.asset_type_name}"
             result.ignore({"grantId": event.grant_id, "reason": reason})
             return
+        if not resolved.grants and not resolved.unusable:
+            reason = "the grant lists none of its listing's assets yet; the reconciling run finishes it"
+            result.ignore({"grantId": event.grant_id, "reason": reason})
+            return
         active = any(asset.status in ACTIVE for asset in record.assets)
         self._settle(set(resolved.principals), resolved.unusable, resolver, result, leased=active)
 

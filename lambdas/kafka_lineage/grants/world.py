@@ -134,7 +134,8 @@ class Resolver:
         }
         assets = [asset for asset in record.assets if asset.asset_id in listed]
         if not assets:
-            return Resolved(record)
+            # A listing of our type whose grant lists none of its assets (yet): ours, with nothing to do.
+            return Resolved(record, ours=bool(listed))
         target = self.target(record)
         if target is None or record.environment_id is None:
             cause = (

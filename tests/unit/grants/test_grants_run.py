@@ -367,3 +367,15 @@ def test_weird_but_legal_names_are_granted() -> None:
     resources = world.iam.resources(role)
     assert any(r.endswith("/__debezium-heartbeat.dbserver1") for r in resources)
     assert any(r.endswith("/" + long_topic) for r in resources)
+
+
+def test_a_grant_that_lists_no_asset_yet_is_left_to_the_schedule() -> None:
+    world = FakeWorld()
+    world.datazone.add_grant(1, TOPIC)
+    world.datazone.records["grant0001"] = replace(world.datazone.records["grant0001"], assets=())
+    world.iam.add_role(ROLE)
+    result = run(world, event("subscription_grant_requested.json"))
+    assert result.ignored.total == 1
+    assert "reconciling run" in result.ignored.items[0]["reason"]
+    assert world.iam_writes() == 0
+    assert world.datazone.updates == []
