@@ -14,6 +14,14 @@
   lease of every role in the group, read again under it, decide again, apply. A group that grows under
   the lease (a grant came in naming another role) is leased again, wider.
 
+What it costs (measured in tests/unit/grants): one grant from its event to GRANTED, in a domain of a few
+grants, is 11 DataZone and IAM calls. Every settled group lists every grant of the domain (ListSubscriptionGrants
+has no filter by role; 50 a page at 3 TPS), so in a domain of N grants an event adds about N/50 calls; the
+access logic needs every grant naming the roles, and only a full listing under the lease sees them all.
+Known limits: a role whose every grant was deleted (not revoked) is not found again, so its access stays
+until a grant names it; a managed policy of ours left unattached by a stopped run is adopted when it is
+needed again, never deleted otherwise.
+
 One writer per role: why a lease, and not an SQS FIFO queue grouped by role. A FIFO queue orders the
 events of one role, but the reconciling run writes every role too, outside the queue, and an event names a
 grant, not its roles (they are read from the subscription target), so events could not be grouped by role
