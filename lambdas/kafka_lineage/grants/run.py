@@ -15,9 +15,10 @@
   the lease (a grant came in naming another role) is leased again, wider.
 
 What it costs (measured in tests/unit/grants): one grant from its event to GRANTED, in a domain of a few
-grants, is 11 DataZone and IAM calls. Every settled group lists every grant of the domain (ListSubscriptionGrants
-has no filter by role; 50 a page at 3 TPS), so in a domain of N grants an event adds about N/50 calls; the
-access logic needs every grant naming the roles, and only a full listing under the lease sees them all.
+grants, is 11 DataZone and IAM calls. Every settled group lists every grant of the domain
+(ListSubscriptionGrants has no filter by role; 50 a page at 3 TPS), so in a domain of N grants an event adds
+about N/50 calls: the access logic needs every grant naming the roles, and only a full listing under the
+lease sees them all.
 Known limits: a role whose every grant was deleted (not revoked) is not found again, so its access stays
 until a grant names it; a managed policy of ours left unattached by a stopped run is adopted when it is
 needed again, never deleted otherwise.
