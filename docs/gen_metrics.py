@@ -25,7 +25,12 @@ ALARMS_MARKER = marker("alarms table", "gen_metrics.py")
 METRICS_MARKER = marker("metrics table", "gen_metrics.py")
 ALARM_LIST_MARKER = marker("alarm names", "gen_metrics.py")
 DEPLOY_PAGE = "deploy.md"
-_FUNCTIONS = {catalog.SCHEMA_SYNC: "schema-sync", catalog.LINEAGE: "lineage-emission", catalog.BOTH: "both"}
+_FUNCTIONS = {
+    catalog.SCHEMA_SYNC: "schema-sync",
+    catalog.LINEAGE: "lineage-emission",
+    catalog.BOTH: "both",
+    catalog.SUBSCRIPTION_GRANTS: "subscription-grants",
+}
 
 
 def alarms_table() -> str:

@@ -54,11 +54,14 @@ def reconcile(
     policies: Mapping[str, Mapping[str, Any] | None],
     settings: AccessSettings,
     naming: Naming,
+    *,
+    refused_before: Mapping[GrantKey, str] | None = None,
 ) -> Reconciliation:
     """Decide the roles, then merge the cluster policies (`policies`: each cluster's current policy, None
-    when it has none, for every cluster a grant names or that holds statements of ours)."""
+    when it has none, for every cluster a grant names or that holds statements of ours).
+    `refused_before`: grants already refused for a cause found outside (a cluster that cannot be reached)."""
     every = list(grants)
-    decision = decide(every, states, settings, naming)
+    decision = decide(every, states, settings, naming, refused_before=refused_before)
     plans, too_large = _merge_all(decision.kept, policies, settings)
     if too_large:
         refused: dict[GrantKey, str] = dict(decision.refused)

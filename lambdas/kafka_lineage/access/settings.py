@@ -17,6 +17,10 @@ PLACEHOLDERS = ("projectId", "environmentId", "roleName")
 DEFAULT_CONSUMER_GROUPS = ("{projectId}-*",)
 # A role ARN pattern: an IAM role ARN in which `*` may stand for any run of characters.
 _ROLE_PATTERN = re.compile(r"arn:(?:aws|aws-cn|aws-us-gov|\*):iam::(?:\d{12}|\*):role/[\x21-\x7e]+")
+# The consumer-account role template: one `{account}` where a role ARN has its account.
+_ROLE_TEMPLATE = re.compile(
+    r"arn:(?:aws|aws-cn|aws-us-gov):iam::\{account\}:role/(?:[\x21-\x7e]{1,510}/)?[\w+=,.@-]{1,64}"
+)
 # Outside its placeholders a group template holds Kafka's name characters and IAM's wildcards.
 _GROUP_LITERAL = re.compile(r"[a-zA-Z0-9._*?-]*")
 
@@ -50,6 +54,44 @@ class AccessSettings(BaseModel):
         "(the subscribing project), `{environmentId}` and `{roleName}`, and IAM's wildcards `*` and `?`. "
         "Each must use a placeholder, so one subscriber's groups are not another's.",
     )
+
+    consumer_account_role: str | None = Field(
+        default=None,
+        alias="consumerAccountRole",
+        description="The role the function assumes to write IAM in a consumer account other than its own, "
+        "as an IAM role ARN template with `{account}` (e.g. "
+        "`arn:aws:iam::{account}:role/KafkaLineageConsumer`). Unset: grants to roles in other accounts fail "
+        "with a cause naming this setting.",
+    )
+    external_id: str | None = Field(
+        default=None,
+        alias="externalId",
+        description="The STS external id the function passes when it assumes `consumerAccountRole`.",
+    )
+
+    @field_validator("consumer_account_role")
+    @classmethod
+    def _account_role(cls, value: str | None) -> str | None:
+        if value is not None and not _ROLE_TEMPLATE.fullmatch(value):
+            raise ValueError(
+                f"{value!r} is not an IAM role ARN template "
+                "(arn:<partition>:iam::{account}:role/<path/name>)"
+            )
+        return value
+
+    @field_validator("external_id")
+    @classmethod
+    def _external_id(cls, value: str | None) -> str | None:
+        # botocore sts externalIdType
+        if value is not None and not re.fullmatch(r"[\w+=,.@:/-]{2,1224}", value):
+            raise ValueError(f"{value!r} is not an STS external id (2-1224 of [\\w+=,.@:/-])")
+        return value
+
+    def account_role(self, account: str) -> str | None:
+        """The role to assume for IAM in `account` (None: no `consumerAccountRole` is set)."""
+        return (
+            None if self.consumer_account_role is None else self.consumer_account_role.format(account=account)
+        )
 
     @field_validator("consumer_roles", mode="before")
     @classmethod

@@ -22,7 +22,8 @@ Not seen by the hooks: botocore's client-side parameter validation (`ParamValida
 `before-call`), and a role that cannot be assumed (`SourceRoleUnavailable`, kafka_lineage.aws.sessions).
 
 Every listing the adapters read has a botocore paginator (paginators-1.json: glue ListSchemas,
-ListSchemaVersions, GetTables; ssm GetParametersByPath; datazone Search, ListLineageEvents; kafkaconnect
+ListSchemaVersions, GetTables; ssm GetParametersByPath; datazone Search, ListLineageEvents,
+ListSubscriptionGrants; iam ListRolePolicies, ListAttachedRolePolicies, ListPolicyVersions; kafkaconnect
 ListConnectors), so no continuation token is handled by hand anywhere.
 """
 
@@ -56,8 +57,9 @@ P = TypeVar("P")
 
 # --- The code -> kind table ------------------------------------------------------------------------------
 # Wire error codes of the error shapes in botocore's models of the services called here (glue, datazone,
-# ssm, events, kafka, kafkaconnect, sts, lambda), every one the operations we call declare among them, and
-# the codes botocore's retry layer itself treats as throttling or transient (botocore/retries/standard.py).
+# ssm, events, kafka, kafkaconnect, sts, lambda, iam), every one the operations we call declare among
+# them, and the codes botocore's retry layer itself treats as throttling or transient
+# (botocore/retries/standard.py).
 _KINDS: dict[type[AwsError], frozenset[str]] = {
     NotFound: frozenset(
         {
@@ -71,6 +73,7 @@ _KINDS: dict[type[AwsError], frozenset[str]] = {
             "TargetResourceNotFound",  # glue
             "ProvisionedConcurrencyConfigNotFoundException",  # lambda
             "CodeSigningConfigNotFoundException",  # lambda
+            "NoSuchEntity",  # iam
         }
     ),
     Conflict: frozenset(
@@ -87,6 +90,9 @@ _KINDS: dict[type[AwsError], frozenset[str]] = {
             "ResourceConflictException",  # lambda
             "ResourceInUseException",  # ssm, lambda
             "TopicExistsException",  # kafka
+            "EntityAlreadyExists",  # iam
+            "DeleteConflict",  # iam: a policy still attached, or with versions besides the default
+            "ConcurrentModification",  # iam
         }
     ),
     Throttled: frozenset(
@@ -116,6 +122,7 @@ _KINDS: dict[type[AwsError], frozenset[str]] = {
             "ParameterLimitExceeded",  # ssm: the standard tier's 10,000 parameters
             "ParameterMaxVersionLimitExceeded",  # ssm
             "ResourceLimitExceededException",  # ssm
+            "LimitExceeded",  # iam: policies per role, versions per policy, a role's inline size
         }
     ),
     AccessDenied: frozenset(
@@ -168,6 +175,9 @@ _KINDS: dict[type[AwsError], frozenset[str]] = {
             "InvalidPolicyTypeException",  # ssm
             "IncompatiblePolicyException",  # ssm
             "PoliciesLimitExceededException",  # ssm
+            "InvalidInput",  # iam
+            "UnmodifiableEntity",  # iam: a service-linked role
+            "PolicyNotAttachable",  # iam
         }
     ),
     Unavailable: frozenset(
@@ -186,6 +196,7 @@ _KINDS: dict[type[AwsError], frozenset[str]] = {
             "FederationSourceException",  # glue: the federated catalog's source failed
             "FederationSourceRetryableException",  # glue
             "EFSIOException",  # lambda
+            "ServiceFailure",  # iam
             # botocore's transient codes (TransientRetryableChecker)
             "RequestTimeout",
             "RequestTimeoutException",
@@ -209,6 +220,11 @@ _QUOTA_NAMES: Mapping[tuple[str, str], str] = {
     ("ParameterLimitExceeded", ""): "SSM: standard-tier parameters per account and Region (10,000)",
     ("ParameterMaxVersionLimitExceeded", ""): "SSM: versions kept per parameter (100)",
     ("ResourceLimitExceededException", ""): "an SSM resource quota (see the message)",
+    ("LimitExceeded", "AttachRolePolicy"): "IAM: managed policies attached per role (10 by default)",
+    ("LimitExceeded", "CreatePolicyVersion"): "IAM: versions per managed policy (5)",
+    ("LimitExceeded", "PutRolePolicy"): "IAM: inline policy characters per role (10,240)",
+    ("LimitExceeded", "CreatePolicy"): "IAM: customer managed policies per account",
+    ("LimitExceeded", ""): "an IAM quota (see the message)",
 }
 
 

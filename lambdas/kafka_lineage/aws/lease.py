@@ -23,7 +23,9 @@ never both succeed). The SSM API reference documents `ParameterAlreadyExists` fo
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -40,13 +42,23 @@ if TYPE_CHECKING:
     from mypy_boto3_ssm import SSMClient
 
 HOLDERS = ("schema-sync", "lineage-emission")
+# subscription-grants holds one lease per IAM role it writes: `subscription-grants-<hash of the role ARN>`
+# (an ARN carries `:` and `+=,@`, which SSM names refuse; the hash keeps the name short and valid).
+ROLE_HOLDER = re.compile(r"subscription-grants-[0-9a-f]{24}")
+
+
+def role_holder(role_arn: str) -> str:
+    """The lease holder name of one IAM role (subscription-grants writes each role under its own lease)."""
+    return f"subscription-grants-{hashlib.sha256(role_arn.encode()).hexdigest()[:24]}"
+
+
 LEASE_MARGIN_SECONDS = 30.0  # added to the holder's remaining time: its lease outlives it
 KEEP_GENERATIONS = 2  # older generations are deleted by the next holder (best effort)
 
 
 def lease_path(state_root: str, holder: str) -> str:
     """The SSM path of a holder's lease generations (the stack grants each function only its own)."""
-    if holder not in HOLDERS:
+    if holder not in HOLDERS and not ROLE_HOLDER.fullmatch(holder):
         raise ValueError(f"unknown lease holder {holder!r}; known: {HOLDERS}")
     return f"{state_path(state_root, CONFIG)}/lease/{holder}"
 

@@ -14,6 +14,7 @@ from typing import Literal
 SCHEMA_SYNC = "schema-sync"
 LINEAGE = "lineage-emission"
 BOTH = "both"
+SUBSCRIPTION_GRANTS = "subscription-grants"
 
 # When a metric is published: on every run that is no dry run (the cost estimate counts these), or only on
 # the occasion it names.
@@ -25,7 +26,7 @@ class Metric:
     """One metric of the `KafkaLineage` namespace (dimension `service`)."""
 
     name: str
-    function: str  # SCHEMA_SYNC, LINEAGE or BOTH
+    function: str  # SCHEMA_SYNC, LINEAGE, BOTH or SUBSCRIPTION_GRANTS
     meaning: str
     unit: Literal["Count", "Bytes"] = "Count"
     when: str = EVERY_RUN
@@ -128,6 +129,35 @@ SOURCE_ROLE_FAILURES = Metric(
     when="when a source role cannot be assumed",
 )
 
+# subscription-grants (kafka_lineage/grants/result.py). The function's runtime is built; the stack does not
+# deploy it yet, so these are published only where it is run.
+_GRANTS_RUN = "every run of subscription-grants that is no dry run"
+GRANTS_FULFILLED = Metric(
+    "GrantsFulfilled", SUBSCRIPTION_GRANTS, "Grant assets reported GRANTED by this run.", when=_GRANTS_RUN
+)
+GRANTS_REVOKED = Metric(
+    "GrantsRevoked", SUBSCRIPTION_GRANTS, "Grant assets reported REVOKED by this run.", when=_GRANTS_RUN
+)
+GRANTS_FAILED = Metric(
+    "GrantsFailed",
+    SUBSCRIPTION_GRANTS,
+    "Grant assets reported GRANT_FAILED or REVOKE_FAILED; each is in the run's `failed` with its cause.",
+    when=_GRANTS_RUN,
+)
+GRANTS_STUCK = Metric(
+    "GrantsStuck",
+    SUBSCRIPTION_GRANTS,
+    "Grants of the stack's asset type pending or in progress for over an hour (counted by the reconciling "
+    "run).",
+    when=_GRANTS_RUN,
+)
+GRANTS_DRY_RUNS = Metric(
+    "GrantsDryRuns",
+    SUBSCRIPTION_GRANTS,
+    "Dry runs of subscription-grants (they publish nothing else).",
+    when="on a dry run",
+)
+
 METRICS: tuple[Metric, ...] = (
     SCHEMAS_CREATED,
     SCHEMAS_UPDATED,
@@ -156,6 +186,11 @@ METRICS: tuple[Metric, ...] = (
     LINEAGE_DRY_RUNS,
     LINEAGE_BUSY,
     SOURCE_ROLE_FAILURES,
+    GRANTS_FULFILLED,
+    GRANTS_REVOKED,
+    GRANTS_FAILED,
+    GRANTS_STUCK,
+    GRANTS_DRY_RUNS,
 )
 
 

@@ -81,6 +81,17 @@ _DATAZONE_20 = (
     "RejectPredictions",
 )
 _DATAZONE_3 = ("AcceptSubscriptionRequest", "CancelSubscription")
+# The subscription-grant calls the subscription-grants function makes. The page lists the subscription calls
+# at 3 TPS without naming these; they are read as subscription calls (3 TPS each), as GetSubscriptionTarget
+# and GetEnvironment are read at 3 TPS too (calls of the same subscription flow; the pessimistic reading).
+# GetListing keeps the 20 TPS of the other undocumented reads.
+SUBSCRIPTION_GRANT_CALLS = (
+    "GetSubscriptionGrant",
+    "ListSubscriptionGrants",
+    "UpdateSubscriptionGrantStatus",
+    "GetSubscriptionTarget",
+    "GetEnvironment",
+)
 SSM_READS = ("GetParameter", "GetParameters", "GetParametersByPath")
 SSM_WRITES = ("PutParameter", "DeleteParameter", "DeleteParameters", "LabelParameterVersion")
 
@@ -99,9 +110,15 @@ DOCUMENTED: dict[tuple[str, str], Quota] = {
 }
 
 
+# Operations whose rate is our reading, named one by one (the subscription-grant calls, above).
+READINGS: dict[tuple[str, str], Quota] = {
+    ("datazone", op): Quota("datazone", op, SUBSCRIPTION_PER_SECOND, False) for op in SUBSCRIPTION_GRANT_CALLS
+}
+
+
 def quota_of(service: str, operation: str) -> Quota | None:
-    """The operation's quota: documented, else our reading for its service (None: not paced)."""
-    found = DOCUMENTED.get((service, operation))
+    """The operation's quota: documented, else our reading for it or its service (None: not paced)."""
+    found = DOCUMENTED.get((service, operation)) or READINGS.get((service, operation))
     if found is not None:
         return found
     if service == "ssm" and operation in SSM_WRITES:

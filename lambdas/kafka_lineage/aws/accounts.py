@@ -1,0 +1,85 @@
+"""Clients in other accounts for the subscription-grants function: IAM in a consumer's account, MSK in a
+cluster's account, each under a role of that account (STS AssumeRole with the external id), assumed when a
+client first signs a request and refreshed by botocore before it expires (as `aws.sessions` does for the
+sources). The function's own account uses the functions' own clients.
+
+`role_of(account)` names the role to assume in an account, or None: then every call for that account fails
+with `SourceRoleUnavailable`, whose message says which setting would name one; the grants that need it fail
+with that cause (a refusal, not a retry).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+import boto3
+import botocore.session
+from botocore.credentials import DeferredRefreshableCredentials
+
+from kafka_lineage.aws.calls import instrument
+from kafka_lineage.aws.clients import RETRY_CONFIG, client
+from kafka_lineage.aws.sessions import DURATION_SECONDS, session_name
+from kafka_lineage.model.failures import AwsError, SourceRoleUnavailable
+
+# (role ARN, external id) to assume in an account, or None.
+RoleOf = Callable[[str], tuple[str, str | None] | None]
+
+
+class AccountClients:
+    def __init__(self, own_account: str, role_of: RoleOf, function_name: str, missing: str) -> None:
+        self.own_account = own_account
+        self._role_of = role_of
+        self._session_name = session_name(function_name)
+        self._missing = missing  # what to say when no role is named for an account
+        self._clients: dict[tuple[str, str], Any] = {}
+        self._lock = threading.Lock()
+
+    def client(self, account: str, service: str) -> Any:
+        if account == self.own_account or not self.own_account:
+            return client(service)
+        with self._lock:
+            made = self._clients.get((account, service))
+            if made is None:
+                made = self._clients[(account, service)] = instrument(
+                    self._session(account).client(service, config=RETRY_CONFIG)
+                )
+            return made
+
+    def _session(self, account: str) -> boto3.session.Session:
+        core = botocore.session.get_session()
+        core._credentials = DeferredRefreshableCredentials(
+            refresh_using=lambda: self._assume(account), method="sts-assume-role"
+        )
+        return boto3.session.Session(botocore_session=core)
+
+    def _assume(self, account: str) -> dict[str, str]:
+        named = self._role_of(account)
+        if named is None:
+            raise SourceRoleUnavailable(
+                f"account {account} is not the function's account, and {self._missing}"
+            )
+        role, external_id = named
+        request: dict[str, Any] = {
+            "RoleArn": role,
+            "RoleSessionName": self._session_name,
+            "DurationSeconds": DURATION_SECONDS,
+        }
+        if external_id:
+            request["ExternalId"] = external_id
+        try:
+            answer = client("sts").assume_role(**request)
+        except AwsError as error:
+            raise SourceRoleUnavailable(
+                f"cannot assume role {role} in account {account}: {error.code}: {error.message}"
+            ) from error
+        credentials = answer["Credentials"]
+        expiry = credentials["Expiration"]
+        return {
+            "access_key": credentials["AccessKeyId"],
+            "secret_key": credentials["SecretAccessKey"],
+            "token": credentials["SessionToken"],
+            "expiry_time": expiry.isoformat() if isinstance(expiry, datetime) else str(expiry),
+        }

@@ -1,0 +1,94 @@
+"""The ports of the subscription-grants run: what it reads of DataZone, IAM and MSK, and how it writes.
+
+The adapters (`kafka_lineage.aws.subscription_grants`, `.iam_roles`, `.cluster_policies`, the role leases)
+implement them; tests put in-memory fakes behind them. The values they carry live in `kafka_lineage.model`
+(`subscriptions`, `iam`), which both sides import; `grants/convert.py` turns them into the access logic's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from kafka_lineage.model.iam import IamCall, RoleRecord
+from kafka_lineage.model.subscriptions import Environment, GrantRecord, Listing, Target
+
+# A cluster policy's rendering from its current document: (changed, the document to hold; None: delete it).
+Rendered = tuple[bool, Mapping[str, Any] | None]
+
+
+class GrantCatalog(Protocol):
+    """DataZone's subscription grants in the configured domain."""
+
+    def grant(self, grant_id: str) -> GrantRecord | None:
+        """The grant, or None when it does not exist (any more)."""
+        ...
+
+    def grants(self) -> Iterator[GrantRecord]:
+        """Every grant of the domain (ListSubscriptionGrants, every page: it has no status filter)."""
+        ...
+
+    def listing(self, listing_id: str, revision: str) -> Listing:
+        """A listing revision (GetListing; a revision does not change, so adapters may keep it)."""
+        ...
+
+    def target(self, environment_id: str, target_id: str) -> Target:
+        """A subscription target (GetSubscriptionTarget)."""
+        ...
+
+    def environment(self, environment_id: str) -> Environment:
+        """An environment (GetEnvironment)."""
+        ...
+
+    def set_status(self, grant_id: str, asset_id: str, status: str, cause: str | None = None) -> None:
+        """UpdateSubscriptionGrantStatus for one asset of a grant (`cause`: the failureCause message)."""
+        ...
+
+
+class RoleStore(Protocol):
+    """IAM roles, in whichever account each lives (the adapter reaches other accounts)."""
+
+    def read(self, role_arn: str) -> RoleRecord | None:
+        """The role's policies and boundary, or None when IAM has no such role."""
+        ...
+
+    def apply(self, role_arn: str, calls: Sequence[IamCall]) -> None:
+        """Make the writes in order, in the role's account (idempotent: a retry after a partial apply
+        converges: deleting what is gone succeeds, creating what exists adopts it)."""
+        ...
+
+
+class ClusterPolicies(Protocol):
+    """MSK cluster policies, in the cluster's account."""
+
+    def serverless(self, cluster_arn: str) -> bool:
+        """True for an MSK Serverless cluster (DescribeClusterV2), which has no cluster policy."""
+        ...
+
+    def read(self, cluster_arn: str) -> Mapping[str, Any] | None:
+        """The cluster's policy document, or None when it has none."""
+        ...
+
+    def update(self, cluster_arn: str, render: Callable[[Mapping[str, Any] | None], Rendered]) -> bool:
+        """Read the policy, `render` it, and write (or delete) it when that changes anything; on a version
+        conflict read, render and write again (bounded). True when it wrote."""
+        ...
+
+
+class RoleLeases(Protocol):
+    """One writer per IAM role: `hold(roles)` holds every role's lease for the block, or raises
+    `kafka_lineage.model.failures.LeaseBusy` when another invocation holds one of them past the wait."""
+
+    def hold(self, role_arns: Sequence[str]) -> AbstractContextManager[None]: ...
+
+
+@dataclass(frozen=True)
+class GrantPorts:
+    """Everything the run reaches outside itself."""
+
+    catalog: GrantCatalog
+    roles: RoleStore
+    clusters: ClusterPolicies
+    leases: RoleLeases

@@ -1,0 +1,60 @@
+"""The subscription-grants function's settings: the domain, the asset type, the state root (for the role
+leases) and `ACCESS`. Missing or malformed domain or state root fail fast, naming the variable; a malformed
+`ACCESS` does not: every grant then fails with its message as the cause (it names the `access.` setting)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from kafka_lineage.access.model import Naming
+from kafka_lineage.access.settings import AccessSettings, AccessSettingsError
+from kafka_lineage.config import DEFAULT_ASSET_TYPE_NAME, DOMAIN_ID, ConfigError
+from kafka_lineage.model.ssm_names import validate_ssm_path
+
+# No new group of roles starts this many seconds before the invocation's deadline.
+DEADLINE_MARGIN_SECONDS = 30.0
+# How long an invocation waits for another one's role lease before handing its event on.
+LEASE_WAIT_SECONDS = 20.0
+# A grant pending or in progress for longer than this is stuck (the GrantsStuck metric).
+STUCK_SECONDS = 3600.0
+
+
+@dataclass(frozen=True)
+class GrantSettings:
+    domain_id: str
+    state_root: str
+    asset_type_name: str = DEFAULT_ASSET_TYPE_NAME
+    access: AccessSettings = field(default_factory=AccessSettings)
+    access_error: str | None = None
+    naming: Naming = field(default_factory=Naming)
+    deadline_margin_seconds: float = DEADLINE_MARGIN_SECONDS
+    lease_wait_seconds: float = LEASE_WAIT_SECONDS
+
+    @classmethod
+    def from_environment(cls, environ: Mapping[str, str]) -> GrantSettings:
+        missing = [name for name in ("DATAZONE_DOMAIN_ID", "MAPPING_PATH") if not environ.get(name)]
+        if missing:
+            raise ConfigError(f"missing required setting(s): {', '.join(missing)}")
+        domain = environ["DATAZONE_DOMAIN_ID"]
+        if not DOMAIN_ID.fullmatch(domain):
+            raise ConfigError(
+                f"invalid settings: DATAZONE_DOMAIN_ID: {domain!r} does not match {DOMAIN_ID.pattern}"
+            )
+        root = environ["MAPPING_PATH"]
+        try:
+            root = validate_ssm_path(root.rstrip("/") or root)
+        except ValueError as error:
+            raise ConfigError(f"invalid settings: MAPPING_PATH: {error}") from error
+        access, access_error = AccessSettings(), None
+        try:
+            access = AccessSettings.from_environment(environ)
+        except AccessSettingsError as error:
+            access_error = f"the ACCESS setting is malformed, so no grant can be fulfilled: {error}"
+        return cls(
+            domain_id=domain,
+            state_root=root,
+            asset_type_name=environ.get("ASSET_TYPE_NAME") or DEFAULT_ASSET_TYPE_NAME,
+            access=access,
+            access_error=access_error,
+        )

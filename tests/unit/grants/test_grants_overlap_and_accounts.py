@@ -1,0 +1,182 @@
+"""Overlapping runs on one role (one writer per role), cross-account grants and their cluster policy, and a
+reconciling run that continues across invocations."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from kafka_lineage.access.settings import AccessSettings
+from kafka_lineage.grants.requests import parse_request
+from kafka_lineage.grants.run import GrantRun
+from kafka_lineage.grants.settings import GrantSettings
+from kafka_lineage.model.iam import IamCall
+from tests.unit.grants.fakes import ACCOUNT, CLUSTER, CONSUMER_ACCOUNT, DOMAIN, NOW, ROLE, FakeWorld, NoLeases
+from tests.unit.grants.test_grants_run import event
+
+BOTH_ACCOUNTS = AccessSettings.parse(
+    {"consumerRoles": [f"arn:aws:iam::{ACCOUNT}:role/*", f"arn:aws:iam::{CONSUMER_ACCOUNT}:role/*"]}
+)
+REMOTE_ROLE = f"arn:aws:iam::{CONSUMER_ACCOUNT}:role/payments-reader"
+
+
+def settings(access: AccessSettings = BOTH_ACCOUNTS) -> GrantSettings:
+    return GrantSettings(domain_id=DOMAIN, state_root="/kafka-lineage", access=access)
+
+
+def grant_run(world: FakeWorld, remaining: Any = lambda: 900.0) -> GrantRun:
+    return GrantRun(settings(), world.ports(), remaining, now=lambda: NOW)
+
+
+def overlapping(world: FakeWorld) -> dict[str, Any]:
+    """Run A (grant 1) and, started from inside A's first IAM write, run B (grant 2, created at that moment).
+    A waits up to a second for B before it writes, so without a lease B's write lands first and A's stale
+    one after it."""
+    world.datazone.add_grant(1, "orders.created")
+    world.iam.add_role(ROLE)
+    b_done = threading.Event()
+    results: dict[str, Any] = {}
+    a_thread = threading.current_thread()
+
+    def run_b() -> None:
+        results["b"] = grant_run(world).run(
+            parse_request(event("subscription_grant_requested.json", "grant0002"))
+        )
+        b_done.set()
+
+    def on_write(role: str, call: IamCall) -> None:
+        if threading.current_thread() is a_thread and "b" not in results and not b_done.is_set():
+            world.iam.on_write = None
+            world.datazone.add_grant(2, "orders.shipped")
+            thread = threading.Thread(target=run_b)
+            thread.start()
+            results["thread"] = thread
+            b_done.wait(timeout=1.0)
+
+    world.iam.on_write = on_write
+    results["a"] = grant_run(world).run(
+        parse_request(event("subscription_grant_requested.json", "grant0001"))
+    )
+    results["thread"].join(timeout=10)
+    return results
+
+
+def test_two_grants_for_one_role_in_overlapping_runs_both_stand() -> None:
+    # Given two runs on one role that interleave (B starts while A is about to write)
+    world = FakeWorld()
+    results = overlapping(world)
+    # Then the role holds both topics, and both grants are GRANTED
+    resources = world.iam.resources(ROLE)
+    assert any(r.endswith("/orders.created") for r in resources)
+    assert any(r.endswith("/orders.shipped") for r in resources)
+    assert world.datazone.status_of("grant0001") == "GRANTED"
+    assert world.datazone.status_of("grant0002") == "GRANTED"
+    assert results["a"].granted.total == 1
+    assert results["b"].granted.total == 1
+
+
+def test_without_the_lease_the_same_overlap_loses_a_grant() -> None:
+    # The control: the interleaving above is a real race, which the lease is what wins
+    world = FakeWorld(leases=NoLeases())
+    overlapping(world)
+    resources = world.iam.resources(ROLE)
+    assert world.datazone.status_of("grant0002") == "GRANTED"
+    assert not any(r.endswith("/orders.shipped") for r in resources)
+
+
+def test_a_cross_account_grant_merges_the_cluster_policy_through_a_version_conflict() -> None:
+    # Given a role in another account than the cluster, whose policy holds the owner's statement
+    world = FakeWorld()
+    owner = {
+        "Sid": "OwnerAdmin",
+        "Effect": "Allow",
+        "Principal": {"AWS": f"arn:aws:iam::{ACCOUNT}:root"},
+        "Action": ["kafka:*"],
+        "Resource": [CLUSTER],
+    }
+    world.clusters.put_foreign(CLUSTER, owner)
+    world.datazone.add_grant(
+        1, "payments.settled", roles=(REMOTE_ROLE,), environment="env_pay", account=CONSUMER_ACCOUNT
+    )
+    world.iam.add_role(REMOTE_ROLE)
+    # And another writer changes the cluster policy just before our first put
+    late = {
+        "Sid": "ConsoleAdded",
+        "Effect": "Allow",
+        "Principal": {"AWS": "arn:aws:iam::777788889999:root"},
+        "Action": ["kafka:DescribeCluster"],
+        "Resource": [CLUSTER],
+    }
+    world.clusters.interfere = lambda: world.clusters.put_foreign(CLUSTER, late)
+    # When the grant event is handled
+    result = grant_run(world).run(parse_request(event("subscription_grant_requested.json")))
+    # Then the policy keeps both other statements and adds ours, after one re-merge; the role got its access
+    document = world.clusters.policies[CLUSTER][0]
+    sids = [s["Sid"] for s in document["Statement"]]
+    assert sids == ["OwnerAdmin", "ConsoleAdded", f"KafkaLineageConsumer{CONSUMER_ACCOUNT}"]
+    ours = document["Statement"][-1]
+    assert ours["Principal"] == {"AWS": f"arn:aws:iam::{CONSUMER_ACCOUNT}:root"}
+    assert any(r.endswith("/payments.settled") for r in ours["Resource"])
+    assert world.clusters.calls["PutClusterPolicy"] == 2
+    assert any(r.endswith("/payments.settled") for r in world.iam.resources(REMOTE_ROLE))
+    assert world.datazone.status_of("grant0001") == "GRANTED"
+    assert result.granted.total == 1
+
+
+def test_revoking_the_last_cross_account_grant_removes_our_statement_only() -> None:
+    world = FakeWorld()
+    owner = {
+        "Sid": "OwnerAdmin",
+        "Effect": "Allow",
+        "Principal": {"AWS": f"arn:aws:iam::{ACCOUNT}:root"},
+        "Action": ["kafka:*"],
+        "Resource": [CLUSTER],
+    }
+    world.clusters.put_foreign(CLUSTER, owner)
+    world.datazone.add_grant(
+        1, "payments.settled", roles=(REMOTE_ROLE,), environment="env_pay", account=CONSUMER_ACCOUNT
+    )
+    world.iam.add_role(REMOTE_ROLE)
+    grant_run(world).run(parse_request({}))
+    world.datazone.set_state("grant0001", "REVOKE_PENDING")
+    grant_run(world).run(parse_request({}))
+    assert [s["Sid"] for s in world.clusters.policies[CLUSTER][0]["Statement"]] == ["OwnerAdmin"]
+    assert world.iam.roles[REMOTE_ROLE].inline == {}
+    assert world.datazone.status_of("grant0001") == "REVOKED"
+
+
+def test_a_cross_account_grant_on_a_serverless_cluster_fails_saying_why() -> None:
+    world = FakeWorld()
+    world.clusters.serverless_clusters.add(CLUSTER)
+    world.datazone.add_grant(
+        1, "payments.settled", roles=(REMOTE_ROLE,), environment="env_pay", account=CONSUMER_ACCOUNT
+    )
+    world.iam.add_role(REMOTE_ROLE)
+    grant_run(world).run(parse_request(event("subscription_grant_requested.json")))
+    assert world.iam_writes() == 0
+    assert "PutClusterPolicy" not in world.clusters.calls
+    assert world.datazone.status_of("grant0001") == "GRANT_FAILED"
+    assert "MSK Serverless" in (world.datazone.updates[-1][3] or "")
+
+
+def test_a_reconciling_run_stops_before_its_deadline_and_its_follow_up_resumes() -> None:
+    # Given five roles with a pending grant each
+    world = FakeWorld()
+    roles = [f"arn:aws:iam::{ACCOUNT}:role/reader-{n}" for n in range(1, 6)]
+    for n, role in enumerate(roles, start=1):
+        world.datazone.add_grant(n, f"topic.{n}", roles=(role,), environment=f"env_{n}")
+        world.iam.add_role(role)
+    # When the deadline comes after two groups
+    answers = iter([900.0, 900.0] + [10.0] * 20)
+    first = grant_run(world, remaining=lambda: next(answers)).run(parse_request({}))
+    # Then it stops, saying where to resume
+    assert first.incomplete
+    assert first.resume_after == roles[1]
+    assert first.granted.total == 2
+    # And the follow-up finishes the rest without reading the finished groups' roles again
+    reads_before = world.iam.calls["GetRole"]
+    second = grant_run(world).run(parse_request({"resumeAfter": first.resume_after}))
+    assert second.granted.total == 3
+    assert not second.incomplete
+    assert world.iam.calls["GetRole"] - reads_before == 6  # three roles, read again under their lease
+    assert all(world.datazone.status_of(f"grant{n:04d}") == "GRANTED" for n in range(1, 6))
