@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from kafka_lineage.sync.requests import InvalidRequest, SchemaRef, parse_sync_event
-from lineage_emission.request import InvalidRequest as InvalidEmitRequest
-from lineage_emission.request import parse_emit_event
+from kafka_lineage.model.requests import InvalidRequest as InvalidEmitRequest
+from kafka_lineage.lineage.requests import parse_emit_event
 from tests.fixtures import load_event
 
 REGION = "eu-west-1"
