@@ -221,7 +221,10 @@ class _Resume(BaseModel):
     key: str = Field(min_length=1, max_length=2048)
 
 
-_FULL_ONLY = "it reconciles every registry's assets: only a full sync, {} or a Scheduled Event, takes it"
+_FULL_ONLY = (
+    "it searches every registry for assets no mapping knows: only a full sync, {} or a Scheduled Event, "
+    "takes it"
+)
 
 
 class SyncOptions(BaseModel):
