@@ -23,8 +23,6 @@ from kafka_lineage.model.events import TopicAssetChanged
 from kafka_lineage.model.names import GlueName, SourceKey
 from kafka_lineage.model.requests import SCHEDULED_EVENT, InvalidRequest, Shape, read_request
 
-__all__ = ["SHAPES", "EmitOptions", "InvalidRequest", "parse_emit_event"]
-
 FORCE_NONCE = "forceNonce"
 
 

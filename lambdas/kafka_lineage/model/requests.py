@@ -15,7 +15,9 @@ as `dryRun`). `read_request` then:
 - refuses, naming it, an option the shape does not honour. An option left at its default (`false`) asks
   nothing, so it is accepted with every shape that knows it.
 
-The shape's own content (an event's `detail`, a payload's `schemaArns`) is the function's to read.
+The shape's own content (an event's `detail`, a payload's `schemaArns`) is the function's to read. An
+SQS event that wraps EventBridge events is a shape of the function's own with the key `Records`; each
+record's body is then one more payload for `read_request`.
 """
 
 from __future__ import annotations

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from kafka_lineage.lineage.plan import EmitScope, TopicSelector
-from kafka_lineage.lineage.requests import InvalidRequest, parse_emit_event
+from kafka_lineage.lineage.requests import parse_emit_event
+from kafka_lineage.model.requests import InvalidRequest
 from tests.fixtures import load_event
 
 
