@@ -1,41 +1,29 @@
-"""The functions' results as tables (rich): a summary row of counts, then one table per non-empty list.
+"""The functions' results as tables (rich): a summary table, then one table per non-empty list.
 
-The lists are rendered generically (a column per member, in order of first appearance), so a member a
-function adds to its result shows without a change here.
+Every member of a result is shown, by its kind and not by its name, so a count or a list that a function
+adds to its result later shows without a change here:
+- `trigger` and `dryRun` make the summary table's title;
+- a number, a flag (yes/no), a word, or any other object (as JSON) is a row of the summary table;
+- a list is a row of the summary table with its full count, and, when not empty, a table of its own: a
+  column per member of its items, in order of first appearance, titled "name (shown of total)" when the
+  function sampled it. The full count is `<list>Total` (schema-sync), `counts.<list>` (lineage-emission),
+  else the list's length; those totals appear in their list's row, not as rows of their own.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rich.table import Table
 
 from .outcome import Outcome
 
-SYNC_COUNTS = ("created", "updated", "unchanged", "deleted", "adopted", "mappingWrites", "eventsFailed")
-LINEAGE_COUNTS = ("emitted", "unchanged", "cleaned", "stateWrites")
-# Members that are lists of items, with the member holding their full count when the list is sampled.
-SYNC_LISTS = {
-    "planned": "plannedTotal",
-    "failed": "failedTotal",
-    "held": "heldTotal",
-    "skipped": "skippedTotal",
-    "warnings": "warningsTotal",
-}
-LINEAGE_LISTS = (
-    "emissions",
-    "failed",
-    "retracted",
-    "retracting",
-    "unmapped",
-    "invalidMappings",
-    "ambiguous",
-    "undetermined",
-    "connectorErrors",
-    "drift",
-)
+# Members that name the run rather than count anything: they make the summary table's title.
+TITLE_MEMBERS = ("trigger", "dryRun")
+# lineage-emission's totals of its sampled lists (schema-sync spells them `<list>Total` beside the list).
+COUNTS_MEMBER = "counts"
 _MAX_CELL = 120
 
 
@@ -59,56 +47,67 @@ def items_table(title: str, items: Sequence[Any], total: int | None = None) -> T
     return table
 
 
-def counts_table(
-    title: str, result: Mapping[str, Any], names: Iterable[str], extra: Mapping[str, Any]
-) -> Table:
+def _is_count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def list_totals(result: Mapping[str, Any]) -> dict[str, int]:
+    """Each list's full count: `<list>Total`, else `counts.<list>`, else its length (a list never sampled)."""
+    counts = result.get(COUNTS_MEMBER)
+    counts = counts if isinstance(counts, Mapping) else {}
+    totals: dict[str, int] = {}
+    for name, value in result.items():
+        if isinstance(value, list):
+            total = result.get(f"{name}Total", counts.get(name))
+            totals[name] = total if _is_count(total) else len(value)
+    return totals
+
+
+def _value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return _cell(value)
+
+
+def summary_rows(result: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """Every member of the result but the title's, in the result's order: a list as its full count, a
+    list's total in that list's row (not a row of its own), anything else as it is."""
+    totals = list_totals(result)
+    rows: list[tuple[str, str]] = []
+    for name, value in result.items():
+        if name in TITLE_MEMBERS or (name.endswith("Total") and name.removesuffix("Total") in totals):
+            continue
+        if name == COUNTS_MEMBER and isinstance(value, Mapping):
+            # the lists' totals, shown in their lists' rows; any other count it holds gets a row
+            rows.extend((f"{name}.{key}", _value(v)) for key, v in value.items() if key not in totals)
+        elif isinstance(value, list):
+            rows.append((name, str(totals[name])))
+        else:
+            rows.append((name, _value(value)))
+    return rows
+
+
+def summary_table(title: str, result: Mapping[str, Any]) -> Table:
     """The run's counts, one per row (they fit any terminal)."""
-    counts = {name: result[name] for name in names if name in result}
-    counts.update(extra)
     table = Table(title=title, title_justify="left")
     table.add_column("count")
     table.add_column("value", justify="right")
-    for name, value in counts.items():
-        table.add_row(name, _cell(value))
+    for name, value in summary_rows(result):
+        table.add_row(name, value)
     return table
 
 
-def _progress_notes(result: Mapping[str, Any]) -> dict[str, Any]:
-    notes: dict[str, Any] = {}
-    if result.get("incomplete"):
-        notes["remaining"] = result.get("remaining", "?")
-    if "continued" in result:
-        notes["continued"] = "yes" if result["continued"] else "no"
-    if result.get("deferred"):
-        notes["deferred"] = result["deferred"]
-    return notes
-
-
-def sync_tables(result: Mapping[str, Any]) -> list[Table]:
-    extra: dict[str, Any] = {
-        "failed": result.get("failedTotal", len(result.get("failed") or [])),
-        **({"held": result["heldTotal"]} if "heldTotal" in result else {}),
-        **_progress_notes(result),
-    }
-    title = f"schema-sync ({result.get('trigger', '?')}{', dry run' if result.get('dryRun') else ''})"
-    tables = [counts_table(title, result, SYNC_COUNTS, extra)]
-    for name, total in SYNC_LISTS.items():
-        items = result.get(name) or []
+def result_tables(function: str, result: Mapping[str, Any]) -> list[Table]:
+    """A function's result: the summary, then one table per non-empty list, in the result's order."""
+    notes = [str(result["trigger"])] if "trigger" in result else []
+    notes += ["dry run"] if result.get("dryRun") else []
+    title = f"{function} ({', '.join(notes)})" if notes else function
+    totals = list_totals(result)
+    tables = [summary_table(title, result)]
+    for name, total in totals.items():
+        items = result[name]
         if items:
-            tables.append(items_table(name, items, result.get(total)))
-    return tables
-
-
-def lineage_tables(result: Mapping[str, Any]) -> list[Table]:
-    counts = result.get("counts") or {}
-    extra: dict[str, Any] = {"failed": counts.get("failed", len(result.get("failed") or []))}
-    extra.update(_progress_notes(result))
-    title = f"lineage-emission{' (dry run)' if result.get('dryRun') else ''}"
-    tables = [counts_table(title, result, LINEAGE_COUNTS, extra)]
-    for name in LINEAGE_LISTS:
-        items = result.get(name) or []
-        if items:
-            tables.append(items_table(name, items, counts.get(name)))
+            tables.append(items_table(name, items, total))
     return tables
 
 
@@ -120,6 +119,4 @@ def outcome_tables(outcome: Outcome) -> list[Table]:
                 f"{outcome.function} failed", [{"error": outcome.error_type, "message": outcome.error}]
             )
         ]
-    if outcome.function == "schema-sync":
-        return sync_tables(outcome.result)
-    return lineage_tables(outcome.result)
+    return result_tables(outcome.function, outcome.result)

@@ -14,12 +14,12 @@ from kafka_lineage.aws.clients import client
 from kafka_lineage.aws.continuation import hand_on
 from kafka_lineage.aws.lease import LEASE_MARGIN_SECONDS, StateLease
 from kafka_lineage.config import Settings
+from kafka_lineage.lineage.requests import parse_emit_event
 from kafka_lineage.lineage.result import EmitResult
 from kafka_lineage.lineage.run import emit_lineage
 from kafka_lineage.model.failures import LeaseBusy
 from kafka_lineage.model.metrics import LINEAGE_BUSY
 from kafka_lineage.observability import emit, logger, metrics, tracer
-from lineage_emission.request import parse_emit_event
 from lineage_emission.wiring import connect
 
 LEASE_HOLDER = "lineage-emission"

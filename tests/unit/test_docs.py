@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, Field
 
+from kafka_lineage.lineage.requests import parse_emit_event
 from kafka_lineage.sync.requests import parse_sync_event
-from lineage_emission.request import parse_emit_event
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"

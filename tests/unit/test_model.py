@@ -10,13 +10,14 @@ import pytest
 from pydantic import BaseModel, ValidationError
 
 from kafka_lineage.aws.bus import TopicEvents
+from kafka_lineage.lineage.requests import parse_emit_event
 from kafka_lineage.lineage.resolve import parse_mappings
 from kafka_lineage.model.errors import describe
 from kafka_lineage.model.events import GLUE_EVENT_NAMES
 from kafka_lineage.model.names import GlueCatalogName, GlueName
+from kafka_lineage.model.requests import InvalidRequest
 from kafka_lineage.model.table_mapping import MappingParameter, TableMapping
-from kafka_lineage.sync.requests import InvalidRequest, parse_sync_event
-from lineage_emission.request import parse_emit_event
+from kafka_lineage.sync.requests import parse_sync_event
 from stacks.config import table_mapping_parameter_name
 from stacks.triggers import asset_changed_pattern, glue_registry_change_pattern
 from tests.unit.fake_clients import FakeClient

@@ -235,9 +235,9 @@ def test_the_session_name_is_a_valid_role_session_name(function: str, expected: 
 
 
 def test_source_keys_are_what_the_lineage_request_and_the_mapping_accept():
+    from kafka_lineage.lineage.requests import parse_emit_event
     from kafka_lineage.lineage.resolve import parse_mappings
     from kafka_lineage.model.table_mapping import MappingParameter
-    from lineage_emission.request import parse_emit_event
 
     scope = parse_emit_event({"topics": [{"registryName": f"{SOURCE}:cdc", "topic": "orders"}]})
     assert scope.topics[0].registry_name == f"{SOURCE}:cdc"

@@ -1,5 +1,9 @@
 """schema-sync invocation events -> a `SyncRequest` (docs/invocation.md). Unknown shapes are rejected by name.
 
+The envelope is read by `kafka_lineage.model.requests`, as for every function: this module declares which
+shapes schema-sync accepts and which options each honours (SHAPES, SyncOptions), and reads each shape's
+content. `dryRun` and `allowMassDelete` go with every shape; `verify` only with a full sync.
+
 CloudTrail-via-EventBridge shapes follow AWS's "AWS API Call via CloudTrail" envelope; the Glue members
 (`requestParameters.schemaId`, `registryId`, …) follow the Glue API's request members in camelCase, as
 CloudTrail records them (see tests/events/README.md for where each fixture's shape comes from).
@@ -10,11 +14,10 @@ sync of the topic it names, which puts the recorded drift summary into the asset
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from aws_lambda_powertools.utilities.parser.models import EventBridgeModel
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError
 
 from kafka_lineage.model.errors import describe
@@ -26,6 +29,7 @@ from kafka_lineage.model.events import (
     GLUE_SOURCE,
 )
 from kafka_lineage.model.names import GLUE_REGISTRY_NAME, GlueName, SourceKey
+from kafka_lineage.model.requests import SCHEDULED_EVENT, InvalidRequest, Shape, read_request
 
 _NAME = GLUE_REGISTRY_NAME.pattern
 SCHEMA_ARN = re.compile(
@@ -46,10 +50,6 @@ def _plain(account: str, registry_name: str) -> str:
 
 DEFAULT_REGISTRY = "default-registry"  # Glue's registry when a SchemaId names none
 DELETION_EVENTS = {"DeleteSchema", "DeleteSchemaVersions", "DeleteRegistry"}
-
-
-class InvalidRequest(ValueError):
-    """The invocation event has a shape schema-sync does not accept; the message says what was unexpected."""
 
 
 @dataclass(frozen=True)
@@ -81,17 +81,10 @@ class SyncRequest:
     rejected: tuple[tuple[str, str], ...] = ()  # (schema ARN, why)
 
 
-class _Flags(BaseModel):
-    # Strict: `"dryRun": "yes"` (or "false", which lax parsing takes as False) is refused, naming the key.
+class _Targets(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
-    verify: StrictBool = False
-    dry_run: StrictBool = Field(default=False, alias="dryRun")
-    allow_mass_delete: StrictBool = Field(default=False, alias="allowMassDelete")
-
-
-class _ManualRequest(_Flags):
-    schema_arns: list[str] | None = Field(default=None, alias="schemaArns", min_length=1)
+    schema_arns: list[str] = Field(alias="schemaArns", min_length=1)
 
 
 def parse_schema_arn(arn: str, key_of: KeyOf = _plain) -> SchemaRef:
@@ -222,10 +215,44 @@ RESUME_KEY = "resumeAfter"
 
 
 class _Resume(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     group: str = Field(pattern=r"^[0-9a-f]{1,4}$")
     key: str = Field(min_length=1, max_length=2048)
+
+
+_FULL_ONLY = (
+    "it searches every registry for assets no mapping knows: only a full sync, {} or a Scheduled Event, "
+    "takes it"
+)
+
+
+class SyncOptions(BaseModel):
+    """schema-sync's options, on any shape that honours them (SHAPES). Strict: `"dryRun": "yes"` (or
+    "false", which lax parsing takes as False) is refused, naming the key."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True)
+
+    dry_run: StrictBool = Field(default=False, alias="dryRun")
+    verify: StrictBool = Field(default=False, description=_FULL_ONLY)
+    allow_mass_delete: StrictBool = Field(default=False, alias="allowMassDelete")
+    # Added by the run itself to the event of its follow-up invocation (any shape may carry it).
+    resume_after: _Resume | None = Field(default=None, alias="resumeAfter")
+
+
+_EVERY = frozenset({"dryRun", "verify", "allowMassDelete", RESUME_KEY})
+# A targeted run inspects what it names anyway; verify's search for unknown assets needs every listing.
+# allowMassDelete is honoured everywhere: a targeted run may infer a deletion too (a schema gone or now
+# excluded by the source's filters, without a deletion event), which the fail-safe screens.
+_TARGETED = _EVERY - {"verify"}
+SCHEDULE = Shape("a Scheduled Event", _EVERY, detail_type=SCHEDULED_EVENT)
+CLOUDTRAIL = Shape(
+    "a Glue CloudTrail event", _TARGETED, detail_type=CLOUDTRAIL_DETAIL_TYPE, source=GLUE_SOURCE
+)
+DRIFT = Shape(f"a {DRIFT_DETAIL_TYPE} event", _TARGETED, detail_type=DRIFT_DETAIL_TYPE, source=DRIFT_SOURCE)
+EVERYTHING = Shape("{}", _EVERY)
+SCHEMA_ARNS = Shape('{"schemaArns": [...]}', _TARGETED, keys=frozenset({"schemaArns"}))
+SHAPES = (EVERYTHING, SCHEMA_ARNS, SCHEDULE, CLOUDTRAIL, DRIFT)
 
 
 def with_resume(event: dict[str, Any], group: str, key: str) -> dict[str, Any]:
@@ -233,54 +260,44 @@ def with_resume(event: dict[str, Any], group: str, key: str) -> dict[str, Any]:
     return {**event, RESUME_KEY: {"group": group, "key": key}}
 
 
-def parse_sync_event(event: Any, key_of: KeyOf = _plain, region: str | None = None) -> SyncRequest:
-    """Turn any accepted invocation payload into a SyncRequest; raise InvalidRequest otherwise. `key_of`
-    names the source of an (account, registry) pair, so a source account's events reach that source;
-    `region` is the functions' (a `schemaArns` entry of another region is rejected, and reported)."""
-    if not isinstance(event, dict):
-        raise InvalidRequest(f"expected a JSON object, got {type(event).__name__}")
-    if RESUME_KEY in event:
-        # Added by the run itself to the event of its follow-up invocation (any accepted shape may carry it).
-        rest = {key: value for key, value in event.items() if key != RESUME_KEY}
-        try:
-            resume = _Resume.model_validate(event[RESUME_KEY])
-        except ValidationError as error:
-            raise InvalidRequest(f"malformed {RESUME_KEY}: {describe(error, first_only=True)}") from error
-        return replace(parse_sync_event(rest, key_of, region), resume_after=(resume.group, resume.key))
-    if "detail-type" in event or "source" in event:
-        try:
-            envelope = EventBridgeModel.model_validate(event)
-        except ValidationError as error:
-            raise InvalidRequest(
-                f"malformed EventBridge event: {describe(error, first_only=True)}"
-            ) from error
-        if envelope.detail_type == "Scheduled Event":
-            return SyncRequest(scope="full", trigger="schedule")
-        if envelope.source == GLUE_SOURCE and envelope.detail_type == CLOUDTRAIL_DETAIL_TYPE:
-            return _from_cloudtrail(event.get("detail") or {}, envelope.account, key_of)
-        if envelope.source == DRIFT_SOURCE and envelope.detail_type == DRIFT_DETAIL_TYPE:
-            return _from_drift(event.get("detail"), key_of)
-        raise InvalidRequest(
-            f"unexpected EventBridge event: source {envelope.source!r}, detail-type {envelope.detail_type!r}"
-        )
+def _targets(body: Mapping[str, Any], key_of: KeyOf, region: str | None) -> SyncRequest:
     try:
-        manual = _ManualRequest.model_validate(event)
+        arns = _Targets.model_validate(body).schema_arns
     except ValidationError as error:
         raise InvalidRequest(f"unexpected invocation payload: {describe(error, where='event')}") from error
-    arns = manual.schema_arns or ()
     refs = tuple(
         dict.fromkeys(parse_schema_arn(arn, key_of) for arn in arns if not _other_region(arn, region))
     )
     rejected = tuple((arn, why) for arn in dict.fromkeys(arns) if (why := _other_region(arn, region)))
-    if arns and not refs:
+    if not refs:
         # Every ARN named was rejected: a full sync would do what nobody asked for.
         raise InvalidRequest("schemaArns: " + "; ".join(f"{arn}: {why}" for arn, why in rejected))
-    return SyncRequest(
-        scope="schemas" if refs else "full",
-        schemas=refs,
-        rejected=rejected,
-        trigger="manual",
-        verify=manual.verify,
-        dry_run=manual.dry_run,
-        allow_mass_delete=manual.allow_mass_delete,
+    return SyncRequest(scope="schemas", schemas=refs, rejected=rejected, trigger="manual")
+
+
+def parse_sync_event(event: Any, key_of: KeyOf = _plain, region: str | None = None) -> SyncRequest:
+    """Turn any accepted invocation payload into a SyncRequest; raise InvalidRequest otherwise. `key_of`
+    names the source of an (account, registry) pair, so a source account's events reach that source;
+    `region` is the functions' (a `schemaArns` entry of another region is rejected, and reported)."""
+    request = read_request(event, SHAPES, SyncOptions)
+    body, shape = request.body, request.shape
+    if shape is SCHEDULE:
+        found = SyncRequest(scope="full", trigger="schedule")
+    elif shape is CLOUDTRAIL:
+        account = request.envelope.account if request.envelope else ""
+        found = _from_cloudtrail(body.get("detail") or {}, account, key_of)
+    elif shape is DRIFT:
+        found = _from_drift(body.get("detail"), key_of)
+    elif shape is SCHEMA_ARNS:
+        found = _targets(body, key_of, region)
+    else:
+        found = SyncRequest(scope="full", trigger="manual")
+    options = request.options
+    resume = options.resume_after
+    return replace(
+        found,
+        verify=options.verify,
+        dry_run=options.dry_run,
+        allow_mass_delete=options.allow_mass_delete,
+        resume_after=(resume.group, resume.key) if resume is not None else None,
     )

@@ -128,9 +128,9 @@ def test_sync_invokes_schema_sync_with_the_options_payload_and_prints_the_result
     # Given a deployed stack
     aws.describe(_stack(_outputs()))
     arn = "arn:aws:glue:eu-west-1:111122223333:schema/cdc/dbserver1.inventory.customers"
-    aws.invoke(SYNC_NAME, {"schemaArns": [arn], "verify": True}, RESULT)
-    # When a sync of one schema runs, as JSON
-    done = _run("sync", "--stack", "KafkaLineage", "--schema-arn", arn, "--verify", "--json")
+    aws.invoke(SYNC_NAME, {"schemaArns": [arn], "allowMassDelete": True}, RESULT)
+    # When a sync of one schema runs, as JSON (the function takes verify with a full sync only)
+    done = _run("sync", "--stack", "KafkaLineage", "--schema-arn", arn, "--allow-mass-delete", "--json")
     # Then the function got the payload, and its result is printed as it returned it
     assert done.exit_code == OK
     assert json.loads(done.stdout) == RESULT
@@ -148,6 +148,37 @@ def test_plan_is_schema_syncs_dry_run_shown_as_tables(aws: Aws):
     assert "planned" in done.stdout
     assert "create" in done.stdout
     assert "orders" in done.stdout
+
+
+def test_lineage_dry_run_shows_the_planned_edges_and_every_list_it_returns(aws: Aws):
+    # Given a lineage dry run's result: planned edges, a stream not active, a connector edge kept
+    planned = [{"action": "emit", "topic": "dbserver1.inventory.orders", "table": "lakehouse/orders"}]
+    inactive = [{"path": "firehose:orders-raw", "status": "CREATING"}]
+    result = {
+        "dryRun": True,
+        "emitted": 1,
+        "unchanged": 0,
+        "emissions": [],
+        "inactivePaths": inactive,
+        "deliveryErrors": [],
+        "counts": {"emissions": 0, "inactivePaths": 1, "deliveryErrors": 0},
+        "keptConnectorEdges": 2,
+        "planned": planned,
+    }
+    aws.describe(_stack(_outputs()))
+    aws.invoke(LINEAGE_NAME, {"dryRun": True}, result)
+    # When the dry run is asked for as tables
+    done = _run("lineage", "--stack", "KafkaLineage", "--dry-run")
+    # Then the planned edge, the inactive stream and the kept edges' count all show
+    assert done.exit_code == OK
+    for text in (
+        "planned",
+        "dbserver1.inventory.orders",
+        "inactivePaths",
+        "orders-raw",
+        "keptConnectorEdges",
+    ):
+        assert text in done.stdout
 
 
 def test_a_run_with_failed_items_exits_partial_and_lists_them(aws: Aws):

@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 from kafka_lineage.model.events import DRIFT_DETAIL_TYPE, DRIFT_SOURCE
-from kafka_lineage.sync.requests import InvalidRequest, SchemaRef, parse_sync_event
+from kafka_lineage.model.requests import InvalidRequest
+from kafka_lineage.sync.requests import SchemaRef, parse_sync_event
 from tests.fixtures import load_event
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from kafka_lineage.sync.requests import InvalidRequest, SchemaRef, parse_sync_event
-from lineage_emission.request import InvalidRequest as InvalidEmitRequest
-from lineage_emission.request import parse_emit_event
+from kafka_lineage.lineage.requests import parse_emit_event
+from kafka_lineage.model.requests import InvalidRequest
+from kafka_lineage.sync.requests import SchemaRef, parse_sync_event
 from tests.fixtures import load_event
 
 REGION = "eu-west-1"
@@ -36,7 +36,7 @@ def test_given_real_booleans_then_the_flags_are_set() -> None:
     [("payloads/lineage_dry_run_as_string", "dryRun"), ("payloads/lineage_force_as_string", "force")],
 )
 def test_given_a_non_boolean_flag_then_lineage_refuses_naming_the_key(fixture: str, key: str) -> None:
-    with pytest.raises(InvalidEmitRequest, match=rf"{key}: Input should be a valid boolean"):
+    with pytest.raises(InvalidRequest, match=rf"{key}: Input should be a valid boolean"):
         parse_emit_event(load_event(fixture))
 
 

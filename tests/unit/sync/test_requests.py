@@ -6,7 +6,8 @@ from dataclasses import replace
 
 import pytest
 
-from kafka_lineage.sync.requests import InvalidRequest, SchemaRef, parse_sync_event, with_resume
+from kafka_lineage.model.requests import InvalidRequest
+from kafka_lineage.sync.requests import SchemaRef, parse_sync_event, with_resume
 from tests.fixtures import load_event
 
 SCHEDULED = {
