@@ -552,9 +552,9 @@ class KafkaLineage(Construct):
                     f"AwsSolutions-IAM5[Resource::{resource}]",
                     "Scoped to the configured registries' schemas, the named Glue databases' tables, the "
                     "MSK Connect connectors the sources read (connector/<name>/<uuid>), the sources' "
-                    "clusters' topics and MSK channels, this account's delivery streams and S3 Tables catalogs (read "
-                    "only) or the MAPPING_PATH subtree, whose members appear at run time and cannot be "
-                    "listed here",
+                    "clusters' topics and MSK channels, this account's delivery streams and S3 Tables "
+                    "catalogs (read only) or the MAPPING_PATH subtree, whose members appear at run time "
+                    "and cannot be listed here",
                 )
         _acknowledge(
             _default_policy(self.types.handler_role),

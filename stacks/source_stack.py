@@ -199,9 +199,9 @@ class KafkaLineageSource(Construct):
                 cdk.Acknowledgment(
                     id=f"AwsSolutions-IAM5[{finding}]",
                     reason="Scoped to the configured registries' schemas, databases' tables or this "
-                    "account's clusters' topics, connectors, channels, delivery streams and S3 Tables catalogs (members appear "
-                    "at run time), or an action the IAM Service Authorization Reference gives no resource "
-                    "type",
+                    "account's clusters' topics, connectors, channels, delivery streams and S3 Tables "
+                    "catalogs (members appear at run time), or an action the IAM Service Authorization "
+                    "Reference gives no resource type",
                 )
             )
 

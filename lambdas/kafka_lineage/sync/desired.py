@@ -195,8 +195,8 @@ def desired_asset(
     """The complete asset content for one schema, and the hash that tells whether DataZone must change.
 
     `drift` is the topic's last recorded drift summary (any version: a stale one is not shown); `governance`
-    the extra forms and glossary terms every asset carries; `properties` the topic as the cluster has it (None:
-    unknown, and the topic form is left out)."""
+    the extra forms and glossary terms every asset carries; `properties` the topic as the cluster has it
+    (None: unknown, and the topic form is left out)."""
     form_names = _form_names(asset_type)
     topic = details.schema_name
     latest = details.latest
