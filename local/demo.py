@@ -199,6 +199,7 @@ def main(log_file: Path | None = None) -> int:
         inventory = world.inventory()
         for spec in inventory:
             world.register("cdc", spec)
+        world.create_topics(aws, inventory)
         rule = {
             "database": "lakehouse",
             "match": r"^dbserver1\.inventory\.(?P<table>[^.]+)$",

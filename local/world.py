@@ -64,6 +64,22 @@ def inventory() -> list[SchemaSpec]:
     return specs
 
 
+def create_topics(aws: Any, specs: Iterable[SchemaSpec]) -> None:
+    """The cluster's topics, as a Debezium deployment leaves them: one per table (6 partitions, 7 days),
+    the heartbeat (compacted and deleted, no time limit), Kafka's own `__consumer_offsets`, and the schema
+    history topic, which no registry schema names (the sync reports it under `withoutSchema`)."""
+    for spec in specs:
+        heartbeat = spec.name.startswith("__")
+        configs = (
+            {"retention.ms": "-1", "cleanup.policy": "compact,delete"}
+            if heartbeat
+            else {"retention.ms": "604800000", "cleanup.policy": "delete"}
+        )
+        aws.kafka.create_topic(CLUSTER_ARN, spec.name, 1 if heartbeat else 6, 3, configs)
+    aws.kafka.create_topic(CLUSTER_ARN, "__consumer_offsets", 50, 3, {"cleanup.policy": "compact"})
+    aws.kafka.create_topic(CLUSTER_ARN, "schema-changes.inventory", 1, 3, {"retention.ms": "-1"})
+
+
 def inventory_v2(table: str) -> SchemaSpec:
     """The next version of a tutorial table's schema (a compatible evolution: one nullable column added)."""
     return SchemaSpec(debezium.topic_for(table), FORMATS[table], debezium.table_v2(table, FORMATS[table]))

@@ -235,6 +235,10 @@ class KafkaLineage(Construct):
     # Which resource types an action accepts is the IAM Service Authorization Reference's (SAR) word, and
     # tests/infrastructure/sar.py checks every statement against it. An action with no resource type is
     # granted only on "*"; each such grant says so where it is made.
+    def _own_clusters(self) -> list[str]:
+        """The MSK clusters of the sources read in this account (another account's through its role)."""
+        return sorted({source.cluster_arn for source in self.config.own_sources})
+
     def _registry_arns(self) -> list[str]:
         arns: list[str] = []
         for name in self.config.own_registry_names:
@@ -292,6 +296,12 @@ class KafkaLineage(Construct):
             # SAR: kafka:GetBootstrapBrokers takes no resource type ("*" only). Needed only to derive
             # the default namespace of a source without an explicit one.
             fn.allow("MskBootstrapBrokers", ["kafka:GetBootstrapBrokers"], ["*"])
+        clusters = self._own_clusters()
+        if clusters:
+            # The topics as the clusters have them (sync/topics.py). SAR: kafka:ListTopics takes the cluster,
+            # kafka:DescribeTopic the topic (topic/<cluster name>/<cluster uuid>/<topic name>).
+            fn.allow("MskTopicList", ["kafka:ListTopics"], clusters)
+            fn.allow("MskTopicDescribe", ["kafka:DescribeTopic"], [topic_wildcard(arn) for arn in clusters])
         self._grant_mappings(fn, "assets")
         self._grant_lease(fn, holder=SCHEMA_SYNC_HOLDER)
         fn.allow(
@@ -527,6 +537,8 @@ class KafkaLineage(Construct):
             wildcards += [
                 nag_arn(self, "glue", f"schema/{name}/*") for name in self.config.own_registry_names
             ]
+            if fn is self.schema_sync:
+                wildcards += [topic_wildcard(arn) for arn in self._own_clusters()]
             if fn is self.lineage:
                 wildcards += [nag_arn(self, "glue", f"table/{db}/*") for db in self.config.own_databases]
                 wildcards += [nag_arn(self, "kafkaconnect", name) for name in self.connector_resources]
@@ -540,9 +552,9 @@ class KafkaLineage(Construct):
                     f"AwsSolutions-IAM5[Resource::{resource}]",
                     "Scoped to the configured registries' schemas, the named Glue databases' tables, the "
                     "MSK Connect connectors the sources read (connector/<name>/<uuid>), the sources' "
-                    "clusters' MSK channels, this account's delivery streams and S3 Tables catalogs (read "
-                    "only) or the MAPPING_PATH subtree, whose members appear at run time and cannot be "
-                    "listed here",
+                    "clusters' topics and MSK channels, this account's delivery streams and S3 Tables "
+                    "catalogs (read only) or the MAPPING_PATH subtree, whose members appear at run time "
+                    "and cannot be listed here",
                 )
         _acknowledge(
             _default_policy(self.types.handler_role),
@@ -592,6 +604,12 @@ def _cfn(construct: IConstruct) -> cdk.CfnResource:
 
 def _default_policy(role: iam.Role) -> cdk.CfnResource:
     return _cfn(role.node.find_child("DefaultPolicy"))
+
+
+def topic_wildcard(cluster_arn: str) -> str:
+    """Every topic of an MSK cluster: arn:…:cluster/<name>/<uuid> -> arn:…:topic/<name>/<uuid>/*."""
+    prefix, _, rest = cluster_arn.partition(":cluster/")
+    return f"{prefix}:topic/{rest}/*"
 
 
 def _acknowledge(resource: cdk.CfnResource, finding: str, reason: str) -> None:

@@ -96,6 +96,12 @@ class KafkaLineageSource(Construct):
                     sid="MskBootstrapBrokers", actions=["kafka:GetBootstrapBrokers"], resources=["*"]
                 )
             )
+        # The topics as this account's clusters have them (schema-sync). SAR: kafka:ListTopics takes the
+        # cluster, kafka:DescribeTopic the topic; the clusters are the governance side's to name, so any here.
+        for sid, action, wildcard in self.TOPIC_WILDCARDS:
+            self.role.add_to_policy(
+                iam.PolicyStatement(sid=sid, actions=[action], resources=[self._arn("kafka", *wildcard)])
+            )
         if self.config.read_connectors:
             # SAR: ListConnectors takes no resource type; DescribeConnector takes this account's connectors.
             self.role.add_to_policy(
@@ -112,6 +118,11 @@ class KafkaLineageSource(Construct):
             )
         if self.config.read_delivery:
             self._grant_delivery()
+
+    TOPIC_WILDCARDS = (
+        ("MskTopicList", "kafka:ListTopics", ("cluster", "*/*")),
+        ("MskTopicDescribe", "kafka:DescribeTopic", ("topic", "*/*/*")),
+    )
 
     # The managed delivery paths (docs/delivery-paths.md, "Permissions"): this account's clusters' channels,
     # its delivery streams (ListDeliveryStreams takes no resource type), and S3 Tables catalogs' metadata.
@@ -175,10 +186,12 @@ class KafkaLineageSource(Construct):
         found += [f"Resource::{nag_arn(self, 'glue', f'table/{db}/*')}" for db in self.config.databases]
         if self.config.read_connectors:
             found.append(f"Resource::{nag_arn(self, 'kafkaconnect', 'connector/*/*')}")
+        found += [f"Resource::{nag_arn(self, 'kafka', '/'.join(w))}" for _, _, w in self.TOPIC_WILDCARDS]
         if self.config.read_delivery:
             found += [
                 f"Resource::{nag_arn(self, service, name)}" for service, name in self.DELIVERY_WILDCARDS
             ]
+        found = list(dict.fromkeys(found))  # the clusters' wildcard serves the topics and the channels
         if self.config.read_brokers or self.config.read_connectors or self.config.read_delivery:
             found.append("Resource::*")
         for finding in found:
@@ -186,9 +199,9 @@ class KafkaLineageSource(Construct):
                 cdk.Acknowledgment(
                     id=f"AwsSolutions-IAM5[{finding}]",
                     reason="Scoped to the configured registries' schemas, databases' tables or this "
-                    "account's connectors, channels, delivery streams and S3 Tables catalogs (members appear "
-                    "at run time), or an action the IAM Service Authorization Reference gives no resource "
-                    "type",
+                    "account's clusters' topics, connectors, channels, delivery streams and S3 Tables "
+                    "catalogs (members appear at run time), or an action the IAM Service Authorization "
+                    "Reference gives no resource type",
                 )
             )
 

@@ -12,6 +12,7 @@ from kafka_lineage.aws.pacing import Pacing, StageRates
 from kafka_lineage.aws.packed_store import PackedStore
 from kafka_lineage.aws.registry import SourceRegistries
 from kafka_lineage.aws.sessions import SourceSessions
+from kafka_lineage.aws.topics import ClusterTopics
 from kafka_lineage.config import Settings, Source
 from kafka_lineage.model.state_layout import DRIFT, state_path
 from kafka_lineage.sync.drift import DriftSummaries
@@ -63,4 +64,5 @@ def build_adapters(
         rates=rates,
         lease=lease,
         drift=DriftSummaries(PackedStore(ssm, state_path(settings.state_root, DRIFT))),
+        topics=ClusterTopics(lambda source: sessions.client(source, "kafka")),
     )

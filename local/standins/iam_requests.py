@@ -200,6 +200,11 @@ def _kafka(operation: str, params: Mapping[str, Any], where: Where) -> Resources
     # cluster (MSK guide, "Channel lifecycle management permissions").
     if params.get("ChannelArn"):
         return {"channel": [str(params["ChannelArn"])]}
+    # DescribeTopic is authorised on the topic (SAR: `topic`, .../topic/<cluster name>/<uuid>/<topic>),
+    # ListTopics on the cluster.
+    if params.get("TopicName") and params.get("ClusterArn"):
+        prefix, _, rest = str(params["ClusterArn"]).partition(":cluster/")
+        return {"topic": [f"{prefix}:topic/{rest}/{params['TopicName']}"]}
     return {"cluster": [str(params["ClusterArn"])]} if params.get("ClusterArn") else {}
 
 

@@ -1,12 +1,33 @@
-"""Amazon MSK's GetBootstrapBrokers (moto lacks it), for clusters registered from Python."""
+"""Amazon MSK's GetBootstrapBrokers, ListTopics and DescribeTopic (moto lacks them), for clusters and topics
+registered from Python.
+
+Topics come into existence through `create_topic` (the test hook; the demo world's topics are made by
+local/world.py), as Kafka would make them: names of 1-249 characters of `[a-zA-Z0-9._-]` (Kafka's
+`Topic.validate`; `$` and `#`, which Glue schema names allow, are refused), unique per cluster, on a
+registered cluster. `__consumer_offsets`, `__debezium-heartbeat.dbserver1` and other `__` topics are topics
+like the others (MSK lists Kafka's internal topics too).
+
+- ListTopics pages with `MaxResults` (1-100; AWS documents no default: DEFAULT_PAGE here) and an opaque
+  `NextToken`, in name order; `TopicNameFilter` keeps the topics "starting with given name" (the model's
+  words).
+- DescribeTopic answers `Configs` base64-encoded, as `key=value` lines (the MSK developer guide) or, under
+  the reading `topic_configs_encoding="json"`, as a JSON object; a topic not on the cluster is
+  NotFoundException.
+- Topic ARNs follow the IAM guide: `arn:aws:kafka:<r>:<a>:topic/<cluster name>/<cluster uuid>/<topic>`.
+"""
 
 from __future__ import annotations
 
+import base64
+import json
 import re
 import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from local.standins.errors import ServiceError
+from local.standins.readings import Readings
 
 # set_brokers keyword -> GetBootstrapBrokers output member (botocore kafka model).
 MEMBERS = {
@@ -23,11 +44,29 @@ MEMBERS = {
 }
 _CLUSTER_ARN = re.compile(r"arn:aws[a-z-]*:kafka:[a-z0-9-]+:\d{12}:cluster/[^/]+/[^/]+")
 _BROKER_LIST = re.compile(r"[^\s,:]+:\d{1,5}(,[^\s,:]+:\d{1,5})*")
+TOPIC_NAME = re.compile(r"[a-zA-Z0-9._-]{1,249}")  # Kafka's legal topic names
+DEFAULT_PAGE = 10  # ListTopics without MaxResults: undocumented; the model allows 1-100
+TOPIC_OPERATIONS = frozenset({"ListTopics", "DescribeTopic"})
+
+
+@dataclass
+class _Topic:
+    name: str
+    partitions: int
+    replication_factor: int
+    configs: dict[str, str] = field(default_factory=dict)
+
+
+def topic_arn(cluster_arn: str, topic: str) -> str:
+    prefix, _, rest = cluster_arn.partition(":cluster/")
+    return f"{prefix}:topic/{rest}/{topic}"
 
 
 class KafkaBrokers:
-    def __init__(self) -> None:
+    def __init__(self, readings: Callable[[], Readings] | None = None) -> None:
         self._clusters: dict[str, dict[str, str]] = {}
+        self._topics: dict[str, dict[str, _Topic]] = {}  # cluster ARN -> topics by name
+        self._readings = readings or Readings
         self._lock = threading.Lock()
 
     def set_brokers(self, cluster_arn: str, **strings: str | None) -> None:
@@ -52,6 +91,52 @@ class KafkaBrokers:
     def reset(self) -> None:
         with self._lock:
             self._clusters.clear()
+            self._topics.clear()
+
+    # -- topics (the test hooks)
+    def create_topic(
+        self,
+        cluster_arn: str,
+        name: str,
+        partitions: int = 1,
+        replication_factor: int = 3,
+        configs: Mapping[str, str] | None = None,
+    ) -> str:
+        """Create a topic on a registered cluster, as Kafka would (its name rules); its ARN."""
+        if not TOPIC_NAME.fullmatch(name) or name in (".", ".."):
+            raise ValueError(f"not a legal Kafka topic name: {name!r}")
+        if partitions < 1 or replication_factor < 1:
+            raise ValueError("partitions and replication_factor must be at least 1")
+        with self._lock:
+            if cluster_arn not in self._clusters:
+                raise ValueError(f"no cluster {cluster_arn}: set_brokers first")
+            topics = self._topics.setdefault(cluster_arn, {})
+            if name in topics:
+                raise ValueError(f"topic {name!r} exists on {cluster_arn}")
+            topics[name] = _Topic(name, partitions, replication_factor, dict(configs or {}))
+        return topic_arn(cluster_arn, name)
+
+    def alter_topic(
+        self,
+        cluster_arn: str,
+        name: str,
+        partitions: int | None = None,
+        configs: Mapping[str, str] | None = None,
+    ) -> None:
+        """Add partitions (Kafka never removes any) or set configs, as kafka-topics/kafka-configs would."""
+        with self._lock:
+            topic = self._topics.get(cluster_arn, {}).get(name)
+            if topic is None:
+                raise ValueError(f"no topic {name!r} on {cluster_arn}")
+            if partitions is not None:
+                if partitions <= topic.partitions:
+                    raise ValueError("Kafka only adds partitions")
+                topic.partitions = partitions
+            topic.configs.update(configs or {})
+
+    def delete_topic(self, cluster_arn: str, name: str) -> None:
+        with self._lock:
+            self._topics.get(cluster_arn, {}).pop(name, None)
 
     def knows(self, cluster_arn: str, account: str | None = None) -> bool:
         """Whether the cluster is registered (in `account`, the caller's, when given)."""
@@ -61,6 +146,10 @@ class KafkaBrokers:
 
     def handle(self, operation: str, params: dict[str, Any], account: str | None = None) -> dict[str, Any]:
         """`account` is the caller's: a cluster is found only in its own account (its ARN's)."""
+        if operation == "ListTopics":
+            return self._list_topics(params, account)
+        if operation == "DescribeTopic":
+            return self._describe_topic(params, account)
         if operation != "GetBootstrapBrokers":
             raise NotImplementedError(operation)
         arn = params["ClusterArn"]
@@ -71,3 +160,60 @@ class KafkaBrokers:
         if found is None:
             raise ServiceError("NotFoundException", f"The specified cluster was not found: {arn}", 404)
         return dict(found)
+
+    def _cluster_topics(self, arn: str, account: str | None) -> dict[str, _Topic]:
+        known = self.knows(arn, account)
+        if not known:
+            raise ServiceError("NotFoundException", f"The specified cluster was not found: {arn}", 404)
+        with self._lock:
+            return dict(self._topics.get(arn, {}))
+
+    def _list_topics(self, params: dict[str, Any], account: str | None) -> dict[str, Any]:
+        arn = params["ClusterArn"]
+        topics = self._cluster_topics(arn, account)
+        size = int(params.get("MaxResults") or DEFAULT_PAGE)
+        if not 1 <= size <= 100:
+            raise ServiceError("BadRequestException", "maxResults must be between 1 and 100", 400)
+        wanted = str(params.get("TopicNameFilter") or "")
+        names = sorted(name for name in topics if name.startswith(wanted))
+        start = 0
+        token = params.get("NextToken")
+        if token:
+            try:
+                start = int(base64.urlsafe_b64decode(token.encode()).decode())
+            except ValueError as error:
+                raise ServiceError("BadRequestException", "The nextToken is not valid", 400) from error
+        page = names[start : start + size]
+        answer: dict[str, Any] = {
+            "Topics": [
+                {
+                    "TopicArn": topic_arn(arn, name),
+                    "TopicName": name,
+                    "PartitionCount": topics[name].partitions,
+                    "ReplicationFactor": topics[name].replication_factor,
+                    "OutOfSyncReplicaCount": 0,
+                }
+                for name in page
+            ]
+        }
+        if start + size < len(names):
+            answer["NextToken"] = base64.urlsafe_b64encode(str(start + size).encode()).decode()
+        return answer
+
+    def _describe_topic(self, params: dict[str, Any], account: str | None) -> dict[str, Any]:
+        arn, name = params["ClusterArn"], params["TopicName"]
+        topic = self._cluster_topics(arn, account).get(name)
+        if topic is None:
+            raise ServiceError("NotFoundException", f"The specified topic was not found: {name}", 404)
+        if self._readings().topic_configs_encoding == "json":
+            text = json.dumps(topic.configs)
+        else:
+            text = "".join(f"{key}={value}\n" for key, value in sorted(topic.configs.items()))
+        return {
+            "TopicArn": topic_arn(arn, name),
+            "TopicName": name,
+            "PartitionCount": topic.partitions,
+            "ReplicationFactor": topic.replication_factor,
+            "Configs": base64.b64encode(text.encode()).decode(),
+            "Status": "ACTIVE",
+        }

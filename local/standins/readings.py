@@ -263,6 +263,12 @@ class Readings:
     """MSK: for how many reads (ListChannels pages, DescribeChannel) a new channel stays CREATING before it
     reads ACTIVE. Creation is asynchronous (the guide lists a CREATING state); how long is undocumented."""
 
+    topic_configs_encoding: str = "properties"
+    """MSK: what DescribeTopic's `Configs` holds once base64-decoded. The API model says only "Topic
+    configurations encoded as a Base64 string"; the MSK developer guide ("Describe a topic") shows
+    `key=value` lines. "properties" follows the guide; "json" answers a JSON object of the same keys (the
+    sync reads both, and reads anything else as no configs)."""
+
     deleted_channels_linger: int = 1
     """MSK: in how many ListChannels results a channel removed by DeleteChannel still appears, DELETING. The
     API reference: "The channel transitions through DELETING and is removed when the asynchronous delete

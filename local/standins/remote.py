@@ -85,6 +85,19 @@ class RemoteKafka:
     def set_brokers(self, cluster_arn: str, **strings: str | None) -> None:
         self._control("POST", "kafka/brokers", {"cluster_arn": cluster_arn, **strings})
 
+    def create_topic(
+        self,
+        cluster_arn: str,
+        name: str,
+        partitions: int = 1,
+        replication_factor: int = 3,
+        configs: dict[str, str] | None = None,
+    ) -> str:
+        answer = {"cluster_arn": cluster_arn, "name": name, "partitions": partitions}
+        answer.update({"replication_factor": replication_factor, "configs": configs or {}})
+        created: dict[str, str] = self._control("POST", "kafka/topics", answer)
+        return created["topicArn"]
+
 
 class RemoteClusterPolicies:
     def __init__(self, control: _Control) -> None:

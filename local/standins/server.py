@@ -34,7 +34,7 @@ from local.standins.glue_catalogs import GlueCatalogs, is_federated
 from local.standins.glue_registry import GlueSchemaRegistry
 from local.standins.iam import DEFAULT_KEY, Iam, access_key_of, moto_key_account
 from local.standins.iam_limits import IamLimits
-from local.standins.kafka import KafkaBrokers
+from local.standins.kafka import TOPIC_OPERATIONS, KafkaBrokers
 from local.standins.kafka_channels import KafkaChannels
 from local.standins.kafka_policies import ClusterPolicies
 from local.standins.kafkaconnect import KafkaConnect
@@ -104,7 +104,7 @@ class Standins:
         self.quotas = Quotas()  # off until enabled (tests that ask for it, the bench)
         self.calls = CallLog()
         self.latency_ms = 0.0
-        self.kafka = KafkaBrokers()
+        self.kafka = KafkaBrokers(lambda: self.readings)
         self.channels = KafkaChannels(lambda: self.readings, self.kafka.knows)
         self.cluster_policies = ClusterPolicies(lambda: self.readings, self._knows_cluster)
         self.firehose = Firehose(lambda: self.readings, lambda: self.region)
@@ -324,7 +324,7 @@ class FrontDoor:
         if route.service == "glue" and name in GlueSchemaRegistry.OPERATIONS:
             glue = s.glue_in(account)
             return lambda params: glue.handle(name, params, route.region)
-        if route.service == "kafka" and name == "GetBootstrapBrokers":
+        if route.service == "kafka" and (name == "GetBootstrapBrokers" or name in TOPIC_OPERATIONS):
             return lambda params: s.kafka.handle(name, params, account)
         if route.service == "kafka" and name in ClusterPolicies.OPERATIONS:
             return lambda params: s.cluster_policies.handle(name, params, account)
@@ -404,6 +404,8 @@ class FrontDoor:
             elif (method, path) == ("POST", "kafka/policy-race"):
                 s.cluster_policies.race(data.pop("cluster_arn"), **data)
                 result = {"ok": True}
+            elif (method, path) == ("POST", "kafka/topics"):
+                result = {"topicArn": s.kafka.create_topic(**data)}
             elif (method, path) == ("POST", "kafkaconnect/connectors"):
                 result = {"connectorArn": s.kafkaconnect.create(**data)}
             elif path == "readings":

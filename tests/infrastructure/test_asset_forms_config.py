@@ -63,6 +63,6 @@ def test_a_form_name_of_the_asset_type_fails_synth() -> None:
 
 
 def test_more_forms_than_an_asset_carries_fail_synth() -> None:
-    forms = [{**OWNERSHIP, "formName": f"Extra{n}"} for n in range(6)]  # the asset type has 5
+    forms = [{**OWNERSHIP, "formName": f"Extra{n}"} for n in range(5)]  # the asset type has 6
     with pytest.raises(ConfigError, match="10 forms"):
         load_config(settings_with(assetForms=forms))

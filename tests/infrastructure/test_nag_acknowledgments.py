@@ -52,8 +52,8 @@ def test_acknowledgments_are_per_resource_and_iam5_names_the_exact_wildcard(unac
             assert finding.endswith("]"), finding
     wildcards = {finding for _, finding in acknowledgments if finding.startswith("AwsSolutions-IAM5")}
     # Only X-Ray's unavoidable "*", the provider's own handler versions, and run-time-named children of
-    # configured registries, databases, MSK Connect connector names, the sources' clusters' channels, this
-    # account's delivery streams, S3 Tables catalogs and the MAPPING_PATH subtree
+    # configured registries, databases, MSK Connect connector names, the sources' clusters' topics and
+    # channels, this account's delivery streams, S3 Tables catalogs and the MAPPING_PATH subtree
     for finding in wildcards:
         resource = finding.removeprefix("AwsSolutions-IAM5[Resource::").removesuffix("]")
         assert (
@@ -61,7 +61,7 @@ def test_acknowledgments_are_per_resource_and_iam5_names_the_exact_wildcard(unac
             or resource.endswith(".Arn>:*")
             or any(
                 f":{kind}/" in resource
-                for kind in ("schema", "table", "connector", "channel", "deliverystream")
+                for kind in ("schema", "table", "connector", "topic", "channel", "deliverystream")
             )
             or any(f":{kind}/s3tablescatalog/" in resource for kind in ("catalog", "database"))
             or ":parameter/kafka-lineage/" in resource

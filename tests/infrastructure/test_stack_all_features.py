@@ -85,7 +85,11 @@ def test_both_registries_are_in_scope(synth: Synthesized):
     assert registry == {":registry/cdc", ":schema/cdc/*", ":registry/cdc.prod-$1", ":schema/cdc.prod-$1/*"}
     # GetBootstrapBrokers takes no resource type; the cdc source (no namespace) needs it
     assert _by_sid(statements, "MskBootstrapBrokers")["Resource"] == "*"
-    assert not any(PROD_CLUSTER_ARN in json.dumps(statement) for statement in statements)
+    # The clusters appear only in the topic reads: ListTopics on each cluster, DescribeTopic on its topics
+    naming = {statement.get("Sid") for statement in statements if PROD_CLUSTER_ARN in json.dumps(statement)}
+    assert naming == {"MskTopicList"}
+    topics = PROD_CLUSTER_ARN.replace(":cluster/", ":topic/") + "/*"
+    assert topics in _by_sid(statements, "MskTopicDescribe")["Resource"]
     rules = [r["Properties"] for r in synth.resources("AWS::Events::Rule").values()]
     glue = [r for r in rules if r.get("EventPattern", {}).get("source") == ["aws.glue"]]
     assert glue[0]["EventPattern"] == glue_registry_change_pattern(["cdc", "cdc.prod-$1"])

@@ -273,6 +273,12 @@ def test_schema_sync_permissions_are_explicit_and_scoped(synth: Synthesized):
     # The source has no explicit namespace: it comes from the brokers (GetBootstrapBrokers: "*" only)
     assert statements["MskBootstrapBrokers"]["Action"] == "kafka:GetBootstrapBrokers"
     assert statements["MskBootstrapBrokers"]["Resource"] == "*"
+    # The topics as the source's cluster has them: ListTopics on the cluster, DescribeTopic on its topics
+    assert statements["MskTopicList"]["Action"] == "kafka:ListTopics"
+    (cluster,) = _resources(statements["MskTopicList"])
+    assert ":cluster/" in cluster
+    assert statements["MskTopicDescribe"]["Action"] == "kafka:DescribeTopic"
+    assert _resources(statements["MskTopicDescribe"]) == [cluster.replace(":cluster/", ":topic/") + "/*"]
     assert _resources(statements["MappingsRead"]) == [
         _arn("ssm", "parameter/kafka-lineage"),
         _arn("ssm", "parameter/kafka-lineage/*"),

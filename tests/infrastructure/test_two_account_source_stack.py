@@ -109,6 +109,15 @@ def test_the_reader_role_reads_only_the_configured_registries_and_databases(both
     assert tails["GlueSchemaRegistryRead"] == [":registry/cdc", ":schema/cdc/*"]
     assert tails["GlueCatalogRead"] == [":catalog", ":database/lakehouse", ":table/lakehouse/*"]
     assert tails["MskBootstrapBrokers"] == ["*"]
+    # The topics of this account's clusters (SAR: ListTopics takes the cluster, DescribeTopic the topic)
+    assert (statements["MskTopicList"]["Action"], tails["MskTopicList"]) == (
+        "kafka:ListTopics",
+        [":cluster/*/*"],
+    )
+    assert (statements["MskTopicDescribe"]["Action"], tails["MskTopicDescribe"]) == (
+        "kafka:DescribeTopic",
+        [":topic/*/*/*"],
+    )
     assert not any("Put" in str(s["Action"]) or "Create" in str(s["Action"]) for s in statements.values())
 
 
@@ -145,7 +154,14 @@ def test_both_functions_may_assume_the_source_role_and_read_nothing_of_it_themse
         assert statements["AssumeSourceRoles"]["Action"] == "sts:AssumeRole"
         assert statements["AssumeSourceRoles"]["Resource"] == role_arn
         # The only source is in the other account: no Glue or MSK grant in this one.
-        assert not {"GlueSchemaRegistryRead", "GlueCatalogRead", "MskBootstrapBrokers"} & set(statements)
+        own = {
+            "GlueSchemaRegistryRead",
+            "GlueCatalogRead",
+            "MskBootstrapBrokers",
+            "MskTopicList",
+            "MskTopicDescribe",
+        }
+        assert not own & set(statements)
     outputs = both.governance["Outputs"]
     assert {"SchemaSyncRoleArn", "LineageRoleArn"} <= set(outputs)
 

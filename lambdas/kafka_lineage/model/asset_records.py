@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from kafka_lineage.model.cluster_topics import TopicProperties
+
 
 @dataclass(frozen=True)
 class AssetRecord:
@@ -35,6 +37,12 @@ class AssetRecord:
     # The schema is gone but the asset's deletion is held: its listing had this many approved subscriptions
     # when last looked at (0: not held). The asset shows the schema deleted; a later run deletes it.
     held: int = 0
+    # The topic as the cluster had it when last mirrored (None: not listed then, or its listing failed).
+    # `topic_tracked`: the record was written by a run that reads topics; an older record's topic is
+    # unknown, and the next verify run fills it in (as it moves the asset onto the type revision that
+    # carries the topic form), while the hourly run leaves it.
+    topic_properties: TopicProperties | None = None
+    topic_tracked: bool = False
 
     @property
     def topic(self) -> str:
@@ -58,6 +66,11 @@ class AssetRecord:
             **({"pv": self.previous_version} if self.previous_version else {}),
             **({"np": 1} if self.unpublished else {}),
             **({"hd": self.held} if self.held else {}),
+            **(
+                {"t": self.topic_properties.to_entry() if self.topic_properties else 0}
+                if self.topic_tracked
+                else {}
+            ),
         }
 
     @classmethod
@@ -79,6 +92,8 @@ class AssetRecord:
             previous_version=int(entry.get("pv", 0)),
             unpublished=bool(entry.get("np", 0)),
             held=int(entry.get("hd", 0)),
+            topic_properties=TopicProperties.from_entry(entry.get("t")),
+            topic_tracked="t" in entry,
         )
 
     def as_dict(self) -> dict[str, Any]:

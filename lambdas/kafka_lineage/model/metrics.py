@@ -52,6 +52,23 @@ PUBLISHES_REFUSED = Metric(
 DELETIONS_HELD = Metric(
     "DeletionsHeld", SCHEMA_SYNC, "Deletions held while subscribers keep the listing (not failures)."
 )
+SCHEMAS_WITHOUT_TOPIC = Metric(
+    "SchemasWithoutTopic",
+    SCHEMA_SYNC,
+    "Mirrored schemas whose topic the cluster does not list (the result's `withoutTopic`; nothing is "
+    "deleted).",
+)
+TOPICS_WITHOUT_SCHEMA = Metric(
+    "TopicsWithoutSchema",
+    SCHEMA_SYNC,
+    "Topics of a source's cluster that no mirrored schema names, Kafka's internal `__` topics aside "
+    "(`withoutSchema`).",
+)
+TOPIC_LISTINGS_FAILED = Metric(
+    "TopicListingsFailed",
+    SCHEMA_SYNC,
+    "Clusters whose topics could not be listed (`topicErrors`): their assets keep the properties last known.",
+)
 EVENTS_FAILED = Metric(
     "EventsFailed", SCHEMA_SYNC, '"Topic Asset Changed" events that could not be put on the default bus.'
 )
@@ -168,6 +185,9 @@ METRICS: tuple[Metric, ...] = (
     ASSETS_PUBLISHED,
     PUBLISHES_REFUSED,
     DELETIONS_HELD,
+    SCHEMAS_WITHOUT_TOPIC,
+    TOPICS_WITHOUT_SCHEMA,
+    TOPIC_LISTINGS_FAILED,
     EVENTS_FAILED,
     LINEAGE_EMITTED,
     LINEAGE_UNCHANGED,

@@ -15,9 +15,12 @@ from kafka_lineage.config import Source
 from kafka_lineage.drift.summary import DriftSummary
 from kafka_lineage.model.asset_forms import AssetForm, clashes
 from kafka_lineage.model.catalog import AssetContent, AssetType, FormInput
+from kafka_lineage.model.cluster_topics import TopicProperties
 from kafka_lineage.model.registry import SchemaDetails
 from kafka_lineage.schemas import ParsedSchema
 from kafka_lineage.sync.drift import DRIFT_FORM_TYPE, current_summary, drift_form, marker
+from kafka_lineage.sync.topics import TOPIC_FORM_TYPE
+from kafka_lineage.sync.topics import marker as topic_marker
 
 SCHEMA_FORM_TYPE = "KafkaSchemaFormType"
 MSK_FORM_TYPE = "MskSourceReferenceFormType"
@@ -88,12 +91,14 @@ def source_fingerprint(
     asset_type_revision: str,
     drift_marker: str = "",
     governance: Governance = NO_GOVERNANCE,
+    topic: TopicProperties | None = None,
 ) -> str:
     """What GetSchema + ListSchemaVersions say, minus UpdatedTime, plus the drift summary the asset shows
     (sync.drift.marker): equal fingerprints, equal content.
 
     A `verify` or targeted run compares it with the asset records to skip reading the definition of an
-    unchanged schema; a moved drift summary moves it, so the content is rebuilt and revised once.
+    unchanged schema; a moved drift summary moves it, so the content is rebuilt and revised once; so do the
+    topic's properties (sync.topics.marker).
     """
     versions = [(v.number, v.version_id, v.status, v.created_time) for v in details.versions]
     parts: list[Any] = [
@@ -111,6 +116,8 @@ def source_fingerprint(
         parts.append(drift_marker)
     if governance.marker():  # likewise: without assetForms and glossaryTerms nothing moves
         parts.append(governance.marker())
+    if topic_marker(topic):  # likewise: a record from before topics were read keeps its fingerprint
+        parts.append(topic_marker(topic))
     return digest(*parts)
 
 
@@ -183,11 +190,13 @@ def desired_asset(
     asset_type: AssetType,
     drift: DriftSummary | None = None,
     governance: Governance = NO_GOVERNANCE,
+    properties: TopicProperties | None = None,
 ) -> Desired:
     """The complete asset content for one schema, and the hash that tells whether DataZone must change.
 
     `drift` is the topic's last recorded drift summary (any version: a stale one is not shown); `governance`
-    the extra forms and glossary terms every asset carries."""
+    the extra forms and glossary terms every asset carries; `properties` the topic as the cluster has it
+    (None: unknown, and the topic form is left out)."""
     form_names = _form_names(asset_type)
     topic = details.schema_name
     latest = details.latest
@@ -247,6 +256,8 @@ def desired_asset(
         # Always written, "none" included: a reader can tell "no drift for this version" from "not shown".
         drift_content = drift_form(drift, latest_number)
         forms.append(FormInput(form_names[DRIFT_FORM_TYPE], _json(drift_content)))
+    if TOPIC_FORM_TYPE in form_names and properties is not None:
+        forms.append(FormInput(form_names[TOPIC_FORM_TYPE], _json(properties.form())))
     forms.extend(
         _extra_forms(governance, asset_type, topic, source.registry_name, details.schema_arn, len(forms))
     )
@@ -276,6 +287,7 @@ def desired_asset(
             asset_type.revision,
             marker(shown_drift(asset_type, drift, latest_number)),
             governance,
+            properties,
         ),
         warning=warning,
         drift=drift_content,

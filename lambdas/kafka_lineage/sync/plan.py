@@ -26,6 +26,7 @@ from kafka_lineage.model.asset_records import AssetRecord
 from kafka_lineage.model.registry import ListedSchema, SchemaDetails
 from kafka_lineage.sync.desired import Desired
 from kafka_lineage.sync.requests import SchemaRef
+from kafka_lineage.sync.topics import LISTING_MOVED, Listing, TopicSeen, listing_moved
 
 REQUESTED = "requested"  # a Candidate's reason when a request or an event named the schema
 
@@ -244,9 +245,14 @@ def orphan(registry_name: str, schema_arn: str, asset_id: str) -> Delete:
 
 
 def triage_listing(
-    source: Source, listed: Iterable[ListedSchema], records: Mapping[str, AssetRecord], verify: bool
+    source: Source,
+    listed: Iterable[ListedSchema],
+    records: Mapping[str, AssetRecord],
+    verify: bool,
+    topics: Listing | None = None,
 ) -> Triage:
-    """Compare one registry's listing with the asset records of that registry."""
+    """Compare one registry's listing, and its cluster's topic listing (None: not read), with the asset
+    records of that registry."""
     candidates: list[Candidate] = []
     deletions: list[Delete] = []
     unchanged: list[str] = []
@@ -262,7 +268,7 @@ def triage_listing(
             if record is not None:
                 deletions.append(deletion(record, "listed as DELETING", False))
             continue
-        reason = _reason(schema, record, verify)
+        reason = _reason(schema, record, verify, topics)
         if reason is None:
             unchanged.append(schema.schema_arn)
         else:
@@ -282,13 +288,17 @@ def triage_listing(
     return Triage(tuple(candidates), tuple(deletions), tuple(unchanged))
 
 
-def _reason(schema: ListedSchema, record: AssetRecord | None, verify: bool) -> str | None:
+def _reason(
+    schema: ListedSchema, record: AssetRecord | None, verify: bool, topics: Listing | None
+) -> str | None:
     if record is None:
         return "new"
     if record.created_time != schema.created_time:
         return "re-created under the same name"
     if record.updated_time != schema.updated_time:
         return "listing changed"
+    if listing_moved(record, topics):
+        return LISTING_MOVED
     if record.unpublished:
         return "not published yet (a domain rule refused the last publish)"
     if verify:
@@ -414,14 +424,21 @@ def needs_definition(candidate: Candidate, fingerprint: str) -> bool:
 
 
 def refreshed_record(
-    record: AssetRecord, details: SchemaDetails, listed: ListedSchema | None, fingerprint: str
+    record: AssetRecord,
+    details: SchemaDetails,
+    listed: ListedSchema | None,
+    fingerprint: str,
+    topic: TopicSeen | None = None,
 ) -> AssetRecord:
-    """The record with the registry's current times; same asset, same content."""
+    """The record with the registry's current times and the topic as seen; same asset, same content."""
+    seen = topic or TopicSeen(record.topic_properties, record.topic_tracked)
     return replace(
         record,
         updated_time=listed.updated_time if listed else details.updated_time,
         created_time=listed.created_time if listed else details.created_time,
         source_fingerprint=fingerprint,
+        topic_properties=seen.properties,
+        topic_tracked=seen.tracked,
     )
 
 
@@ -430,18 +447,21 @@ def decide(
     details: SchemaDetails,
     desired: Desired | None,
     namespace: str,
+    topic: TopicSeen | None = None,
 ) -> Action | None:
-    """Inspected candidate -> action. `desired` None means the fingerprint matched (content unchanged)."""
+    """Inspected candidate -> action. `desired` None means the fingerprint matched (content unchanged);
+    `topic` what the run saw of the topic (None: the record keeps what it had)."""
     record = candidate.record
     where = (details.registry_name, details.schema_name, details.schema_arn, candidate.reason)
     if desired is None:
         if record is None:
             raise ValueError("a schema without an asset record must be inspected in full")
-        refreshed = refreshed_record(record, details, candidate.listed, record.source_fingerprint)
+        refreshed = refreshed_record(record, details, candidate.listed, record.source_fingerprint, topic)
         if record.unpublished:
             return Publish(*where, record=record, new_record=replace(refreshed, unpublished=False))
         return None if refreshed == record else Touch(*where, record=record, new_record=refreshed)
     created_time = candidate.listed.created_time if candidate.listed else details.created_time
+    seen = topic or (TopicSeen(record.topic_properties, record.topic_tracked) if record else TopicSeen())
     new_record = AssetRecord(
         registry_name=details.registry_name,
         schema_name=details.schema_name,
@@ -457,6 +477,8 @@ def decide(
         asset_revision=record.asset_revision if record else "",
         source_fingerprint=desired.source_fingerprint,
         previous_version=previous_version(record, desired.latest_version, created_time),
+        topic_properties=seen.properties,
+        topic_tracked=seen.tracked,
     )
     if record is None:
         return Create(*where, new_record=new_record, desired=desired)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from kafka_lineage.config import Source
 from kafka_lineage.model.asset_records import AssetRecord
 from kafka_lineage.model.catalog import AssetContent, AssetType, CatalogAsset, Deletion
+from kafka_lineage.model.cluster_topics import ListedTopic, TopicConfigs
 from kafka_lineage.model.quotas import CallRates
 from kafka_lineage.model.registry import ListedSchema, SchemaDetails
 
@@ -100,6 +101,18 @@ class AssetRecords(Protocol):
         ...
 
 
+class ClusterTopics(Protocol):
+    """The topics of the sources' MSK clusters (`aws.topics.ClusterTopics`), each in its source's account."""
+
+    def list_topics(self, source: Source) -> list[ListedTopic]:
+        """Every topic of the source's cluster (ListTopics, a call a page of 100)."""
+        ...
+
+    def describe_topic(self, source: Source, topic: str) -> TopicConfigs:
+        """The topic's configs (DescribeTopic); raises NotFound when the cluster lists no such topic."""
+        ...
+
+
 class TopicAnnouncer(Protocol):
     """The "Topic Asset Changed" events (`aws.bus.TopicEvents`)."""
 
@@ -141,3 +154,5 @@ class SyncAdapters:
     lease_wait_seconds: float = 20.0  # then the run stops and says `deferred: busy` (the handler hands on)
     # The drift summaries lineage-emission keeps; read once per run that builds asset content.
     drift: DriftSummaries | None = None
+    # The clusters' topics (the asset's topic form, withoutTopic and withoutSchema); None: not read.
+    topics: ClusterTopics | None = None

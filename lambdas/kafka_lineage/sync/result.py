@@ -39,6 +39,10 @@ class SyncResult:
     skipped: Sample = field(default_factory=_sample)
     planned: Sample = field(default_factory=_sample)
     warnings: Sample = field(default_factory=_sample)
+    # Topics as the cluster has them (sync/topics.py): reported, never a reason to delete or to raise.
+    without_topic: Sample = field(default_factory=_sample)
+    without_schema: Sample = field(default_factory=_sample)
+    topic_errors: Sample = field(default_factory=_sample)
     mapping_writes: int = 0
     events_failed: int = 0
     chunks: int = 0
@@ -67,6 +71,28 @@ class SyncResult:
     def skip(self, items: Iterable[dict[str, Any]]) -> None:
         with self._lock:
             self.skipped.extend(items)
+
+    def report_without_topic(self, items: Iterable[dict[str, str]]) -> None:
+        """Schemas whose topic the cluster does not list (`{registryName, topic}`)."""
+        found = list(items)
+        with self._lock:
+            self.without_topic.extend(found)
+        if found:  # one line a source each run: a cluster may have thousands
+            logger.info("schemas without topic on their cluster", extra={"withoutTopic": found})
+
+    def report_without_schema(self, items: Iterable[dict[str, str]]) -> None:
+        """Topics that no mirrored schema names (`{clusterArn, topic}`)."""
+        found = list(items)
+        with self._lock:
+            self.without_schema.extend(found)
+        if found:
+            logger.info("topics without a mirrored schema", extra={"withoutSchema": found})
+
+    def record_topic_errors(self, items: Iterable[dict[str, str]]) -> None:
+        """Clusters whose topics could not be listed (`{clusterArn, error}`): their assets keep the topic
+        properties last known; not a failure."""
+        with self._lock:
+            self.topic_errors.extend(items)
 
     def hold(self, held: plan.SyncPlan) -> None:
         """The deletions the fail-safe held back fail, each with its group's reason."""
@@ -152,6 +178,9 @@ class SyncResult:
             (catalog.PUBLISHES_REFUSED, self.publishes_refused),
             (catalog.DELETIONS_HELD, self.held.total),
             (catalog.EVENTS_FAILED, self.events_failed),
+            (catalog.SCHEMAS_WITHOUT_TOPIC, self.without_topic.total),
+            (catalog.TOPICS_WITHOUT_SCHEMA, self.without_schema.total),
+            (catalog.TOPIC_LISTINGS_FAILED, self.topic_errors.total),
         ):
             emit(metric, value)
 
@@ -175,6 +204,12 @@ class SyncResult:
             "skippedTotal": self.skipped.total,
             "warnings": self.warnings.items,
             "warningsTotal": self.warnings.total,
+            "withoutTopic": self.without_topic.items,
+            "withoutTopicTotal": self.without_topic.total,
+            "withoutSchema": self.without_schema.items,
+            "withoutSchemaTotal": self.without_schema.total,
+            "topicErrors": self.topic_errors.items,
+            "topicErrorsTotal": self.topic_errors.total,
             "mappingWrites": self.mapping_writes,
             "eventsFailed": self.events_failed,
             "chunks": self.chunks,

@@ -51,6 +51,13 @@ from kafka_lineage.sync.ports import SyncAdapters
 from kafka_lineage.sync.requests import SchemaRef, SyncRequest
 from kafka_lineage.sync.result import SyncResult
 from kafka_lineage.sync.stages import Chunks
+from kafka_lineage.sync.topics import (
+    TopicListings,
+    TopicSeen,
+    current_properties,
+    without_schema,
+    without_topic,
+)
 
 __all__ = ["DriftUnavailable", "SchemaSync", "SyncAdapters", "SyncResult"]  # what the handler and tests use
 
@@ -92,6 +99,8 @@ class SchemaSync:
         self.drift_error: str | None = None
         # What a governed domain's rules ask of every asset (assetForms, glossaryTerms).
         self.governance = Governance(settings.asset_forms, settings.glossary_terms)
+        # Each cluster's topics, listed once per run (sync/topics.py).
+        self.topics = TopicListings(adapters.topics)
 
     # ---------------------------------------------------------------- the run
     @tracer.capture_method
@@ -105,10 +114,11 @@ class SchemaSync:
         if has_drift_form(world.asset_type) and any(isinstance(item, plan.Candidate) for _, item in work):
             # Only a run with schemas to inspect reads the summaries: a no-change run stays at its cost.
             self._read_drift(result, request.expected_drift)
-        chunks = self._chunks(world.asset_type, result, ledger, request.dry_run, on_plan)
+        chunks = self._chunks(world.asset_type, result, ledger, request, on_plan)
         pace = Pace(self.adapters.rates, self.settings.tuning.max_concurrency, world.latency, world.cold)
         progress = Pipeline(chunks.stages(), pace, self.deadline, chunks.stop, request.dry_run).run(work)
         result.record_progress(progress)
+        result.record_topic_errors(self.topics.errors())
         if not request.dry_run:
             result.emit_metrics()
         return result
@@ -131,6 +141,14 @@ class SchemaSync:
         loaded = clock.monotonic()
         for arn in self.adapters.asset_records.unreadable:
             result.warn("mapping entry unreadable; re-created", schemaArn=arn)
+        listing_from = loaded
+        if request.scope != "schemas":
+            # Each cluster's topics first (a page per 100 topics, at MSK's own pace): the registry
+            # listings' timing below is then the Glue calls' alone.
+            names = self.sources if request.scope == "full" else request.registries
+            for source in (self.sources[name] for name in names if name in self.sources):
+                self.topics.of(source)
+            listing_from = clock.monotonic()
         listed_calls = self.adapters.registry.calls
         triage, listings = self._triage(request, records, result)
         listing_calls = self.adapters.registry.calls - listed_calls
@@ -141,7 +159,7 @@ class SchemaSync:
             (loaded - typed) / (1 + self.adapters.asset_records.parameter_count() // 10),
         ]
         if listing_calls:
-            phases.append((clock.monotonic() - loaded) / listing_calls)
+            phases.append((clock.monotonic() - listing_from) / listing_calls)
         return _World(asset_type, records, triage, listings, latency=min(phases), cold=max(phases))
 
     def _triage(
@@ -159,6 +177,7 @@ class SchemaSync:
             )
         names = list(self.sources) if request.scope == "full" else list(request.registries)
         total = plan.Triage()
+        named: dict[str, set[str]] = {}  # cluster ARN -> the topics its listed sources' schemas name
         for name in names:
             source = self.sources.get(name)
             if source is None:
@@ -178,8 +197,26 @@ class SchemaSync:
                 result.fail(error, registryName=name)
                 continue
             listings[name] = listed
-            total += plan.triage_listing(source, listed, by_registry.get(name, {}), request.verify)
+            topics = self.topics.of(source)
+            total += plan.triage_listing(source, listed, by_registry.get(name, {}), request.verify, topics)
+            if topics is not None:
+                result.report_without_topic(without_topic(source, listed, topics))
+                named.setdefault(source.cluster_arn, set()).update(
+                    s.schema_name for s in listed if s.status != "DELETING" and source.mirrors(s.schema_name)
+                )
+        self._report_without_schema(named, listings, result)
         return total, listings
+
+    def _report_without_schema(
+        self, named: dict[str, set[str]], listings: dict[str, list[ListedSchema]], result: SyncResult
+    ) -> None:
+        """`withoutSchema`, for each cluster whose every source was listed in this run (a topic is without
+        schema only when no source of its cluster names it)."""
+        for cluster_arn, names in sorted(named.items()):
+            sources = [s for s in self.sources.values() if s.cluster_arn == cluster_arn]
+            topics = self.topics.of(sources[0])
+            if topics is not None and all(s.key in listings for s in sources):
+                result.report_without_schema(without_schema(cluster_arn, topics, names))
 
     def _orphans(self, world: _World, result: SyncResult) -> list[plan.Delete]:
         """verify: assets of our type that no asset record knows and whose schema is gone: remove them.
@@ -268,7 +305,7 @@ class SchemaSync:
         asset_type: AssetType,
         result: SyncResult,
         ledger: failsafe.Ledger,
-        dry_run: bool,
+        request: SyncRequest,
         on_plan: Callable[[plan.SyncPlan], None] | None,
     ) -> Chunks:
         def warn(schema_arn: str, warning: str) -> None:
@@ -279,17 +316,24 @@ class SchemaSync:
             self.adapters.catalog, asset_type, settings.asset_type_name, settings.domain_id, warn
         )
         return Chunks(
-            lambda candidate: self.inspect(candidate, asset_type),
+            lambda candidate: self.inspect(candidate, asset_type, request.verify, warn),
             self.adapters,
             applier,
             result,
             ledger,
-            dry_run,
+            request.dry_run,
             on_plan,
         )
 
-    def inspect(self, candidate: plan.Candidate, asset_type: AssetType) -> plan.Action | None:
-        """Read one candidate (GetSchema, versions, and the definition when the fingerprint moved), decide."""
+    def inspect(
+        self,
+        candidate: plan.Candidate,
+        asset_type: AssetType,
+        verify: bool = False,
+        warn: Callable[[str, str], None] | None = None,
+    ) -> plan.Action | None:
+        """Read one candidate (GetSchema, versions, the topic's configs when they may have moved, and the
+        definition when the fingerprint moved), decide."""
         source = self.sources[candidate.registry_name]
         registry = self.adapters.registry
         details = registry.snapshot(candidate.registry_name, candidate.schema_name)
@@ -300,15 +344,46 @@ class SchemaSync:
             raise DriftUnavailable(self.drift_error)
         drift = summary_of(self.drift_summaries, details.registry_name, details.schema_name)
         shown = marker(shown_drift(asset_type, drift, details.latest.number))
-        fingerprint = source_fingerprint(details, namespace, asset_type.revision, shown, self.governance)
+        topic = self._topic(source, candidate, details.schema_name, verify, warn)
+        fingerprint = source_fingerprint(
+            details, namespace, asset_type.revision, shown, self.governance, topic.properties
+        )
         if not plan.needs_definition(candidate, fingerprint):
-            return plan.decide(candidate, details, None, namespace)
+            return plan.decide(candidate, details, None, namespace, topic)
         definition = registry.definition(details.schema_arn, details.latest.number)
         parsed = parse_definition(details.data_format, definition)
         desired = desired_asset(
-            source, details, parsed, definition, namespace, asset_type, drift, self.governance
+            source,
+            details,
+            parsed,
+            definition,
+            namespace,
+            asset_type,
+            drift,
+            self.governance,
+            topic.properties,
         )
-        return plan.decide(candidate, details, desired, namespace)
+        return plan.decide(candidate, details, desired, namespace, topic)
+
+    def _topic(
+        self,
+        source: Source,
+        candidate: plan.Candidate,
+        topic: str,
+        verify: bool,
+        warn: Callable[[str, str], None] | None,
+    ) -> TopicSeen:
+        """The candidate's topic as the cluster has it (sync/topics.py); without topics read, as it was."""
+        record = candidate.record
+        if not self.topics.enabled:
+            return TopicSeen(record.topic_properties, record.topic_tracked) if record else TopicSeen()
+        listing = self.topics.of(source)
+        properties, warning = current_properties(
+            record, listing, topic, verify, lambda: self.topics.describe(source, topic)
+        )
+        if warning and warn is not None:
+            warn(candidate.key, warning)
+        return TopicSeen(properties, tracked=True)
 
 
 class _Namespaces:

@@ -232,7 +232,12 @@ def test_summaries_are_read_once_per_run_with_work_and_never_by_a_no_change_run(
     assert cdc.sync()["unchanged"] == 2
     assert loads == []
     assert cdc.calls()["ssm:GetParametersByPath"] == baseline
-    assert set(cdc.calls()) <= {"glue:ListSchemas", "ssm:GetParametersByPath", "datazone:GetAssetType"}
+    assert set(cdc.calls()) <= {
+        "glue:ListSchemas",
+        "ssm:GetParametersByPath",
+        "datazone:GetAssetType",
+        "kafka:ListTopics",
+    }
     # When a run has a schema to build: one load, whatever the number of schemas
     cdc.sync({"verify": True})
     assert loads == [1]

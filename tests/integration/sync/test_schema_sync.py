@@ -98,7 +98,12 @@ def test_no_change_rerun_writes_nothing_and_reads_nothing_per_schema(cdc: CdcWor
     assert result["created"] == result["updated"] == result["deleted"] == 0
     assert not WRITE_OPERATIONS & set(calls), calls
     assert not PER_SCHEMA_READS & set(calls), calls
-    assert set(calls) <= {"glue:ListSchemas", "ssm:GetParametersByPath", "datazone:GetAssetType"}
+    assert set(calls) <= {
+        "glue:ListSchemas",
+        "ssm:GetParametersByPath",
+        "datazone:GetAssetType",
+        "kafka:ListTopics",
+    }
 
 
 def test_a_new_version_revises_the_asset_and_refreshes_its_listing(cdc: CdcWorld) -> None:

@@ -281,6 +281,7 @@ class TestAssetTypes:
             "AssetCommonDetailsForm",
             "RelationalTableForm",
             "KafkaSchemaDriftFormType",
+            "KafkaTopicPropertiesFormType",
         }
         assert (
             "kafka_topic"
