@@ -389,4 +389,11 @@ CITED: dict[str, Cited] = {
         ),
         ("integration/standins/test_cluster_policies_and_iam_limits.py",),
     ),
+    "topic_configs_encoding": Cited(
+        (
+            "Either way: `key=value` lines and a JSON object are both read; anything else is read as no "
+            "configs, never guessed."
+        ),
+        ("integration/sync/test_topics.py",),
+    ),
 }
