@@ -68,6 +68,15 @@ BY_SID: dict[str, str] = {
         "Read the mapped Glue tables (their columns feed column lineage): the catalog, and the databases "
         "named by table rules, mappings and `extraDatabases` with their tables."
     ),
+    "MskTopicList": (
+        "List the source clusters' topics (ListTopics): each topic asset's partitions and replication "
+        "factor, and the schemas without a topic and topics without a schema the sync reports. The clusters "
+        "only (the SAR's resource type for ListTopics is `cluster`)."
+    ),
+    "MskTopicDescribe": (
+        "Read a topic's retention and cleanup policy (DescribeTopic) when its asset is created, on `verify`, "
+        "or when the listing changed: those clusters' topics only (resource type `topic`)."
+    ),
     "MskConnectList": (
         "Read the MSK Connect connectors that decide which topic feeds which table: list them, and the "
         "clusters' bootstrap brokers to tell whose a connector is. The SAR gives these actions no resource "
