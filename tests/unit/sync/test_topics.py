@@ -23,6 +23,7 @@ from kafka_lineage.sync.result import SyncResult
 from kafka_lineage.sync.topics import (
     LISTING_MOVED,
     TOPIC_FORM_TYPE,
+    TopicSeen,
     current_properties,
     listing_moved,
     without_schema,
@@ -289,12 +290,12 @@ def test_decide_revises_on_a_partition_change_and_records_the_topic() -> None:
     candidate = plan.Candidate(
         DETAILS.registry_name, DETAILS.schema_name, DETAILS.schema_arn, LISTING_MOVED, rec
     )
-    action = plan.decide(candidate, DETAILS, new, NAMESPACE, plan.TopicSeen(moved, True))
+    action = plan.decide(candidate, DETAILS, new, NAMESPACE, TopicSeen(moved, True))
     assert isinstance(action, plan.Revise)
     assert action.new_record.topic_properties == moved
     assert action.new_record.latest_version == 2  # the schema's side is untouched
     # Given the same properties, nothing is written
-    assert plan.decide(candidate, DETAILS, old, NAMESPACE, plan.TopicSeen(PROPS, True)) is None
+    assert plan.decide(candidate, DETAILS, old, NAMESPACE, TopicSeen(PROPS, True)) is None
 
 
 # ------------------------------------------------------------------------------------- the reports
