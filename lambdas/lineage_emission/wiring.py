@@ -8,6 +8,7 @@ from kafka_lineage.aws.asset_records import AssetRecordStore, LiveAssetRecords
 from kafka_lineage.aws.bus import DriftEvents
 from kafka_lineage.aws.clients import client
 from kafka_lineage.aws.connectors import MskConnect, SourceConnectors
+from kafka_lineage.aws.consumer_groups import ConsumerGroups, SourceConsumerGroups
 from kafka_lineage.aws.delivery import DeliveryPaths, SourceDeliveryPaths
 from kafka_lineage.aws.lineage_api import LineageApi
 from kafka_lineage.aws.lineage_graph import DataZoneDownstreamWalker
@@ -80,6 +81,13 @@ def connect(settings: Settings, account: str = "", function_name: str = "lineage
                 sessions.client_for_key(key, "kafka") if key else client("kafka"),
                 sessions.client_for_key(key, "firehose") if key else client("firehose"),
                 known=_KNOWN_PATHS.setdefault(key, {}),
+            )
+        ),
+        # One ListMetrics listing (paged, 500 metrics a page) of each source cluster's consumer-lag metrics
+        # per run, in each source's own account.
+        consumers=SourceConsumerGroups(
+            lambda key: ConsumerGroups(
+                sessions.client_for_key(key, "cloudwatch") if key else client("cloudwatch")
             )
         ),
         drift_store=PackedStore(ssm, state_path(state_root, DRIFT), write_limiter=ssm_write_limiter),
