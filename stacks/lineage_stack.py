@@ -353,6 +353,7 @@ class KafkaLineage(Construct):
         self._grant_lease(fn, holder=LINEAGE_HOLDER)
         self.connector_resources = fn.allow_reading_connectors(self.config.settings.sources)
         self.delivery_resources = fn.allow_reading_delivery(self.config.settings.sources)
+        fn.allow_reading_consumers(self.config.settings.sources)
         fn.allow(
             "PutSchemaDriftEvents",
             ["events:PutEvents"],
@@ -517,7 +518,8 @@ class KafkaLineage(Construct):
                 "AwsSolutions-IAM5[Resource::*]",
                 "Only actions the IAM Service Authorization Reference gives no resource type: X-Ray's "
                 "writes, DataZone's data-plane calls (authorised by project membership too), "
-                "kafka:GetBootstrapBrokers, kafkaconnect:ListConnectors and firehose:ListDeliveryStreams",
+                "kafka:GetBootstrapBrokers, kafkaconnect:ListConnectors, firehose:ListDeliveryStreams and "
+                "cloudwatch:ListMetrics (the consumer groups' lag metrics)",
             )
             wildcards = [
                 nag_arn(self, "ssm", f"parameter{state_root}/*"),

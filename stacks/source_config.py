@@ -93,6 +93,13 @@ class SourceAccountConfig(BaseModel):
         'the metadata of S3 Tables catalogs; turn it off together with `"channels": "off"` and '
         '`"firehose": "off"` on the governance side\'s source, or lineage reports the denied listings.',
     )
+    read_consumers: StrictBool = Field(
+        default=True,
+        alias="readConsumers",
+        description="Allow cloudwatch:ListMetrics, which lists the consumer groups that read this account's "
+        'clusters (MSK\'s consumer-lag metrics); turn it off together with `"consumers": "off"` on the '
+        "governance side's source, or lineage reports the denied listing every run.",
+    )
     role_name: str = Field(
         default=DEFAULT_ROLE_NAME,
         alias="roleName",

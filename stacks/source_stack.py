@@ -112,6 +112,13 @@ class KafkaLineageSource(Construct):
             )
         if self.config.read_delivery:
             self._grant_delivery()
+        if self.config.read_consumers:
+            # SAR: cloudwatch:ListMetrics takes no resource type, so only "*" grants it.
+            self.role.add_to_policy(
+                iam.PolicyStatement(
+                    sid="ConsumerGroupsList", actions=["cloudwatch:ListMetrics"], resources=["*"]
+                )
+            )
 
     # The managed delivery paths (docs/delivery-paths.md, "Permissions"): this account's clusters' channels,
     # its delivery streams (ListDeliveryStreams takes no resource type), and S3 Tables catalogs' metadata.
@@ -179,7 +186,12 @@ class KafkaLineageSource(Construct):
             found += [
                 f"Resource::{nag_arn(self, service, name)}" for service, name in self.DELIVERY_WILDCARDS
             ]
-        if self.config.read_brokers or self.config.read_connectors or self.config.read_delivery:
+        if (
+            self.config.read_brokers
+            or self.config.read_connectors
+            or self.config.read_delivery
+            or self.config.read_consumers
+        ):
             found.append("Resource::*")
         for finding in found:
             cdk.Validations.of(policy).acknowledge(

@@ -21,6 +21,7 @@ from collections import Counter
 from types import TracebackType
 from typing import Any
 
+from local.standins.cloudwatch import CloudWatchMetrics
 from local.standins.errors import ServiceError
 from local.standins.faults import Call, CallLog, Fault, Faults
 from local.standins.firehose import Firehose
@@ -36,6 +37,7 @@ from local.standins.server import FrontDoor, ServerThread, Standins
 __all__ = [
     "Call",
     "CallLog",
+    "CloudWatchMetrics",
     "Fault",
     "Faults",
     "Firehose",
@@ -154,6 +156,11 @@ class LocalAws:
     def channels(self) -> KafkaChannels:
         """MSK Data Delivery channels: `aws.channels.create(cluster_arn, name, request)` adds one."""
         return self.standins.channels
+
+    @property
+    def cloudwatch(self) -> CloudWatchMetrics:
+        """ListMetrics with its two-week window: `aws.cloudwatch.advance(days=15)` ages metrics out."""
+        return self.standins.cloudwatch
 
     @property
     def firehose(self) -> Firehose:
