@@ -327,6 +327,9 @@ class KafkaLineage(Construct):
         # SAR: GetLineageNode takes no resource type ("*" only): the drift walk reads what lies downstream
         # of an impacted table (kafka_lineage.aws.lineage_graph).
         fn.allow("DataZoneLineageGraph", ["datazone:GetLineageNode"], ["*"])
+        # SAR: no resource type either: a drift names the projects subscribed to the topic's asset (GetAsset
+        # for its listing, ListSubscriptions on it).
+        fn.allow("DataZoneSubscribers", ["datazone:GetAsset", "datazone:ListSubscriptions"], ["*"])
         # Schema versions are read by schema ARN and version number (the record's), nothing else.
         if self.config.own_registry_names:
             fn.allow("GlueSchemaVersionRead", ["glue:GetSchemaVersion"], self._registry_arns())

@@ -6,6 +6,7 @@ from typing import Any
 
 from kafka_lineage.aws.asset_records import AssetRecordStore, LiveAssetRecords
 from kafka_lineage.aws.bus import DriftEvents
+from kafka_lineage.aws.catalog import Catalog
 from kafka_lineage.aws.clients import client
 from kafka_lineage.aws.connectors import MskConnect, SourceConnectors
 from kafka_lineage.aws.consumer_groups import ConsumerGroups, SourceConsumerGroups
@@ -95,5 +96,7 @@ def connect(settings: Settings, account: str = "", function_name: str = "lineage
             datazone, settings.domain_id, depth=settings.drift_downstream_depth, limiter=datazone_limiter
         ),
         announcer=DriftEvents(client("events"), DRIFT_DETAIL_TYPE),
+        # Who subscribes to a drifted topic's asset: GetAsset and ListSubscriptions, only for a drift checked.
+        subscribers=Catalog(datazone, settings.domain_id, settings.project_id, datazone_limiter),
         rates=StageRates({"save": [(lambda: ssm_write_limiter, "PutParameter")]}),
     )

@@ -401,13 +401,30 @@ class Catalog:
 
     def approved_subscriptions(self, listing_id: str) -> int:
         """How many APPROVED subscriptions the listing has (ListSubscriptions, by listing and status)."""
+        return len(self._approved(listing_id))
+
+    def approved_subscribers(self, asset_id: str) -> list[tuple[str, str]]:
+        """(project id, subscription id) of each APPROVED subscription to the asset's listing (GetAsset for
+        the listing, then ListSubscriptions); none when the asset has no listing. A subscription by a user,
+        a group or an IAM principal names no project: its project id is "" (DataZone's subscriptions are
+        by project; the others are read as they come)."""
+        listing = self._listing_of(asset_id)
+        if listing is None:
+            return []
+        found = []
+        for item in self._approved(listing[0]):
+            project = (item.get("subscribedPrincipal") or {}).get("project") or {}
+            found.append((str(project.get("id", "")), str(item.get("id", ""))))
+        return found
+
+    def _approved(self, listing_id: str) -> list[dict[str, Any]]:
         pages = self.datazone.get_paginator("list_subscriptions").paginate(
             domainIdentifier=self.domain_id,
             subscribedListingId=listing_id,
             status="APPROVED",
             PaginationConfig={"PageSize": SEARCH_PAGE_SIZE},
         )
-        return sum(len(page.get("items", [])) for page in pages)
+        return [dict(item) for page in pages for item in page.get("items", [])]
 
     def asset_content(self, asset_id: str) -> AssetContent:
         """The asset's latest content as DataZone holds it (name, description, forms, glossary terms)."""

@@ -98,7 +98,7 @@ def derive(
                 continue
             into = drawn.get((key, pair.group))
             if into:
-                folded.append(FoldedGroup(key, pair.group, into))
+                folded.append(FoldedGroup(key, pair.group, into, source.cluster_arn))
             else:
                 edges.append(ConsumerEdge(key, pair.group, source.cluster_arn))
     return ConsumerDerivation(

@@ -101,6 +101,13 @@ class ConsumerReader(Protocol):
     def read(self, sources: Sequence[Source], stop: Callable[[], bool] | None = None) -> ConsumerReads: ...
 
 
+class SubscriberReader(Protocol):
+    """The approved subscriptions to a topic's asset (`aws.catalog.Catalog.approved_subscribers`: DataZone
+    ListSubscriptions on the asset's listing, status APPROVED), as (project id, subscription id)."""
+
+    def approved_subscribers(self, asset_id: str) -> list[tuple[str, str]]: ...
+
+
 class Announcer(Protocol):
     """Where schema drift is announced (`aws.bus.DriftEvents`); raises when the event was not accepted."""
 

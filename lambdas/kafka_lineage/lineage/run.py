@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 
 from kafka_lineage.config import Settings
 from kafka_lineage.connectors.derive import derive
-from kafka_lineage.drift import DownstreamWalker, DriftSummary
+from kafka_lineage.drift import DownstreamWalker, DriftSummary, Readers
 from kafka_lineage.lineage.apply import Applier, ParsedFields, TopicOutcome
 from kafka_lineage.lineage.checkpoints import Changes, Checkpoints, SaveReport
 from kafka_lineage.lineage.consumer_inputs import read_consumers
@@ -66,6 +66,7 @@ from kafka_lineage.lineage.ports import (
     EventStore,
     StateLease,
     StateStore,
+    SubscriberReader,
     TableMappingReader,
     TableReader,
     VersionReader,
@@ -120,8 +121,10 @@ class LineageWorld:
     delivery: DeliveryReader | None = None
     # The consumer groups, from MSK's consumer-lag metrics (`kafka_lineage.aws.consumer_groups`).
     consumers: ConsumerReader | None = None
-    # Schema drift: the summaries of pairs checked, where drift is announced, what lies downstream of a table.
+    # Schema drift: the summaries of pairs checked, where drift is announced, what lies downstream of a table,
+    # and who subscribes to a topic's asset (named in the drift, with the topic's consumer groups).
     drift_store: StateStore | None = None
+    subscribers: SubscriberReader | None = None
     announcer: Announcer | None = None
     walker: DownstreamWalker | None = None
     # The pace of the state's SSM writes (None: at TUNING's ceiling), for the checkpoints' estimates.
@@ -364,7 +367,17 @@ def _check_drift(run: RunContext, inputs: _Inputs, planned: _Planned) -> DriftRo
     def tables_of(key: TopicKey) -> list[GlueTable]:
         return tables_fed(inputs.resolution.tables_of(key), planned.reads.tables)
 
-    return check.run(keys, inputs.by_key, tables_of, stop=run.ending)
+    kept = {edge for edge in planned.plan.kept if edge.kind == "consumer"}
+
+    def readers_of(key: TopicKey, record: AssetRecord) -> Readers:
+        consumers = set(inputs.resolution.consumers.readers_of(key))
+        source = run.settings.source(key.registry_name)
+        if source is not None:  # a cluster not listed this run: the groups drawn before still read it
+            consumers |= {(edge.other, source.cluster_arn) for edge in kept if edge.topic == key}
+        subscribers = world.subscribers.approved_subscribers(record.asset_id) if world.subscribers else []
+        return Readers(tuple(sorted(consumers)), tuple(sorted(subscribers)))
+
+    return check.run(keys, inputs.by_key, tables_of, stop=run.ending, readers_of=readers_of)
 
 
 def _save_drift(run: RunContext, drift: DriftRound, result: EmitResult) -> None:

@@ -59,6 +59,7 @@ class FoldedGroup:
     key: TopicKey
     group: str
     into: str
+    cluster_arn: str = ""
 
     def as_dict(self) -> dict[str, str]:
         return {**self.key.as_dict(), "group": self.group, "into": self.into}
@@ -76,5 +77,9 @@ class ConsumerDerivation:
         """Whether the topic's consumer edges must be kept as they are: its cluster was not listed."""
         return key.registry_name in self.unknown
 
-    def groups_of(self, key: TopicKey) -> tuple[ConsumerEdge, ...]:
-        return tuple(edge for edge in self.edges if edge.key == key)
+    def readers_of(self, key: TopicKey) -> tuple[tuple[str, str], ...]:
+        """(group, cluster ARN) of every group this run saw reading the topic, folded ones included: each
+        of them reads it, whether or not it is drawn as a consumer edge of its own."""
+        found = [(e.group, e.cluster_arn) for e in self.edges if e.key == key]
+        found += [(f.group, f.cluster_arn) for f in self.folded if f.key == key]
+        return tuple(sorted(set(found)))

@@ -245,7 +245,10 @@ def desired_asset(
     drift_content: dict[str, Any] | None = None
     if DRIFT_FORM_TYPE in form_names:
         # Always written, "none" included: a reader can tell "no drift for this version" from "not shown".
-        drift_content = drift_form(drift, latest_number)
+        spec = asset_type.forms[form_names[DRIFT_FORM_TYPE]]
+        drift_content = drift_form(
+            drift, latest_number, asset_type.members_of(spec.type_name, spec.type_revision)
+        )
         forms.append(FormInput(form_names[DRIFT_FORM_TYPE], _json(drift_content)))
     forms.extend(
         _extra_forms(governance, asset_type, topic, source.registry_name, details.schema_arn, len(forms))
