@@ -115,10 +115,10 @@ class Catalog:
         )
 
     def form_members(self, type_name: str, type_revision: str) -> frozenset[str] | None:
-        """The member paths a managed form type's model declares (GetFormType, once per revision); None
-        when the model cannot be read. Custom form types are ours (smithy/), so they are not read."""
-        if not type_name.startswith(MANAGED_FORM_PREFIX):
-            return None
+        """The member paths a form type's model declares (GetFormType, once per revision); None when the
+        model cannot be read. Asked for DataZone's managed RelationalTableFormType, and for our drift form
+        type only when a summary has members its later revision added (the pinned revision may predate
+        them)."""
         key = (type_name, type_revision)
         # One read per revision, even when parallel workers ask at once: they wait for the first.
         with self._members_lock:
