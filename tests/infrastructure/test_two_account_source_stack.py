@@ -109,6 +109,9 @@ def test_the_reader_role_reads_only_the_configured_registries_and_databases(both
     assert tails["GlueSchemaRegistryRead"] == [":registry/cdc", ":schema/cdc/*"]
     assert tails["GlueCatalogRead"] == [":catalog", ":database/lakehouse", ":table/lakehouse/*"]
     assert tails["MskBootstrapBrokers"] == ["*"]
+    # The consumer groups of the account's clusters: ListMetrics has no resource type in the SAR
+    assert statements["ConsumerGroupsList"]["Action"] == "cloudwatch:ListMetrics"
+    assert tails["ConsumerGroupsList"] == ["*"]
     assert not any("Put" in str(s["Action"]) or "Create" in str(s["Action"]) for s in statements.values())
 
 
@@ -144,8 +147,13 @@ def test_both_functions_may_assume_the_source_role_and_read_nothing_of_it_themse
         statements = {s.get("Sid", ""): s for s in _statements(both.governance, prefix)}
         assert statements["AssumeSourceRoles"]["Action"] == "sts:AssumeRole"
         assert statements["AssumeSourceRoles"]["Resource"] == role_arn
-        # The only source is in the other account: no Glue or MSK grant in this one.
-        assert not {"GlueSchemaRegistryRead", "GlueCatalogRead", "MskBootstrapBrokers"} & set(statements)
+        # The only source is in the other account: no Glue, MSK or CloudWatch grant in this one.
+        assert not {
+            "GlueSchemaRegistryRead",
+            "GlueCatalogRead",
+            "MskBootstrapBrokers",
+            "ConsumerGroupsList",
+        } & set(statements)
     outputs = both.governance["Outputs"]
     assert {"SchemaSyncRoleArn", "LineageRoleArn"} <= set(outputs)
 
@@ -173,6 +181,7 @@ def _as_list(value: Any) -> list[Any]:
         ({"stackName": "Kafka_Lineage_Source"}, "stackName"),
         ({"readBrokers": "true"}, "readBrokers"),
         ({"forwardEvents": "no"}, "forwardEvents"),
+        ({"readConsumers": "yes"}, "readConsumers"),
     ],
 )
 def test_a_bad_source_context_fails_naming_the_key(change: dict[str, Any], message: str):
