@@ -238,3 +238,21 @@ def test_a_summary_keeps_who_to_call_and_an_older_summary_reads_as_it_was() -> N
     assert "subscriber_projects" not in form
     assert not {"consumer_groups", "subscriber_count"} & set(drift_form(summary, 2))  # members unknown
     assert json.dumps(form)
+
+
+# -- the demo's picture ----------------------------------------------------------------------------------
+
+
+def test_the_lineage_picture_draws_the_group_as_the_topics_reader() -> None:
+    from local.lineage_view import edges_from_events, render_chains, render_html
+
+    described = content("order-service")
+    built = build(described, (), {}, derive_run_id(described.fingerprint()), REGISTERED)
+    (edge,) = edges_from_events(json.loads(body) for _, body in built.bodies)
+    assert (edge.upstream.name, edge.downstream.name, edge.downstream.kind) == (
+        ORDERS,
+        "order-service",
+        "consumer group",
+    )
+    assert "-[consumer/order-service]->  order-service" in render_chains([edge])
+    assert "consumer group" in render_html([edge])
