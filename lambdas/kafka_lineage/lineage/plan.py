@@ -25,15 +25,20 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Literal, TypedDict
+from typing import Literal
 
 from kafka_lineage import failsafe
-from kafka_lineage.consumers import job_namespace as consumer_job_namespace
-from kafka_lineage.lineage.content import ConsumerContent, Content, HopContent, LocationContent, RunContent
+from kafka_lineage.lineage.consumer_inputs import Consumer
+from kafka_lineage.lineage.content import Content
+from kafka_lineage.lineage.edge_content import (
+    consumer_content,
+    content_for,
+    hop_content,
+    location_content,
+)
 from kafka_lineage.lineage.model import EdgeKey, LineageState
 from kafka_lineage.lineage.resolve import (
     BELOW_CONNECTORS,
-    Consumer,
     Edge,
     FirstHop,
     Location,
@@ -184,83 +189,6 @@ def tables_needed(selection: Selection, resolution: Resolution) -> set[TableRef]
     return {
         edge.table for key in selection.keys for edge in resolution.edges_of(key) if isinstance(edge, Target)
     }
-
-
-class _Version(TypedDict):
-    """The fields every run's content starts with (content.TopicVersion), from the topic's asset record."""
-
-    key: TopicKey
-    topic_namespace: str
-    schema_arn: str
-    schema_version: int
-    schema_version_id: str
-    schema_created: str
-    data_format: str
-
-
-def _version(key: TopicKey, record: AssetRecord) -> _Version:
-    return _Version(
-        key=key,
-        topic_namespace=record.namespace,
-        schema_arn=record.schema_arn,
-        schema_version=record.latest_version,
-        schema_version_id=record.schema_version_id,
-        schema_created=record.created_time,
-        data_format=record.data_format,
-    )
-
-
-def content_for(target: Target, table: GlueTable) -> RunContent:
-    record = target.record
-    connector = target.connector
-    return RunContent(
-        **_version(target.key, record),
-        table=table,
-        job_namespace=connector.job_namespace if connector else target.source.job_namespace,
-        origin=target.origin,
-        mapping_parameter=target.mapping.parameter if target.mapping else "",
-        connector_job=connector.job_name if connector else "",
-        connector_arn=connector.connector_arn if connector else "",
-        previous_version=record.previous_version,
-    )
-
-
-def hop_content(hop: FirstHop) -> HopContent:
-    record, upstream = hop.record, hop.upstream
-    return HopContent(
-        **_version(hop.key, record),
-        dataset_namespace=upstream.dataset_namespace,
-        dataset_name=upstream.dataset_name,
-        job_namespace=upstream.job_namespace,
-        job_name=upstream.job_name,
-        connector=upstream.connector,
-        connector_arn=upstream.connector_arn,
-        columns=upstream.columns,
-    )
-
-
-def location_content(location: Location) -> LocationContent:
-    record, delivery = location.record, location.delivery
-    namespace, name = location.dataset
-    return LocationContent(
-        **_version(location.key, record),
-        dataset_namespace=namespace,
-        dataset_name=name,
-        job_namespace=delivery.job_namespace,
-        job_name=delivery.job_name,
-        origin=delivery.origin,
-        arn=delivery.arn,
-    )
-
-
-def consumer_content(consumer: Consumer) -> ConsumerContent:
-    reader = consumer.reader
-    return ConsumerContent(
-        **_version(consumer.key, consumer.record),
-        group=reader.group,
-        cluster_arn=reader.cluster_arn,
-        job_namespace=consumer_job_namespace(reader.cluster_arn),
-    )
 
 
 def _same_kind(edge: EdgeKey) -> str:

@@ -56,10 +56,11 @@ from datetime import datetime
 from pydantic import ValidationError
 
 from kafka_lineage.config import Settings, Source
+from kafka_lineage.lineage.consumer_inputs import Consumer, readers_by_topic
 from kafka_lineage.lineage.model import EdgeKey, unstorable
 from kafka_lineage.model.asset_records import AssetRecord
 from kafka_lineage.model.connectors import ConnectorNote, Derivation, SinkEdge, SourceEdge
-from kafka_lineage.model.consumers import ConsumerDerivation, ConsumerEdge
+from kafka_lineage.model.consumers import ConsumerDerivation
 from kafka_lineage.model.delivery import DeliveryDerivation, DeliveryEdge, InactivePath
 from kafka_lineage.model.errors import describe
 from kafka_lineage.model.table_mapping import MappingParameter, TableMapping
@@ -157,24 +158,6 @@ class Location:
     @property
     def edge(self) -> EdgeKey:
         return EdgeKey.location(self.key, *self.dataset)
-
-
-@dataclass(frozen=True, slots=True)
-class Consumer:
-    """A consumer edge: a consumer group reads the topic (`kafka_lineage.consumers`)."""
-
-    key: TopicKey
-    record: AssetRecord
-    source: Source
-    reader: ConsumerEdge
-
-    @property
-    def origin(self) -> Origin:
-        return self.reader.origin
-
-    @property
-    def edge(self) -> EdgeKey:
-        return EdgeKey.consumer(self.key, self.reader.group)
 
 
 Edge = Target | FirstHop | Location | Consumer
@@ -305,7 +288,7 @@ def resolve(
     derivation = derivation or Derivation()
     delivery = delivery or DeliveryDerivation()
     consumers = consumers or ConsumerDerivation()
-    readers, unstored = _readers_by_topic(consumers)
+    readers, unstored = readers_by_topic(consumers)
     by_topic: dict[str, list[ExplicitMapping]] = {}
     for mapping in mappings:
         by_topic.setdefault(mapping.topic, []).append(mapping)
@@ -361,22 +344,6 @@ def resolve(
         delivery=delivery,
         consumers=consumers,
     )
-
-
-def _readers_by_topic(
-    consumers: ConsumerDerivation,
-) -> tuple[dict[TopicKey, list[ConsumerEdge]], list[ConnectorNote]]:
-    """Each topic's consumer groups, and those whose state key cannot be stored, reported."""
-    readers: dict[TopicKey, list[ConsumerEdge]] = {}
-    notes: list[ConnectorNote] = []
-    for edge in consumers.edges:
-        problem = unstorable(EdgeKey.consumer(edge.key, edge.group).key)
-        if problem:
-            reason = f"consumer group {edge.group!r} reads the topic, but {problem}"
-            notes.append(ConnectorNote("undetermined", edge.origin, reason, edge.key))
-            continue
-        readers.setdefault(edge.key, []).append(edge)
-    return readers, notes
 
 
 def _sinks_by_topic(

@@ -150,7 +150,15 @@ class World:
         }
 
     def run(
-        self, recs, scope=None, nonce="", remaining=None, found=None, config=None, mappings=(), delivery=None,
+        self,
+        recs,
+        scope=None,
+        nonce="",
+        remaining=None,
+        found=None,
+        config=None,
+        mappings=(),
+        delivery=None,
         consumers=None,
     ):
         scope = scope or EmitScope()

@@ -9,11 +9,11 @@ import pytest
 
 from kafka_lineage.drift import DriftSubject, Readers, assess_impact, diff_fields, drift_detail, summarize
 from kafka_lineage.drift.summary import DriftSummary
+from kafka_lineage.lineage.consumer_inputs import Consumer
 from kafka_lineage.lineage.content import ConsumerContent, TopicField
 from kafka_lineage.lineage.events import MAX_EVENT_BYTES, build, build_consumer
 from kafka_lineage.lineage.model import EdgeKey, unstorable
 from kafka_lineage.lineage.plan import Emit, EmitScope, Retract
-from kafka_lineage.lineage.resolve import Consumer
 from kafka_lineage.lineage.run import parse_topic_fields
 from kafka_lineage.lineage.run_identity import derive_run_id
 from kafka_lineage.model.consumers import ConsumerDerivation, ConsumerEdge
