@@ -297,8 +297,8 @@ def _drift(aws: LocalAws) -> None:
     sync(aws)
     result = handler({}, Context())
     print(
-        f"Lineage run: emitted {result['emitted']} edges (the first hop and the v3 sink run, which carries "
-        "a schemaDrift facet), "
+        f"Lineage run: emitted {result['emitted']} edges (the first hop, the v3 sink run, which carries "
+        "a schemaDrift facet, and the consumer groups' runs of v3), "
         f"drift announced {sum(1 for d in result['drift'] if d['announced'])}, failed {len(result['failed'])}"
     )
     for event in catcher.drain():
@@ -317,13 +317,24 @@ def _drift(aws: LocalAws) -> None:
             for n in t["downstream"]
         ]
         print(table(downstream, ["downstream of", "hops", "node type", "node"]))
+        # Who to call: the groups that read the topic, and the projects subscribed to its asset.
+        readers = [["consumer group", c["group"]] for c in detail.get("consumers", [])]
+        readers += [["subscribed project", s["projectId"]] for s in detail.get("subscribers", [])]
+        print(table(readers, ["who to call", "name"]))
         # The stack's SchemaDriftDetected rule hands the event to schema-sync: the asset shows the drift.
         # (moto's delivery to SQS leaves out the envelope's `account`, which EventBridge always sets.)
         sync(aws, {"account": world.ACCOUNT, "version": "0", "time": event.get("time", ""), **event})
     for asset in aws.datazone.assets(world.DOMAIN_ID):
         if asset.name == topic:
             form = asset.forms.get("KafkaSchemaDriftFormType", {})
-            keys = ("drift_status", "from_version", "to_version", "impacted_tables", "summary")
+            keys = (
+                "drift_status",
+                "from_version",
+                "to_version",
+                "impacted_tables",
+                "consumer_groups",
+                "summary",
+            )
             print(f"Catalog asset {topic}, KafkaSchemaDriftFormType:")
             print(table([[key, form.get(key)] for key in keys], ["member", "value"]))
     again = handler({}, Context())

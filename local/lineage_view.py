@@ -67,12 +67,19 @@ class Dataset:
             return f"table · {self.catalog}"
         if self.namespace.startswith("s3://"):
             return "S3 bucket"
+        if self.namespace.startswith(CONSUMER_NAMESPACE):
+            return "consumer group"
         return "Glue table" if self.is_glue_table else "table"
 
 
+# A consumer edge's run has the topic as input and no output; its job (kafka_lineage.consumers) names the
+# group, `consumer/<group>` in `kafka-consumer://<cluster>`: the picture draws the group as the reader.
+CONSUMER_NAMESPACE = "kafka-consumer://"
+CONSUMER_JOB_PREFIX = "consumer/"
 # A job's kind by its namespace: the managed delivery paths name theirs (kafka_lineage.delivery).
 JOB_KINDS = (
     ("kafka-connect://", "MSK Connect"),
+    (CONSUMER_NAMESPACE, "consumer"),
     ("msk-channel://", "MSK channel"),
     ("firehose://", "Firehose"),
 )
@@ -116,9 +123,14 @@ def edges_from_events(events: Iterable[dict[str, Any]]) -> list[Edge]:
         job = event.get("job") or {}
         run = event.get("run") or {}
         rank = (str(event.get("eventTime", "")), EVENT_ORDER.get(str(event.get("eventType")), 0))
+        outputs = event.get("outputs") or []
+        namespace, name = str(job.get("namespace", "")), str(job.get("name", ""))
+        if not outputs and namespace.startswith(CONSUMER_NAMESPACE) and name.startswith(CONSUMER_JOB_PREFIX):
+            # A reader: the group is the node the topic flows to.
+            outputs = [{"namespace": namespace, "name": name.removeprefix(CONSUMER_JOB_PREFIX)}]
         for source in event.get("inputs") or []:
             upstream = Dataset(str(source.get("namespace", "")), str(source.get("name", "")))
-            for output in event.get("outputs") or []:
+            for output in outputs:
                 downstream = Dataset(str(output.get("namespace", "")), str(output.get("name", "")))
                 facet = (output.get("facets") or {}).get("columnLineage") or {}
                 # In the table's column order when the event carries its schema (JSON objects have none).
@@ -480,7 +492,7 @@ def demo(aws: Any, domain_id: str, state_root: str, out_dir: Path, context: Any,
     from botocore.exceptions import ClientError
 
     from lineage_emission.handler import handler
-    from local import demo_connectors, demo_delivery
+    from local import demo_connectors, demo_consumers, demo_delivery
 
     glue, ssm = boto3.client("glue"), boto3.client("ssm")
     for database, name, columns in _demo_tables():
@@ -510,6 +522,8 @@ def demo(aws: Any, domain_id: str, state_root: str, out_dir: Path, context: Any,
     lakehouse = {name: columns for database, name, columns in _demo_tables() if database == DEMO_DATABASE}
     for line in demo_delivery.create(aws, lakehouse):
         print(line)
+    for group, read_topic in demo_consumers.create(boto3.client("cloudwatch")):
+        print(f"Consumer group {group} reads {read_topic} (its lag metrics in CloudWatch, AWS/Kafka)")
 
     for title in ("Lineage emission", "Lineage emission again, nothing changed"):
         aws.calls.clear()
@@ -526,7 +540,12 @@ def demo(aws: Any, domain_id: str, state_root: str, out_dir: Path, context: Any,
             for item in result[kind]:
                 print(f"  {kind}: {item['topic']} ({item['connector']}: {item['reason']})")
         for emission in result["emissions"]:
-            end = emission.get("table") or emission.get("sourceDataset") or emission.get("location")
+            end = (
+                emission.get("table")
+                or emission.get("sourceDataset")
+                or emission.get("location")
+                or f"read by consumer group {emission.get('consumerGroup')}"
+            )
             print(f"  {emission['topic']} ~ {end}: origin {emission['origin']}")
     edges = read_edges(boto3.client("datazone"), domain_id)
     text, page = show(boto3.client("datazone"), domain_id, out_dir)

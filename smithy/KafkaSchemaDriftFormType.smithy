@@ -32,8 +32,28 @@ structure KafkaSchemaDriftFormType {
 
     @documentation("Identifies the drift: the same drift is announced once.")
     drift_fingerprint: String
+
+    @documentation("Who to call: the consumer groups that read the topic (from MSK's consumer-lag metrics), at most the first 20.")
+    consumer_groups: DriftConsumerGroups
+
+    @documentation("How many consumer groups read the topic (consumer_groups may list fewer).")
+    consumer_group_count: Integer
+
+    @documentation("Who to call: the DataZone projects with an approved subscription to this asset, at most the first 20.")
+    subscriber_projects: DriftSubscriberProjects
+
+    @documentation("How many projects have an approved subscription to this asset (subscriber_projects may list fewer).")
+    subscriber_count: Integer
 }
 
 list DriftImpactedTables {
+    member: String
+}
+
+list DriftConsumerGroups {
+    member: String
+}
+
+list DriftSubscriberProjects {
     member: String
 }

@@ -221,6 +221,12 @@ class LineageFunction(Construct):
             wildcards += [("glue", f"{kind}/s3tablescatalog/{rest}") for kind, rest in below]
         return wildcards
 
+    def allow_reading_consumers(self, sources: Sequence[Source]) -> None:
+        """The consumer groups of the sources read in this account: MSK's consumer-lag metrics, listed with
+        cloudwatch:ListMetrics (SAR: no resource type, so only "*" grants it)."""
+        if any(s.consumers != "off" and not s.role_arn for s in sources):
+            self.allow("ConsumerGroupsList", ["cloudwatch:ListMetrics"], ["*"])
+
     def allow(
         self,
         sid: str,

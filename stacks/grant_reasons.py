@@ -68,6 +68,17 @@ BY_SID: dict[str, str] = {
         "Read the mapped Glue tables (their columns feed column lineage): the catalog, and the databases "
         "named by table rules, mappings and `extraDatabases` with their tables."
     ),
+    "DataZoneSubscribers": (
+        "Name who to call in a drift announcement: read the topic's asset (its listing) and the approved "
+        "subscriptions to it (ListSubscriptions). The SAR gives these actions no resource type, so only `*` "
+        "grants them; DataZone then authorises each call by the role's project membership."
+    ),
+    "ConsumerGroupsList": (
+        "List the consumer groups that read each source cluster's topics: the consumer-lag metrics MSK "
+        "publishes to CloudWatch (namespace `AWS/Kafka`, one ListMetrics listing per cluster and run). The "
+        "SAR gives ListMetrics no resource type, so only `*` grants it; it reads metric names and dimensions, "
+        "no data points."
+    ),
     "MskTopicList": (
         "List the source clusters' topics (ListTopics): each topic asset's partitions and replication "
         "factor, and the schemas without a topic and topics without a schema the sync reports. The clusters "

@@ -337,6 +337,9 @@ class KafkaLineage(Construct):
         # SAR: GetLineageNode takes no resource type ("*" only): the drift walk reads what lies downstream
         # of an impacted table (kafka_lineage.aws.lineage_graph).
         fn.allow("DataZoneLineageGraph", ["datazone:GetLineageNode"], ["*"])
+        # SAR: no resource type either: a drift names the projects subscribed to the topic's asset (GetAsset
+        # for its listing, ListSubscriptions on it).
+        fn.allow("DataZoneSubscribers", ["datazone:GetAsset", "datazone:ListSubscriptions"], ["*"])
         # Schema versions are read by schema ARN and version number (the record's), nothing else.
         if self.config.own_registry_names:
             fn.allow("GlueSchemaVersionRead", ["glue:GetSchemaVersion"], self._registry_arns())
@@ -363,6 +366,7 @@ class KafkaLineage(Construct):
         self._grant_lease(fn, holder=LINEAGE_HOLDER)
         self.connector_resources = fn.allow_reading_connectors(self.config.settings.sources)
         self.delivery_resources = fn.allow_reading_delivery(self.config.settings.sources)
+        fn.allow_reading_consumers(self.config.settings.sources)
         fn.allow(
             "PutSchemaDriftEvents",
             ["events:PutEvents"],
@@ -527,7 +531,8 @@ class KafkaLineage(Construct):
                 "AwsSolutions-IAM5[Resource::*]",
                 "Only actions the IAM Service Authorization Reference gives no resource type: X-Ray's "
                 "writes, DataZone's data-plane calls (authorised by project membership too), "
-                "kafka:GetBootstrapBrokers, kafkaconnect:ListConnectors and firehose:ListDeliveryStreams",
+                "kafka:GetBootstrapBrokers, kafkaconnect:ListConnectors, firehose:ListDeliveryStreams and "
+                "cloudwatch:ListMetrics (the consumer groups' lag metrics)",
             )
             wildcards = [
                 nag_arn(self, "ssm", f"parameter{state_root}/*"),

@@ -16,6 +16,9 @@ Keys (camelCase):
   channels (ListChannels, DescribeChannel), Firehose streams (ListDeliveryStreams, DescribeDeliveryStream)
   and the metadata of S3 Tables catalogs (GetTable, GetTables); turn it off together with `"channels": "off"`
   and `"firehose": "off"` on the governance side's source, or lineage reports the denied listings.
+- `readConsumers` (default true): cloudwatch ListMetrics, which lists the consumer groups that read this
+  account's clusters (MSK's consumer-lag metrics); turn it off together with `"consumers": "off"` on the
+  governance side's source, or lineage reports the denied listing every run.
 - `roleName` (default `kafka-lineage-source-reader`): the role's name, so its ARN is known before deploying.
 - `forwardEvents` (default true): forward this account's Glue Schema Registry CloudTrail events to the
   governance account's default bus (targeted syncs; needs CloudTrail management events in this account).
@@ -96,6 +99,13 @@ class SourceAccountConfig(BaseModel):
         "ListChannels, DescribeChannel), Firehose streams (ListDeliveryStreams, DescribeDeliveryStream) and "
         'the metadata of S3 Tables catalogs; turn it off together with `"channels": "off"` and '
         '`"firehose": "off"` on the governance side\'s source, or lineage reports the denied listings.',
+    )
+    read_consumers: StrictBool = Field(
+        default=True,
+        alias="readConsumers",
+        description="Allow cloudwatch:ListMetrics, which lists the consumer groups that read this account's "
+        'clusters (MSK\'s consumer-lag metrics); turn it off together with `"consumers": "off"` on the '
+        "governance side's source, or lineage reports the denied listing every run.",
     )
     role_name: str = Field(
         default=DEFAULT_ROLE_NAME,

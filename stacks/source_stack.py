@@ -118,6 +118,13 @@ class KafkaLineageSource(Construct):
             )
         if self.config.read_delivery:
             self._grant_delivery()
+        if self.config.read_consumers:
+            # SAR: cloudwatch:ListMetrics takes no resource type, so only "*" grants it.
+            self.role.add_to_policy(
+                iam.PolicyStatement(
+                    sid="ConsumerGroupsList", actions=["cloudwatch:ListMetrics"], resources=["*"]
+                )
+            )
 
     TOPIC_WILDCARDS = (
         ("MskTopicList", "kafka:ListTopics", ("cluster", "*/*")),
@@ -192,7 +199,12 @@ class KafkaLineageSource(Construct):
                 f"Resource::{nag_arn(self, service, name)}" for service, name in self.DELIVERY_WILDCARDS
             ]
         found = list(dict.fromkeys(found))  # the clusters' wildcard serves the topics and the channels
-        if self.config.read_brokers or self.config.read_connectors or self.config.read_delivery:
+        if (
+            self.config.read_brokers
+            or self.config.read_connectors
+            or self.config.read_delivery
+            or self.config.read_consumers
+        ):
             found.append("Resource::*")
         for finding in found:
             cdk.Validations.of(policy).acknowledge(

@@ -162,6 +162,36 @@ class DeliveryFilter(BaseModel):
         return included and not any(fnmatch.fnmatchcase(name, glob) for glob in self.exclude)
 
 
+class ConsumerFilter(BaseModel):
+    """Which consumer groups of a source's cluster lineage draws: group names or shell globs."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    include: tuple[str, ...] = Field(
+        default=(), description="Consumer group names or shell globs to draw (all, when empty)."
+    )
+    exclude: tuple[str, ...] = Field(
+        default=(),
+        description="Consumer group names or shell globs never drawn, even when `include` names them.",
+    )
+
+    @field_validator("include", "exclude")
+    @classmethod
+    def _names(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for name in value:
+            # A group reaches lineage as a CloudWatch dimension value: 1-1,024 characters (botocore
+            # cloudwatch DimensionValue).
+            if not name or len(name) > 1024 or name != name.strip():
+                raise ValueError(
+                    f"{name!r} is not a consumer group name or glob (1-1,024 characters, trimmed)"
+                )
+        return value
+
+    def admits(self, name: str) -> bool:
+        included = not self.include or any(fnmatch.fnmatchcase(name, glob) for glob in self.include)
+        return included and not any(fnmatch.fnmatchcase(name, glob) for glob in self.exclude)
+
+
 def _delivery_setting(value: Any, setting: str) -> Any:
     if value == "off" or isinstance(value, dict | DeliveryFilter):
         return value
@@ -253,6 +283,16 @@ class Source(BaseModel):
         ),
     )
 
+    consumers: Literal["off"] | ConsumerFilter = Field(
+        default=ConsumerFilter(),
+        description=(
+            "The consumer groups drawn as readers of the source's topics, from the consumer-lag metrics MSK "
+            'publishes to CloudWatch (one ListMetrics listing per cluster and run): "off", or include / '
+            "exclude by group name or shell glob. Default: every group. A group without data for two weeks "
+            "is no longer listed, and its edge is retracted."
+        ),
+    )
+
     @field_validator("cluster_arn")
     @classmethod
     def _cluster(cls, value: str) -> str:
@@ -305,6 +345,15 @@ class Source(BaseModel):
     def _firehose(cls, value: Any) -> Any:
         return _delivery_setting(value, "firehose")
 
+    @field_validator("consumers", mode="before")
+    @classmethod
+    def _consumers(cls, value: Any) -> Any:
+        if value == "off" or isinstance(value, dict | ConsumerFilter):
+            return value
+        raise ValueError(
+            'consumers must be "off" or {"include": [...], "exclude": [...]} (group names or globs)'
+        )
+
     @field_validator("include", "exclude")
     @classmethod
     def _patterns(cls, value: tuple[str, ...]) -> tuple[str, ...]:
@@ -352,6 +401,10 @@ class Source(BaseModel):
     def reads_stream(self, name: str) -> bool:
         """True when this source's `firehose` setting lets lineage read the delivery stream `name`."""
         return self.firehose != "off" and self.firehose.admits(name)
+
+    def reads_group(self, group: str) -> bool:
+        """True when this source's `consumers` setting draws the consumer group `group`."""
+        return self.consumers != "off" and self.consumers.admits(group)
 
     def mirrors(self, schema_name: str) -> bool:
         """True when `schema_name` passes this source's include / exclude filters."""

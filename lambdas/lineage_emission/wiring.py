@@ -6,8 +6,10 @@ from typing import Any
 
 from kafka_lineage.aws.asset_records import AssetRecordStore, LiveAssetRecords
 from kafka_lineage.aws.bus import DriftEvents
+from kafka_lineage.aws.catalog import Catalog
 from kafka_lineage.aws.clients import client
 from kafka_lineage.aws.connectors import MskConnect, SourceConnectors
+from kafka_lineage.aws.consumer_groups import ConsumerGroups, SourceConsumerGroups
 from kafka_lineage.aws.delivery import DeliveryPaths, SourceDeliveryPaths
 from kafka_lineage.aws.lineage_api import LineageApi
 from kafka_lineage.aws.lineage_graph import DataZoneDownstreamWalker
@@ -82,10 +84,19 @@ def connect(settings: Settings, account: str = "", function_name: str = "lineage
                 known=_KNOWN_PATHS.setdefault(key, {}),
             )
         ),
+        # One ListMetrics listing (paged, 500 metrics a page) of each source cluster's consumer-lag metrics
+        # per run, in each source's own account.
+        consumers=SourceConsumerGroups(
+            lambda key: ConsumerGroups(
+                sessions.client_for_key(key, "cloudwatch") if key else client("cloudwatch")
+            )
+        ),
         drift_store=PackedStore(ssm, state_path(state_root, DRIFT), write_limiter=ssm_write_limiter),
         walker=DataZoneDownstreamWalker(
             datazone, settings.domain_id, depth=settings.drift_downstream_depth, limiter=datazone_limiter
         ),
         announcer=DriftEvents(client("events"), DRIFT_DETAIL_TYPE),
+        # Who subscribes to a drifted topic's asset: GetAsset and ListSubscriptions, only for a drift checked.
+        subscribers=Catalog(datazone, settings.domain_id, settings.project_id, datazone_limiter),
         rates=StageRates({"save": [(lambda: ssm_write_limiter, "PutParameter")]}),
     )

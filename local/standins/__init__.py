@@ -21,6 +21,7 @@ from collections import Counter
 from types import TracebackType
 from typing import Any
 
+from local.standins.cloudwatch import CloudWatchMetrics
 from local.standins.errors import ServiceError
 from local.standins.faults import Call, CallLog, Fault, Faults
 from local.standins.firehose import Firehose
@@ -37,6 +38,7 @@ from local.standins.server import FrontDoor, ServerThread, Standins
 __all__ = [
     "Call",
     "CallLog",
+    "CloudWatchMetrics",
     "ClusterPolicies",
     "Fault",
     "Faults",
@@ -162,6 +164,11 @@ class LocalAws:
         """MSK cluster policies: `aws.cluster_policies.race(cluster_arn)` moves the version between a
         caller's GetClusterPolicy and its PutClusterPolicy."""
         return self.standins.cluster_policies
+
+    @property
+    def cloudwatch(self) -> CloudWatchMetrics:
+        """ListMetrics with its two-week window: `aws.cloudwatch.advance(days=15)` ages metrics out."""
+        return self.standins.cloudwatch
 
     @property
     def firehose(self) -> Firehose:

@@ -30,6 +30,9 @@ from local.standins.errors import ServiceError
 
 _SESSION = botocore.session.get_session()
 _SESSION_LOCK = threading.Lock()  # botocore sessions are not thread-safe
+# SigV4 signing names that are not the service's botocore name (and IAM prefix): CloudWatch signs as
+# "monitoring" (botocore cloudwatch metadata signingName/endpointPrefix).
+SIGNING_NAMES = {"monitoring": "cloudwatch"}
 _CREDENTIAL_SCOPE = re.compile(r"Credential=[^/,\s]+/\d{8}/([^/]+)/([^/]+)/aws4_request")
 
 
@@ -65,7 +68,8 @@ class Route:
 
     @property
     def protocol(self) -> str:
-        return self.model.metadata["protocol"] if self.model is not None else "json"
+        """The protocol botocore speaks to the service (the first it supports of the model's `protocols`)."""
+        return self.model.resolved_protocol if self.model is not None else "json"
 
 
 @dataclass
@@ -81,10 +85,11 @@ def route(request: Request) -> Route | None:
     if match is None:
         return None
     region, service = match.group(1), match.group(2)
+    service = SIGNING_NAMES.get(service, service)
     model = service_model(service)
     if model is None:
         return Route(service, region, None, None, "")
-    protocol = model.metadata["protocol"]
+    protocol = model.resolved_protocol
     name = ""
     uri_params: dict[str, str] = {}
     if protocol == "json":

@@ -26,6 +26,7 @@ from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
 from werkzeug.wrappers import Request as WsgiRequest
 
 from local.standins import protocol, ssm_names
+from local.standins.cloudwatch import CloudWatchMetrics
 from local.standins.errors import ServiceError
 from local.standins.faults import Call, CallLog, Faults
 from local.standins.firehose import Firehose
@@ -108,6 +109,7 @@ class Standins:
         self.channels = KafkaChannels(lambda: self.readings, self.kafka.knows)
         self.cluster_policies = ClusterPolicies(lambda: self.readings, self._knows_cluster)
         self.firehose = Firehose(lambda: self.readings, lambda: self.region)
+        self.cloudwatch = CloudWatchMetrics()
         self.glue_catalogs = GlueCatalogs(lambda: self.readings)
         self.kafkaconnect = KafkaConnect(lambda: self.readings, account, lambda: self.region)
         self.glue = GlueSchemaRegistry(lambda: self.readings, account, lambda: self.region)
@@ -130,6 +132,7 @@ class Standins:
             self.channels.reset()
             self.cluster_policies.reset()
             self.firehose.reset()
+            self.cloudwatch.reset()
             self.glue_catalogs.reset()
             self.kafkaconnect.reset()
             for glue in self._glues.values():
@@ -334,6 +337,8 @@ class FrontDoor:
             if name not in Firehose.OPERATIONS:
                 raise ServiceError("UnknownOperationException", f"The Firehose stand-in lacks {name!r}", 400)
             return lambda params: s.firehose.handle(name, params, account, route.region)
+        if route.service == "cloudwatch" and name in CloudWatchMetrics.OPERATIONS:
+            return lambda params: s.cloudwatch.handle(name, params, account, route.region)
         if route.service == "kafkaconnect":
             if name not in KafkaConnect.OPERATIONS:
                 raise ServiceError(

@@ -361,6 +361,15 @@ def test_lineage_permissions_are_explicit_and_scoped(synth: Synthesized):
         _arn("glue", "database/s3tablescatalog/*/*"),
         _arn("glue", "table/s3tablescatalog/*/*/*"),
     ]
+    # Consumer groups: ListMetrics takes no resource type in the SAR, so only "*" grants it
+    assert statements["ConsumerGroupsList"]["Action"] == "cloudwatch:ListMetrics"
+    assert statements["ConsumerGroupsList"]["Resource"] == "*"
+    # A drift names the subscribers of the topic's asset: its listing and its subscriptions, read only
+    assert statements["DataZoneSubscribers"]["Resource"] == "*"
+    assert set(statements["DataZoneSubscribers"]["Action"]) == {
+        "datazone:GetAsset",
+        "datazone:ListSubscriptions",
+    }
     # The namespaces come from schema-sync's records: no DataZone asset call
     assert not any("CreateAsset" in str(s["Action"]) for s in statements.values())
 
@@ -379,6 +388,7 @@ def test_only_actions_without_a_resource_type_are_on_the_wildcard_resource(synth
         "kafka",
         "kafkaconnect",
         "firehose",
+        "cloudwatch",
     }
     assert {a for a in on_star if not a.startswith("datazone:")} == {
         "xray:PutTraceSegments",
@@ -386,6 +396,7 @@ def test_only_actions_without_a_resource_type_are_on_the_wildcard_resource(synth
         "kafka:GetBootstrapBrokers",
         "kafkaconnect:ListConnectors",
         "firehose:ListDeliveryStreams",
+        "cloudwatch:ListMetrics",
     }
 
 

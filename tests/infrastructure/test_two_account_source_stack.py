@@ -118,6 +118,9 @@ def test_the_reader_role_reads_only_the_configured_registries_and_databases(both
         "kafka:DescribeTopic",
         [":topic/*/*/*"],
     )
+    # The consumer groups of the account's clusters: ListMetrics has no resource type in the SAR
+    assert statements["ConsumerGroupsList"]["Action"] == "cloudwatch:ListMetrics"
+    assert tails["ConsumerGroupsList"] == ["*"]
     assert not any("Put" in str(s["Action"]) or "Create" in str(s["Action"]) for s in statements.values())
 
 
@@ -153,13 +156,14 @@ def test_both_functions_may_assume_the_source_role_and_read_nothing_of_it_themse
         statements = {s.get("Sid", ""): s for s in _statements(both.governance, prefix)}
         assert statements["AssumeSourceRoles"]["Action"] == "sts:AssumeRole"
         assert statements["AssumeSourceRoles"]["Resource"] == role_arn
-        # The only source is in the other account: no Glue or MSK grant in this one.
+        # The only source is in the other account: no Glue, MSK or CloudWatch grant in this one.
         own = {
             "GlueSchemaRegistryRead",
             "GlueCatalogRead",
             "MskBootstrapBrokers",
             "MskTopicList",
             "MskTopicDescribe",
+            "ConsumerGroupsList",
         }
         assert not own & set(statements)
     outputs = both.governance["Outputs"]
@@ -189,6 +193,7 @@ def _as_list(value: Any) -> list[Any]:
         ({"stackName": "Kafka_Lineage_Source"}, "stackName"),
         ({"readBrokers": "true"}, "readBrokers"),
         ({"forwardEvents": "no"}, "forwardEvents"),
+        ({"readConsumers": "yes"}, "readConsumers"),
     ],
 )
 def test_a_bad_source_context_fails_naming_the_key(change: dict[str, Any], message: str):

@@ -24,7 +24,7 @@ Not seen by the hooks: botocore's client-side parameter validation (`ParamValida
 Every listing the adapters read has a botocore paginator (paginators-1.json: glue ListSchemas,
 ListSchemaVersions, GetTables; ssm GetParametersByPath; datazone Search, ListLineageEvents,
 ListSubscriptionGrants; iam ListRolePolicies, ListAttachedRolePolicies, ListPolicyVersions; kafkaconnect
-ListConnectors), so no continuation token is handled by hand anywhere.
+ListConnectors; cloudwatch ListMetrics), so no continuation token is handled by hand anywhere.
 """
 
 from __future__ import annotations

@@ -115,10 +115,10 @@ class Catalog:
         )
 
     def form_members(self, type_name: str, type_revision: str) -> frozenset[str] | None:
-        """The member paths a managed form type's model declares (GetFormType, once per revision); None
-        when the model cannot be read. Custom form types are ours (smithy/), so they are not read."""
-        if not type_name.startswith(MANAGED_FORM_PREFIX):
-            return None
+        """The member paths a form type's model declares (GetFormType, once per revision); None when the
+        model cannot be read. Asked for DataZone's managed RelationalTableFormType, and for our drift form
+        type only when a summary has members its later revision added (the pinned revision may predate
+        them)."""
         key = (type_name, type_revision)
         # One read per revision, even when parallel workers ask at once: they wait for the first.
         with self._members_lock:
@@ -401,13 +401,30 @@ class Catalog:
 
     def approved_subscriptions(self, listing_id: str) -> int:
         """How many APPROVED subscriptions the listing has (ListSubscriptions, by listing and status)."""
+        return len(self._approved(listing_id))
+
+    def approved_subscribers(self, asset_id: str) -> list[tuple[str, str]]:
+        """(project id, subscription id) of each APPROVED subscription to the asset's listing (GetAsset for
+        the listing, then ListSubscriptions); none when the asset has no listing. A subscription by a user,
+        a group or an IAM principal names no project: its project id is "" (DataZone's subscriptions are
+        by project; the others are read as they come)."""
+        listing = self._listing_of(asset_id)
+        if listing is None:
+            return []
+        found = []
+        for item in self._approved(listing[0]):
+            project = (item.get("subscribedPrincipal") or {}).get("project") or {}
+            found.append((str(project.get("id", "")), str(item.get("id", ""))))
+        return found
+
+    def _approved(self, listing_id: str) -> list[dict[str, Any]]:
         pages = self.datazone.get_paginator("list_subscriptions").paginate(
             domainIdentifier=self.domain_id,
             subscribedListingId=listing_id,
             status="APPROVED",
             PaginationConfig={"PageSize": SEARCH_PAGE_SIZE},
         )
-        return sum(len(page.get("items", [])) for page in pages)
+        return [dict(item) for page in pages for item in page.get("items", [])]
 
     def asset_content(self, asset_id: str) -> AssetContent:
         """The asset's latest content as DataZone holds it (name, description, forms, glossary terms)."""

@@ -10,8 +10,10 @@ path.
 
 Severity of a change that touches a column: `breaking` for removed, type_changed and renamed (the sink
 matches columns by name: a renamed field no longer feeds its column), `warning` for nullability_changed and
-default_changed, `info` for added; a change that touches no column is `info`. The drift's severity is its
-worst change's.
+default_changed, `info` for added; a change that touches no column is `info`, except that a removed,
+renamed (its old name is gone) or retyped field of a topic that consumer groups read is a `warning`: it may
+break them, and such a drift is announced even when it feeds no table column (`DriftImpact.announced`).
+The drift's severity is its worst change's.
 
 What lies downstream of each impacted table comes from a caller-supplied `DownstreamWalker` (DataZone's
 lineage graph, in the function); a walker that fails for one table leaves that table's `downstream` empty
@@ -40,6 +42,26 @@ MAX_DETAIL_BYTES = 262_144 - 1_024
 
 _BREAKING = frozenset({"removed", "type_changed", "renamed"})
 _WARNING = frozenset({"nullability_changed", "default_changed"})
+# What breaks a consumer that reads the field by name: it is gone (removed, or renamed away) or retyped.
+_BREAKS_READERS = _BREAKING
+
+
+@dataclass(frozen=True)
+class Readers:
+    """Who reads the topic, to call when it drifts: its consumer groups `(group, cluster ARN)` (MSK's
+    consumer-lag metrics) and the approved subscriptions to its asset `(project id, subscription id)`."""
+
+    consumers: tuple[tuple[str, str], ...] = ()
+    subscribers: tuple[tuple[str, str], ...] = ()
+
+    def as_detail(self) -> dict[str, list[dict[str, str]]]:
+        return {
+            "consumers": [{"group": group, "clusterArn": arn} for group, arn in self.consumers],
+            "subscribers": [
+                {"projectId": project, "subscriptionId": subscription}
+                for project, subscription in self.subscribers
+            ],
+        }
 
 
 class DownstreamWalker(Protocol):
@@ -83,6 +105,17 @@ class DriftImpact:
     changes: tuple[AssessedChange, ...]
     impacted: tuple[ImpactedTable, ...]
     warnings: tuple[str, ...] = ()
+    read: bool = False  # consumer groups read the topic
+
+    @property
+    def breaks_readers(self) -> bool:
+        """Consumer groups read the topic and a change removes or retypes a field they may read."""
+        return self.read and any(a.change.change in _BREAKS_READERS for a in self.changes)
+
+    @property
+    def announced(self) -> bool:
+        """Worth announcing: a change touches a table column, or breaks the topic's consumer groups."""
+        return self.feeds_columns or self.breaks_readers
 
     @property
     def severity(self) -> Severity | None:
@@ -112,9 +145,15 @@ class DriftSubject:
 
 
 def assess_impact(
-    diff: FieldDiff, tables: Sequence[GlueTable], walker: DownstreamWalker | None = None
+    diff: FieldDiff,
+    tables: Sequence[GlueTable],
+    walker: DownstreamWalker | None = None,
+    *,
+    read: bool = False,
 ) -> DriftImpact:
-    """Each change's severity and touched columns over the mapped `tables`, and the impacted tables."""
+    """Each change's severity and touched columns over the mapped `tables`, and the impacted tables. `read`:
+    consumer groups read the topic, so a removed, renamed or retyped field that feeds no column is a
+    `warning` (it may break them) rather than `info`."""
     # Several edges (a rule and a connector, two connectors) may name one table: assess it once.
     unique: dict[str, GlueTable] = {}
     for table in tables:
@@ -144,7 +183,7 @@ def assess_impact(
                 for name in sorted(names, key=positions[table.arn].__getitem__)
             )
             touched.setdefault(table.arn, set()).update(names)
-        assessed.append(AssessedChange(change, _severity(change, bool(hits)), tuple(hits)))
+        assessed.append(AssessedChange(change, _severity(change, bool(hits), read), tuple(hits)))
     impacted: list[ImpactedTable] = []
     warnings: list[str] = []
     for table in tables:
@@ -160,7 +199,7 @@ def assess_impact(
                 )
         columns = tuple(sorted(touched[table.arn], key=positions[table.arn].__getitem__))
         impacted.append(ImpactedTable(table.ref.name, table.arn, columns, downstream))
-    return DriftImpact(diff, tuple(assessed), tuple(impacted), tuple(warnings))
+    return DriftImpact(diff, tuple(assessed), tuple(impacted), tuple(warnings), read)
 
 
 class _Feeds:
@@ -185,10 +224,12 @@ class _Feeds:
         return found
 
 
-def _severity(change: FieldChange, touches_column: bool) -> Severity:
+def _severity(change: FieldChange, touches_column: bool, read: bool = False) -> Severity:
     if touches_column and change.change in _BREAKING:
         return "breaking"
     if touches_column and change.change in _WARNING:
+        return "warning"
+    if read and change.change in _BREAKS_READERS:
         return "warning"
     return "info"
 
@@ -197,13 +238,17 @@ def _severity(change: FieldChange, touches_column: bool) -> Severity:
 
 
 def drift_detail(
-    subject: DriftSubject, impact: DriftImpact, max_bytes: int = MAX_DETAIL_BYTES
+    subject: DriftSubject,
+    impact: DriftImpact,
+    max_bytes: int = MAX_DETAIL_BYTES,
+    readers: Readers | None = None,
 ) -> dict[str, Any]:
     """A "Schema Drift Detected" event `detail` (docs/schema-drift.md), within `max_bytes` of UTF-8 JSON.
 
     Changes are listed worst first (schema order within a severity). When the detail would be too large,
     the fewest changes are left out, least severe first, then downstream nodes, then impacted columns, and
-    `truncated` counts what was left out: the event still arrives and says it is partial. The size is that
+    `truncated` counts what was left out: the event still arrives and says it is partial. `consumers` and
+    `subscribers` (who to call, `readers`) are cut last, subscribers first. The size is that
     of compact JSON (`separators=(",", ":")`, `ensure_ascii=False`): put the detail serialised that way.
     """
     ordered = sorted(impact.changes, key=lambda assessed: SEVERITIES.index(assessed.severity))
@@ -218,15 +263,19 @@ def drift_detail(
         "severity": impact.severity or "info",
         "changes": changes,
         "impacted": tables,
+        **(readers or Readers()).as_detail(),
     }
     if _size(detail) <= max_bytes:
         return detail
-    omitted = {"changes": 0, "downstream": 0, "columns": 0}
+    # Who to call is cut last, and counted only when there is someone to cut.
+    named = [(key, [detail[key]]) for key in ("subscribers", "consumers") if detail[key]]
+    omitted = {"changes": 0, "downstream": 0, "columns": 0, **{key: 0 for key, _ in named}}
     detail["truncated"] = omitted
     for key, lists in (
         ("changes", [changes]),
         ("downstream", [table["downstream"] for table in tables]),
         ("columns", [table["columns"] for table in tables]),
+        *named,
     ):
         for items in reversed(lists):
             omitted[key] += _cut(detail, items, max_bytes)

@@ -13,10 +13,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from kafka_lineage.drift.impact import DriftImpact, DriftSubject, Severity
+from kafka_lineage.drift.impact import DriftImpact, DriftSubject, Readers, Severity
 
-# Tables named in a summary: the form shows the first few; the event has them all.
+# Tables named in a summary: the form shows the first few; the event has them all. So are consumer groups
+# and subscribing projects.
 MAX_SUMMARY_TABLES = 20
+MAX_SUMMARY_READERS = 20
 
 
 @dataclass(frozen=True)
@@ -29,10 +31,17 @@ class DriftSummary:
     changed_fields: int
     fingerprint: str
     detected_at: str  # ISO 8601, UTC
+    # Who to call: the consumer groups that read the topic and the projects subscribed to its asset (at most
+    # MAX_SUMMARY_READERS each), and how many there were.
+    consumer_groups: tuple[str, ...] = ()
+    consumer_count: int = 0
+    subscriber_projects: tuple[str, ...] = ()
+    subscriber_count: int = 0
 
     def to_entry(self) -> dict[str, Any]:
-        # Short keys: entries are packed several to a 4 KB parameter.
-        return {
+        # Short keys: entries are packed several to a 4 KB parameter. Readers only when there are some, so a
+        # summary saved before them reads back (and fingerprints) as it was.
+        entry: dict[str, Any] = {
             "f": self.from_version,
             "t": self.to_version,
             "s": self.severity,
@@ -42,6 +51,11 @@ class DriftSummary:
             "p": self.fingerprint,
             "at": self.detected_at,
         }
+        if self.consumer_count:
+            entry |= {"cg": list(self.consumer_groups), "cn": self.consumer_count}
+        if self.subscriber_count:
+            entry |= {"sp": list(self.subscriber_projects), "sn": self.subscriber_count}
+        return entry
 
     @classmethod
     def from_entry(cls, entry: Mapping[str, Any]) -> DriftSummary:
@@ -57,11 +71,24 @@ class DriftSummary:
             changed_fields=int(entry.get("c", 0)),
             fingerprint=str(entry["p"]),
             detected_at=str(entry["at"]),
+            consumer_groups=tuple(str(group) for group in entry.get("cg", ())),
+            consumer_count=int(entry.get("cn", 0)),
+            subscriber_projects=tuple(str(project) for project in entry.get("sp", ())),
+            subscriber_count=int(entry.get("sn", 0)),
         )
 
 
-def summarize(subject: DriftSubject, impact: DriftImpact, fingerprint: str, detected_at: str) -> DriftSummary:
+def summarize(
+    subject: DriftSubject,
+    impact: DriftImpact,
+    fingerprint: str,
+    detected_at: str,
+    readers: Readers | None = None,
+) -> DriftSummary:
     tables = tuple(table.table for table in impact.impacted)
+    readers = readers or Readers()
+    groups = tuple(dict.fromkeys(group for group, _ in readers.consumers))
+    projects = tuple(dict.fromkeys(project for project, _ in readers.subscribers))
     return DriftSummary(
         from_version=subject.from_version,
         to_version=subject.to_version,
@@ -71,4 +98,8 @@ def summarize(subject: DriftSubject, impact: DriftImpact, fingerprint: str, dete
         changed_fields=len(impact.changes),
         fingerprint=fingerprint,
         detected_at=detected_at,
+        consumer_groups=groups[:MAX_SUMMARY_READERS],
+        consumer_count=len(groups),
+        subscriber_projects=projects[:MAX_SUMMARY_READERS],
+        subscriber_count=len(projects),
     )

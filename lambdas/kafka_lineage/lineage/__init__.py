@@ -1,5 +1,5 @@
 """Lineage emission: Kafka topic -> Glue/Iceberg table edges (and source table -> topic, topic -> S3
-location) posted to DataZone as OpenLineage runs.
+location, consumer group reads topic) posted to DataZone as OpenLineage runs.
 
 run (the story: read -> plan -> lease -> replan -> drift -> apply) over: resolve (each topic's edges) ->
 plan (which edges changed; pure) -> events (content, run_identity, facets, render, size_budget: the RunEvents

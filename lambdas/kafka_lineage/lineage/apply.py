@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Literal
 
-from kafka_lineage.lineage.content import LocationContent, TopicField
+from kafka_lineage.lineage.content import ConsumerContent, LocationContent, TopicField
 from kafka_lineage.lineage.events import BuiltRun, build
 from kafka_lineage.lineage.model import EVENT_TYPES, EdgeKey, LineageState, PendingDelete, StaleRun
 from kafka_lineage.lineage.plan import Action, Emit, Retract
@@ -366,7 +366,8 @@ class Applier:
             "largestEventBytes": built.largest,
             "replacedEvents": deletions.deleted,
         }
-        if not isinstance(action.content, LocationContent):  # a location's lineage is dataset-level only
+        # A location's lineage is dataset-level only; a consumer's run has no output.
+        if not isinstance(action.content, LocationContent | ConsumerContent):
             report["columnLineage"] = built.lineage.as_dict()
         if deletions.pending:
             report["pendingDeletions"] = len(deletions.pending)

@@ -2,7 +2,8 @@
 
 `RunContent` is a sink edge (the topic -> a Glue table), `HopContent` a first hop (a Debezium source
 connector's table -> the topic), `LocationContent` a location edge (a channel or stream writes the topic to
-an S3 location). Each starts with the topic's schema version (`TopicVersion`).
+an S3 location), `ConsumerContent` a consumer edge (a consumer group reads the topic).
+Each starts with the topic's schema version (`TopicVersion`).
 
 The fingerprint hashes everything the events carry except runId and eventTime: the topic's identity and
 schema version (its fields are a function of the immutable version, so no definition is read to decide
@@ -191,4 +192,40 @@ class LocationContent(TopicVersion):
         return {"location": self.location}
 
 
-Content = RunContent | HopContent | LocationContent
+@dataclass(frozen=True, slots=True)
+class ConsumerContent(TopicVersion):
+    """Everything a consumer edge's run describes: the consumer group that reads the topic, and its cluster.
+    The run has the topic as its input and no output (what the group writes, lineage does not know)."""
+
+    group: str
+    cluster_arn: str
+    job_namespace: str
+
+    @property
+    def origin(self) -> str:
+        return f"consumer:{self.group}"
+
+    @property
+    def job_name(self) -> str:
+        return consumer_job_name(self.group)
+
+    @property
+    def job(self) -> str:
+        return f"{self.job_namespace}/{self.job_name}"
+
+    def fingerprint(self) -> str:
+        described = self.described_version() | {
+            "consumer": [self.group, self.cluster_arn],
+            "job": [self.job_namespace, self.job_name],
+        }
+        return fingerprint(described)
+
+    def describe(self) -> dict[str, object]:
+        return {"consumerGroup": self.group, "clusterArn": self.cluster_arn}
+
+
+def consumer_job_name(group: str) -> str:
+    return f"consumer/{group}"
+
+
+Content = RunContent | HopContent | LocationContent | ConsumerContent

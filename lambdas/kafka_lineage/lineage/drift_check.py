@@ -6,8 +6,10 @@ A topic has drift to check when its asset record names the version it mirrored b
 costs two GetSchemaVersion calls (the old and the new definition), the pure diff and impact of
 `kafka_lineage.drift`, and the DataZone walk downstream of each impacted table.
 
-Announced once: a drift whose changes feed a table column is put on the default bus as "Schema Drift
-Detected" (detail: `drift.drift_detail`), then its summary is saved. The summary of every checked pair is
+Announced once: a drift whose changes feed a table column, or that removes, renames or retypes a field of
+a topic consumer groups read (severity `warning` at least), is put on the default bus as "Schema Drift
+Detected" (detail: `drift.drift_detail`, naming who to call: the topic's consumer groups and the projects
+with an approved subscription to its asset), then its summary is saved. The summary of every checked pair is
 saved, impact or none, so a pair is checked once; a pair whose fingerprint is already recorded is never
 announced again. A crash between the put and the save announces that drift once more on the next run: the
 event is delivered at least once (EventBridge has no de-duplication to lean on), and consumers can
@@ -33,6 +35,7 @@ from kafka_lineage.drift import (
     DriftSubject,
     DriftSummary,
     FieldDiff,
+    Readers,
     assess_impact,
     diff_fields,
     drift_detail,
@@ -150,15 +153,19 @@ class DriftCheck:
         records: Mapping[TopicKey, AssetRecord],
         tables_of: Callable[[TopicKey], Sequence[GlueTable]],
         stop: Callable[[], bool] = lambda: False,
+        readers_of: Callable[[TopicKey, AssetRecord], Readers] | None = None,
     ) -> DriftRound:
-        """Check each topic (several at a time); once `stop()` says so, the rest wait for the next run."""
+        """Check each topic (several at a time); once `stop()` says so, the rest wait for the next run.
+        `readers_of` names who reads a topic (its consumer groups, its asset's subscribers)."""
         result = DriftRound()
 
         def one(key: TopicKey) -> DriftFinding | str | None:
             if stop():
                 return None
             try:
-                return self._check(key, records[key], tables_of(key))
+                record = records[key]
+                readers = readers_of(key, record) if readers_of is not None else Readers()
+                return self._check(key, record, tables_of(key), readers)
             except Exception as error:  # one topic's failure never stops the others
                 logger.exception("schema drift check failed", extra={"topic": key.key})
                 return f"schema drift check failed: {describe_failure(error)}"
@@ -173,26 +180,33 @@ class DriftCheck:
                     result.findings.append(outcome)
         return result
 
-    def _check(self, key: TopicKey, record: AssetRecord, tables: Sequence[GlueTable]) -> DriftFinding:
+    def _check(
+        self, key: TopicKey, record: AssetRecord, tables: Sequence[GlueTable], readers: Readers
+    ) -> DriftFinding:
         old = self.versions.read(record.schema_arn, record.previous_version)
         new = self.versions.read(record.schema_arn, record.latest_version)
         data_format = new.data_format or record.data_format
         diff: FieldDiff = diff_fields(data_format, old.definition, new.definition)
-        impact = assess_impact(diff, tables, self.walker)
+        impact = assess_impact(diff, tables, self.walker, read=bool(readers.consumers))
         subject = DriftSubject(
             key.registry_name, key.topic, record.schema_arn, record.previous_version, record.latest_version
         )
         fingerprint = drift_fingerprint(subject, impact)
-        summary = summarize(subject, impact, fingerprint, format_time(self.clock()))
+        summary = summarize(subject, impact, fingerprint, format_time(self.clock()), readers)
         known = self.summaries.get(key.key)
         detail = None
-        if impact.feeds_columns and (known is None or known.fingerprint != fingerprint):
-            detail = drift_detail(subject, impact)
+        if impact.announced and (known is None or known.fingerprint != fingerprint):
+            detail = drift_detail(subject, impact, readers=readers)
             if not self.dry_run and self.announcer is not None:
                 self.announcer.announce(detail)
                 logger.warning(
                     "schema drift announced",
-                    extra={**key.as_dict(), "severity": summary.severity, "tables": summary.impacted_tables},
+                    extra={
+                        **key.as_dict(),
+                        "severity": summary.severity,
+                        "tables": summary.impacted_tables,
+                        "consumers": summary.consumer_groups,
+                    },
                 )
         if known is not None and (known.fingerprint, known.from_version, known.to_version) == (
             fingerprint,

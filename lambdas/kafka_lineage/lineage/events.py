@@ -19,7 +19,8 @@ dropped; the topic's schema facet cut to the row fields; the topic's schema face
 schema facet dropped (both datasets keep their schemas in the DataZone catalog); column-lineage
 transformations dropped; column lineage cut to the first columns that fit. A first hop degrades in the
 same spirit (`build_hop`); a location edge, which has no table and no column lineage, drops the field
-descriptions, then the topic's schema facet (`build_location`).
+descriptions, then the topic's schema facet (`build_location`), and so does a consumer edge, which has no
+output at all (`build_consumer`).
 """
 
 from __future__ import annotations
@@ -28,8 +29,15 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
-from kafka_lineage.lineage.content import Content, HopContent, LocationContent, RunContent, TopicField
-from kafka_lineage.lineage.facets import RunParts, Shape, hop_bodies, location_bodies
+from kafka_lineage.lineage.content import (
+    ConsumerContent,
+    Content,
+    HopContent,
+    LocationContent,
+    RunContent,
+    TopicField,
+)
+from kafka_lineage.lineage.facets import RunParts, Shape, consumer_bodies, hop_bodies, location_bodies
 from kafka_lineage.lineage.render import Renderer
 from kafka_lineage.lineage.run_identity import format_time
 from kafka_lineage.lineage.size_budget import SizeModel
@@ -51,6 +59,8 @@ def build(
         return build_hop(content, fields, row_fields, run_id, event_time)
     if isinstance(content, LocationContent):
         return build_location(content, fields, row_fields, run_id, event_time)
+    if isinstance(content, ConsumerContent):
+        return build_consumer(content, fields, row_fields, run_id, event_time)
     return build_run(content, fields, row_fields, run_id, event_time)
 
 
@@ -229,6 +239,30 @@ def build_location(
         steps,
         max_bytes,
         f"the location edge of {content.key.key}",
+    )
+    return BuiltRun(run_id, format_time(event_time), bodies, report, tuple(notes))
+
+
+def build_consumer(
+    content: ConsumerContent,
+    fields: Sequence[TopicField],
+    row_fields: Mapping[str, str],
+    run_id: str,
+    event_time: datetime,
+    max_bytes: int = MAX_EVENT_BYTES,
+) -> BuiltRun:
+    """A consumer edge's START and COMPLETE, degraded like a location's (descriptions, then the topic's
+    schema facet). Its report counts no columns: the run has no output."""
+    report = LineageReport(matched=0, emitted=0, table_columns=0, row_fields=len(row_fields))
+    plain = Shape(descriptions=False)
+    steps = [(replace(plain, topic_schema="none"), "topic schema facet dropped")]
+    if any(f.description for f in fields):
+        steps.insert(0, (plain, "field descriptions dropped from the schema facets"))
+    bodies, _, notes = _fitted(
+        lambda shape: consumer_bodies(content, fields, shape, run_id, event_time),
+        steps,
+        max_bytes,
+        f"the consumer edge of {content.key.key} ({content.group})",
     )
     return BuiltRun(run_id, format_time(event_time), bodies, report, tuple(notes))
 

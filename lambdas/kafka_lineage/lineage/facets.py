@@ -21,6 +21,10 @@ A location edge is its own run too: input the topic with its schema facet, outpu
 documentation facet says which path writes the topic there. Dataset-level lineage only: no Glue table
 describes the objects' columns, so the output has no schema facet and no column lineage.
 
+A consumer edge is its own run: input the topic with its schema facet, no output (what the group writes,
+lineage does not know), job `consumer/<group>` with a job type facet (processingType STREAMING,
+integration KAFKA, jobType CONSUMER) and a documentation facet naming the group and the cluster.
+
 These typed events define the shape; render.py writes the same bytes faster, size_budget.py measures them.
 """
 
@@ -33,7 +37,7 @@ from datetime import datetime
 from typing import cast
 
 from openlineage.client.event_v2 import InputDataset, Job, OutputDataset, Run, RunEvent, RunState
-from openlineage.client.generated.base import DatasetFacet, RunFacet
+from openlineage.client.generated.base import DatasetFacet, JobFacet, RunFacet
 from openlineage.client.generated.column_lineage_dataset import (
     ColumnLineageDatasetFacet,
     Fields,
@@ -41,10 +45,11 @@ from openlineage.client.generated.column_lineage_dataset import (
     Transformation,
 )
 from openlineage.client.generated.documentation_job import DocumentationJobFacet
+from openlineage.client.generated.job_type_job import JobTypeJobFacet
 from openlineage.client.generated.schema_dataset import SchemaDatasetFacet, SchemaDatasetFacetFields
 from openlineage.client.serde import Serde
 
-from kafka_lineage.lineage.content import HopContent, LocationContent, RunContent, TopicField
+from kafka_lineage.lineage.content import ConsumerContent, HopContent, LocationContent, RunContent, TopicField
 from kafka_lineage.lineage.run_identity import PRODUCER, event_moments, format_time
 from kafka_lineage.model.tables import ColumnMatch
 
@@ -59,6 +64,12 @@ class SchemaDriftRunFacet(RunFacet):
     @staticmethod
     def _get_schema() -> str:
         return SCHEMA_DRIFT_FACET_URL
+
+
+# A consumer edge's job (OpenLineage JobTypeJobFacet): a Kafka consumer group reads continuously.
+CONSUMER_PROCESSING = "STREAMING"
+CONSUMER_INTEGRATION = "KAFKA"
+CONSUMER_JOB_TYPE = "CONSUMER"
 
 
 @dataclass(frozen=True)
@@ -197,8 +208,40 @@ def location_bodies(
     )
 
 
+def consumer_bodies(
+    content: ConsumerContent, fields: Sequence[TopicField], shape: Shape, run_id: str, event_time: datetime
+) -> tuple[tuple[str, bytes], ...]:
+    """The consumer edge's START and COMPLETE bodies in `shape` (descriptions, topic schema): the topic in,
+    no output, a streaming consumer's job."""
+    topic_facets: dict[str, DatasetFacet] = {}
+    schema = topic_schema_facet(fields, frozenset(), shape)
+    if schema is not None:
+        topic_facets["schema"] = schema
+    cluster = content.cluster_arn.split("/")[1] if "/" in content.cluster_arn else content.cluster_arn
+    description = (
+        f"Consumer group {content.group} reads Kafka topic {content.key.topic} (schema registry "
+        f"{content.key.registry_name}, schema version {content.schema_version}) on MSK cluster {cluster}, "
+        "as the consumer-lag metrics MSK publishes to CloudWatch show."
+    )
+    job_type = JobTypeJobFacet(
+        processingType=CONSUMER_PROCESSING,
+        integration=CONSUMER_INTEGRATION,
+        jobType=CONSUMER_JOB_TYPE,
+        producer=PRODUCER,
+    )
+    job = _job(content.job_namespace, content.job_name, description, {"jobType": job_type})
+    source = InputDataset(namespace=content.topic_namespace, name=content.key.topic, facets=topic_facets)
+    return tuple(
+        (
+            event_type,
+            serialize(_run_event(event_type, moment, Run(runId=run_id, facets={}), job, source, None)),
+        )
+        for event_type, moment in event_moments(event_time)
+    )
+
+
 def _run_event(
-    event_type: str, moment: datetime, run: Run, job: Job, source: InputDataset, target: OutputDataset
+    event_type: str, moment: datetime, run: Run, job: Job, source: InputDataset, target: OutputDataset | None
 ) -> RunEvent:
     return RunEvent(
         eventType=RunState(event_type),
@@ -207,13 +250,13 @@ def _run_event(
         run=run,
         job=job,
         inputs=[source],
-        outputs=[target],
+        outputs=[target] if target is not None else [],
     )
 
 
-def _job(namespace: str, name: str, description: str) -> Job:
+def _job(namespace: str, name: str, description: str, more: Mapping[str, JobFacet] | None = None) -> Job:
     documentation = DocumentationJobFacet(description=description, producer=PRODUCER)
-    return Job(namespace=namespace, name=name, facets={"documentation": documentation})
+    return Job(namespace=namespace, name=name, facets={"documentation": documentation, **(more or {})})
 
 
 def _run_facets(content: RunContent) -> dict[str, RunFacet]:

@@ -1,11 +1,12 @@
-"""The lineage emission state: edges (a topic and a table, a source dataset or an S3 location) and what was
-emitted for each.
+"""The lineage emission state: edges (a topic and a table, a source dataset, an S3 location or a consumer
+group) and what was emitted for each.
 
 An edge is one run in DataZone: a topic feeding one Glue table (a sink edge), a source database table
-feeding the topic (a first hop), or a channel or stream writing the topic to an S3 location (a location
-edge). Each edge has its own state entry, keyed by `EdgeKey.key`. Entries written
-before edges existed are keyed by topic alone (`"<registry>/<topic>"`) and name their table in `tb`;
-`load_states` reads such an entry as the sink edge of that table (see `migrate`).
+feeding the topic (a first hop), a channel or stream writing the topic to an S3 location (a location
+edge), or a consumer group reading the topic (a consumer edge). Each edge has its own state entry, keyed
+by `EdgeKey.key`. Entries written before edges existed are keyed by topic alone (`"<registry>/<topic>"`)
+and name their table in `tb`; `load_states` reads such an entry as the sink edge of that table (see
+`migrate`).
 """
 
 from __future__ import annotations
@@ -32,13 +33,19 @@ ENTRY_BUDGET = 3_600
 TO_TABLE = ">"  # "<registry>/<topic>><database>/<table>": the topic feeds that Glue table
 FROM_DATASET = "<"  # "<registry>/<topic><<namespace>/<name>": that source table feeds the topic
 TO_LOCATION = "|"  # "<registry>/<topic>|s3://<bucket>/<prefix>": a path writes the topic there
+READ_BY = "@"  # "<registry>/<topic>@<group>": that consumer group reads the topic
 # A location's prefix is the one end of unbounded length (Firehose allows 1,024 characters, each up to 4
 # UTF-8 bytes): a longer key (as JSON) would leave its state entry no room in a 4,096-byte SSM value.
 MAX_KEY_BYTES = 2_000
 
 
-EdgeKind = Literal["sink", "source", "location", "legacy"]
-_KINDS: dict[str, EdgeKind] = {TO_TABLE: "sink", FROM_DATASET: "source", TO_LOCATION: "location"}
+EdgeKind = Literal["sink", "source", "location", "consumer", "legacy"]
+_KINDS: dict[str, EdgeKind] = {
+    TO_TABLE: "sink",
+    FROM_DATASET: "source",
+    TO_LOCATION: "location",
+    READ_BY: "consumer",
+}
 _SEPARATORS = {kind: separator for separator, kind in _KINDS.items()}
 
 
@@ -47,8 +54,9 @@ class EdgeKey:
     """One edge of a topic: `sink` (topic -> Glue table `other` = `<db>/<table>`), `source` (the first hop:
     dataset `other` = `<namespace>/<name>` -> topic), `location` (topic -> the S3 location `other` =
     `<namespace>/<name>`, e.g. `s3://raw-zone/orders/`, the bucket's root `s3://raw-zone//`: the lineage
-    node's identifier, exact whatever the prefix), or `legacy` (an old per-topic entry that names no table:
-    only runs left to delete)."""
+    node's identifier, exact whatever the prefix), `consumer` (the consumer group `other` reads the topic;
+    a group name may hold any character, the separators included), or `legacy` (an old per-topic entry
+    that names no table: only runs left to delete)."""
 
     topic: TopicKey
     kind: EdgeKind
@@ -65,6 +73,10 @@ class EdgeKey:
     @classmethod
     def location(cls, topic: TopicKey, namespace: str, name: str) -> EdgeKey:
         return cls(topic, "location", f"{namespace}/{name}")
+
+    @classmethod
+    def consumer(cls, topic: TopicKey, group: str) -> EdgeKey:
+        return cls(topic, "consumer", group)
 
     @property
     def key(self) -> str:
@@ -91,6 +103,8 @@ class EdgeKey:
             described["sourceDataset"] = self.other
         elif self.kind == "location":
             described["location"] = self.other
+        elif self.kind == "consumer":
+            described["consumerGroup"] = self.other
         return described
 
 

@@ -6,29 +6,45 @@ edge is unchanged when the fingerprint of what its run would carry (see content.
 LocationContent) equals the one last emitted, and nothing stale is left to delete; deciding it reads no
 schema definition. The plan is data: tests assert on it, a dry run returns it, apply executes it.
 
-Retractions: an edge whose topic's schema is gone (no asset record), or that the topic no longer has (a
-remap, a connector, channel or stream deleted or reconfigured, a mapping removed) is retracted. When the
-topic gains a new edge of the same kind in the same run, that emission takes the old edges over
-(`Emit.replaces`): it posts first, then deletes them, and its eventTime is later than theirs, as a remap
-always did. Tables and S3 locations are one kind here, what the topic feeds: a channel reconfigured from
-S3 Tables to a bucket moves its edge like a remap. Otherwise the edge gets a `Retract` of its own. On a
-full (scheduled) run, retractions inferred from a missing record are held back when they would remove
-more than `mass_delete_share` of a registry's edges (an empty or unreadable mapping must not wipe the
-lineage), unless the request allows it; events and explicit topic lists are never held back. Edges of
-connectors, channels and streams that could not be read are kept as they are (`Resolution.keeps`): never
-retracted, never replaced by a lower tier (a kept S3 location, which names no table, holds none back).
+Retractions: an edge whose topic's schema is gone (no asset record), or that the topic no longer has (a remap,
+a connector, channel or stream deleted or reconfigured, a mapping removed) is retracted. When the topic gains
+a new edge of the same kind in the same run, that emission takes the old edges over (`Emit.replaces`): it
+posts first, then deletes them, and its eventTime is later than theirs, as a remap always did. Tables and S3
+locations are one kind here, what the topic feeds: a channel reconfigured from S3 Tables to a bucket moves its
+edge like a remap. Consumer edges are never taken over: a group that disappears (ListMetrics forgets it after
+two weeks without data) is retracted on its own. Otherwise the edge gets a `Retract` of its own. On a full
+(scheduled) run, retractions inferred from a missing record are held back when they would remove more than
+`mass_delete_share` of a registry's edges (an empty or unreadable mapping must not wipe the lineage), unless
+the request allows it; events and explicit topic lists are never held back. Edges of connectors, channels and
+streams that could not be read are kept as they are (`Resolution.keeps`): never retracted, never replaced by a
+lower tier (a kept S3 location, which names no table, holds none back); so are the consumer edges of a cluster
+whose consumer groups could not be listed.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Literal, TypedDict
+from typing import Literal
 
 from kafka_lineage import failsafe
-from kafka_lineage.lineage.content import Content, HopContent, LocationContent, RunContent
+from kafka_lineage.lineage.consumer_inputs import Consumer
+from kafka_lineage.lineage.content import Content
+from kafka_lineage.lineage.edge_content import (
+    consumer_content,
+    content_for,
+    hop_content,
+    location_content,
+)
 from kafka_lineage.lineage.model import EdgeKey, LineageState
-from kafka_lineage.lineage.resolve import BELOW_CONNECTORS, Edge, FirstHop, Location, Resolution, Target
+from kafka_lineage.lineage.resolve import (
+    BELOW_CONNECTORS,
+    Edge,
+    FirstHop,
+    Location,
+    Resolution,
+    Target,
+)
 from kafka_lineage.model.asset_records import AssetRecord
 from kafka_lineage.model.tables import GlueTable, TableRef
 from kafka_lineage.model.topics import TopicKey
@@ -175,77 +191,10 @@ def tables_needed(selection: Selection, resolution: Resolution) -> set[TableRef]
     }
 
 
-class _Version(TypedDict):
-    """The fields every run's content starts with (content.TopicVersion), from the topic's asset record."""
-
-    key: TopicKey
-    topic_namespace: str
-    schema_arn: str
-    schema_version: int
-    schema_version_id: str
-    schema_created: str
-    data_format: str
-
-
-def _version(key: TopicKey, record: AssetRecord) -> _Version:
-    return _Version(
-        key=key,
-        topic_namespace=record.namespace,
-        schema_arn=record.schema_arn,
-        schema_version=record.latest_version,
-        schema_version_id=record.schema_version_id,
-        schema_created=record.created_time,
-        data_format=record.data_format,
-    )
-
-
-def content_for(target: Target, table: GlueTable) -> RunContent:
-    record = target.record
-    connector = target.connector
-    return RunContent(
-        **_version(target.key, record),
-        table=table,
-        job_namespace=connector.job_namespace if connector else target.source.job_namespace,
-        origin=target.origin,
-        mapping_parameter=target.mapping.parameter if target.mapping else "",
-        connector_job=connector.job_name if connector else "",
-        connector_arn=connector.connector_arn if connector else "",
-        previous_version=record.previous_version,
-    )
-
-
-def hop_content(hop: FirstHop) -> HopContent:
-    record, upstream = hop.record, hop.upstream
-    return HopContent(
-        **_version(hop.key, record),
-        dataset_namespace=upstream.dataset_namespace,
-        dataset_name=upstream.dataset_name,
-        job_namespace=upstream.job_namespace,
-        job_name=upstream.job_name,
-        connector=upstream.connector,
-        connector_arn=upstream.connector_arn,
-        columns=upstream.columns,
-    )
-
-
-def location_content(location: Location) -> LocationContent:
-    record, delivery = location.record, location.delivery
-    namespace, name = location.dataset
-    return LocationContent(
-        **_version(location.key, record),
-        dataset_namespace=namespace,
-        dataset_name=name,
-        job_namespace=delivery.job_namespace,
-        job_name=delivery.job_name,
-        origin=delivery.origin,
-        arn=delivery.arn,
-    )
-
-
 def _same_kind(edge: EdgeKey) -> str:
-    # What the topic feeds (a table or an S3 location), or what feeds it. An entry of the per-topic layout
-    # with no table was a sink edge's.
-    return "source" if edge.kind == "source" else "sink"
+    # What the topic feeds (a table or an S3 location), what feeds it, or who reads it. An entry of the
+    # per-topic layout with no table was a sink edge's.
+    return edge.kind if edge.kind in ("source", "consumer") else "sink"
 
 
 def make_plan(
@@ -336,7 +285,7 @@ class _Planner:
         unmapped = key in self.unmapped_keys and not any(e.kind in ("sink", "location") for e in keep)
         if unmapped:
             self.unmapped.append(key)
-        for kind in ("sink", "source"):
+        for kind in ("sink", "source", "consumer"):
             old = [e for e in gone if _same_kind(e) == kind]
             if old and kind not in blocked:
                 self._hand_over_or_retract(kind, old, emits, unmapped)
@@ -347,7 +296,7 @@ class _Planner:
         wanted = self.resolution.edges_of(key)
         # Connector edges whose connector is unknown this run stay as they are, and a lower tier does not
         # replace them (it would, wrongly, if the connector still routes the topic).
-        keep = [e for e in stated if self.resolution.keeps(self.states[e.key].origin)]
+        keep = [e for e in stated if self.resolution.keeps_edge(e, self.states[e.key].origin)]
         if any(e.kind == "sink" for e in keep):
             wanted = [w for w in wanted if isinstance(w, FirstHop) or w.origin not in BELOW_CONNECTORS]
         return wanted, keep
@@ -387,14 +336,22 @@ class _Planner:
             (self.inferred if self.scope.mode == "all" and not confirming else self.actions).append(retract)
 
     def _hand_over_or_retract(self, kind: str, old: list[EdgeKey], emits: list[Emit], unmapped: bool) -> None:
-        """Old edges of one kind: taken over by the topic's new edge of that kind, else retracted."""
+        """Old edges of one kind: taken over by the topic's new edge of that kind, else retracted. Consumer
+        edges are never taken over: each group is a reader of its own, not the same edge moved."""
         taker = next(
-            (i for i, e in enumerate(emits) if _same_kind(e.key) == kind and e.reason == "new"), None
+            (
+                i
+                for i, e in enumerate(emits)
+                if kind != "consumer" and _same_kind(e.key) == kind and e.reason == "new"
+            ),
+            None,
         )
         if taker is not None:
             emits[taker] = replace(emits[taker], replaces=tuple((e, self.states[e.key]) for e in old))
             return
-        reason: Literal["unmapped", "edge removed"] = "unmapped" if unmapped else "edge removed"
+        # A group no longer reading the topic is an edge removed, whatever the topic's tables.
+        removed = unmapped and kind != "consumer"
+        reason: Literal["unmapped", "edge removed"] = "unmapped" if removed else "edge removed"
         self.actions.extend(Retract(e, self.states[e.key], reason) for e in old)
 
     def screen_inferred(self, mass_delete_share: float) -> tuple[Retract, ...]:
@@ -456,6 +413,8 @@ def _emit_or_not(
         content = content_for(edge, table)
     elif isinstance(edge, Location):
         content = location_content(edge)
+    elif isinstance(edge, Consumer):
+        content = consumer_content(edge)
     else:
         content = hop_content(edge)
     fingerprint = content.fingerprint()

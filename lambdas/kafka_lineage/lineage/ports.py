@@ -14,6 +14,7 @@ from typing import Any, Protocol
 from kafka_lineage.config import Source
 from kafka_lineage.model.asset_records import AssetRecord
 from kafka_lineage.model.connectors import ConnectorReads
+from kafka_lineage.model.consumers import ConsumerReads
 from kafka_lineage.model.delivery import DeliveryReads
 from kafka_lineage.model.lineage_events import EventSummary
 from kafka_lineage.model.registry import VersionDefinition
@@ -91,6 +92,20 @@ class DeliveryReader(Protocol):
     def read(
         self, sources: Sequence[Source], stop: Callable[[], bool] | None = None, force: bool = False
     ) -> DeliveryReads: ...
+
+
+class ConsumerReader(Protocol):
+    """The consumer groups of the sources' clusters, from MSK's consumer-lag metrics in CloudWatch
+    (`aws.consumer_groups.SourceConsumerGroups`): never raises; a cluster it could not list is `unread`."""
+
+    def read(self, sources: Sequence[Source], stop: Callable[[], bool] | None = None) -> ConsumerReads: ...
+
+
+class SubscriberReader(Protocol):
+    """The approved subscriptions to a topic's asset (`aws.catalog.Catalog.approved_subscribers`: DataZone
+    ListSubscriptions on the asset's listing, status APPROVED), as (project id, subscription id)."""
+
+    def approved_subscribers(self, asset_id: str) -> list[tuple[str, str]]: ...
 
 
 class Announcer(Protocol):

@@ -29,7 +29,11 @@ topic with a location edge and no table is not `unmapped`: it has lineage. A loc
 cannot be stored (`lineage.model.unstorable`) is reported `undetermined`.
 
 First hops (source table -> topic) come only from Debezium source connectors; an explicit mapping names a
-table the topic feeds, so it does not replace them.
+table the topic feeds, so it does not replace them. Nor does it replace consumer edges (a consumer group
+reads the topic, `kafka_lineage.consumers`): they say who reads the topic, not where it goes, and a topic
+with only consumer edges and no table is still `unmapped`. A consumer group whose state key cannot be
+stored (a line feed in its name) is reported `undetermined`. When a cluster's consumer groups could not be
+listed, its sources' consumer edges are kept as they are (`Resolution.keeps_edge`).
 
 Within a mapping tier a mapping that names the registry beats one that does not. Two mappings of the same
 tier and specificity that disagree are both reported invalid and the topic fails: picking one silently
@@ -52,9 +56,11 @@ from datetime import datetime
 from pydantic import ValidationError
 
 from kafka_lineage.config import Settings, Source
+from kafka_lineage.lineage.consumer_inputs import Consumer, readers_by_topic
 from kafka_lineage.lineage.model import EdgeKey, unstorable
 from kafka_lineage.model.asset_records import AssetRecord
 from kafka_lineage.model.connectors import ConnectorNote, Derivation, SinkEdge, SourceEdge
+from kafka_lineage.model.consumers import ConsumerDerivation
 from kafka_lineage.model.delivery import DeliveryDerivation, DeliveryEdge, InactivePath
 from kafka_lineage.model.errors import describe
 from kafka_lineage.model.table_mapping import MappingParameter, TableMapping
@@ -154,7 +160,7 @@ class Location:
         return EdgeKey.location(self.key, *self.dataset)
 
 
-Edge = Target | FirstHop | Location
+Edge = Target | FirstHop | Location | Consumer
 
 
 @dataclass(frozen=True)
@@ -191,6 +197,8 @@ class Resolution:
     by_topic: Mapping[TopicKey, tuple[EdgeKey, ...]] = field(default_factory=dict)
     # The managed delivery paths: which of their edges are not known this run, and those not ACTIVE.
     delivery: DeliveryDerivation = field(default_factory=DeliveryDerivation)
+    # The consumer groups: which sources' groups are not known this run, and what could not be read.
+    consumers: ConsumerDerivation = field(default_factory=ConsumerDerivation)
 
     @property
     def inactive_paths(self) -> tuple[InactivePath, ...]:
@@ -214,6 +222,13 @@ class Resolution:
     @property
     def targets(self) -> dict[EdgeKey, Target]:
         return {key: edge for key, edge in self.edges.items() if isinstance(edge, Target)}
+
+    def keeps_edge(self, edge: EdgeKey, origin: str) -> bool:
+        """Whether the stated edge must be kept as it is: what decided it could not be read this run (a
+        consumer edge: its cluster's consumer groups could not be listed)."""
+        if edge.kind == "consumer":
+            return self.consumers.keeps(edge.topic)
+        return self.keeps(origin)
 
     def keeps(self, origin: str) -> bool:
         """Whether an edge of this origin must be kept as it is: its connector, channel or stream (or their
@@ -266,11 +281,14 @@ def resolve(
     invalid: Sequence[InvalidMapping] = (),
     derivation: Derivation | None = None,
     delivery: DeliveryDerivation | None = None,
+    consumers: ConsumerDerivation | None = None,
 ) -> Resolution:
     """Every mirrored topic's edges by the precedence above; a topic with no table is reported unmapped (or
     failed, on conflicting mappings)."""
     derivation = derivation or Derivation()
     delivery = delivery or DeliveryDerivation()
+    consumers = consumers or ConsumerDerivation()
+    readers, unstored = readers_by_topic(consumers)
     by_topic: dict[str, list[ExplicitMapping]] = {}
     for mapping in mappings:
         by_topic.setdefault(mapping.topic, []).append(mapping)
@@ -290,6 +308,9 @@ def resolve(
         for hop in hops.get(key, {}).values():
             first = FirstHop(key, record, source, hop)
             edges[first.edge] = first
+        for reader in readers.get(key, ()):
+            consumer = Consumer(key, record, source, reader)
+            edges[consumer.edge] = consumer
         candidates = [m for m in by_topic.get(key.topic, ()) if m.applies_to(key)]
         chosen, clash = _explicit_mapping(candidates, connectors_decide=key in sinks)
         if clash:
@@ -305,7 +326,7 @@ def resolve(
     all_invalid = {item.parameter: item for item in invalid}
     for parameter, item in conflicts.items():
         all_invalid.setdefault(parameter, item)
-    issues = _issues((*derivation.notes, *delivery.notes, *unkept))
+    issues = _issues((*derivation.notes, *delivery.notes, *unkept, *unstored))
     return Resolution(
         edges=edges,
         unmapped=tuple(unmapped),
@@ -321,6 +342,7 @@ def resolve(
             if note.kind == "unreadable"
         ),
         delivery=delivery,
+        consumers=consumers,
     )
 
 

@@ -50,6 +50,7 @@ class EmitResult:
     connector_errors: Sample = field(default_factory=_sample)
     inactive_paths: Sample = field(default_factory=_sample)  # channels and streams not ACTIVE (edges kept)
     delivery_errors: Sample = field(default_factory=_sample)
+    consumer_errors: Sample = field(default_factory=_sample)  # consumer groups not listed (edges kept)
     kept: int = 0  # connector edges kept as they are: their connector could not be read
     drift: Sample = field(default_factory=_sample)
     drift_announced: int = 0
@@ -108,6 +109,18 @@ class EmitResult:
                     extra=issue.as_dict(),
                 )
                 sample.add(issue.as_dict())
+        self._record_read_errors(resolution, connector_errors)
+        for item in resolution.invalid_mappings:
+            logger.warning("invalid explicit table mapping skipped", extra=item.as_dict())
+            self.invalid_mappings.add(item.as_dict())
+        for failure in plan.failed:
+            logger.warning("lineage not emitted for a topic", extra=failure.as_dict())
+            self.fail(failure.as_dict())
+        for arn in unreadable_records:
+            self.fail(failure_item("its asset mapping entry is unreadable", schemaArn=arn))
+
+    def _record_read_errors(self, resolution: Resolution, connector_errors: Sequence[str]) -> None:
+        """What the reads behind derived edges could not read (those edges are kept), and inactive paths."""
         for error in connector_errors:
             logger.error(
                 "MSK Connect connectors not read: their edges are kept as they are", extra={"error": error}
@@ -121,14 +134,12 @@ class EmitResult:
             logger.error("delivery paths not read: their edges are kept as they are", extra={"error": error})
             self.delivery_errors.add({"error": error})
             self.fail(failure_item(error, doing="reading delivery paths"))
-        for item in resolution.invalid_mappings:
-            logger.warning("invalid explicit table mapping skipped", extra=item.as_dict())
-            self.invalid_mappings.add(item.as_dict())
-        for failure in plan.failed:
-            logger.warning("lineage not emitted for a topic", extra=failure.as_dict())
-            self.fail(failure.as_dict())
-        for arn in unreadable_records:
-            self.fail(failure_item("its asset mapping entry is unreadable", schemaArn=arn))
+        for error in resolution.consumers.errors:
+            logger.error(
+                "consumer groups not listed: their edges are kept as they are", extra={"error": error}
+            )
+            self.consumer_errors.add({"error": error})
+            self.fail(failure_item(error, doing="listing consumer groups"))
 
     def record_drift(self, drift: DriftRound) -> None:
         for finding in drift.findings:
@@ -201,6 +212,7 @@ class EmitResult:
             "connectorErrors": self.connector_errors,
             "inactivePaths": self.inactive_paths,
             "deliveryErrors": self.delivery_errors,
+            "consumerErrors": self.consumer_errors,
             "drift": self.drift,
         }
         result: dict[str, Any] = {

@@ -2,8 +2,9 @@
 
 The story (`emit_lineage`), step by step:
 1. **Read**: the asset mapping (SSM, packed), the explicit table mappings (SSM), the MSK Connect
-   connectors (once, unless every source says `connectors: "off"`) and the delivery paths (channels and
-   Firehose streams, delivery_inputs.py), resolved into edges (resolve.py).
+   connectors (once, unless every source says `connectors: "off"`), the delivery paths (channels and
+   Firehose streams, delivery_inputs.py) and the consumer groups (one CloudWatch ListMetrics listing per
+   cluster, consumer_inputs.py), resolved into edges (resolve.py).
 2. **Plan**: the emission state (SSM, packed), the drift summaries when a mirrored version moved, and the
    Glue tables the selected topics need (one GetTables per database), into a frozen plan (plan.py).
 3. **Lease**: only a plan with work takes the state lease, so a run that finds nothing changed reads
@@ -40,9 +41,10 @@ from dataclasses import dataclass, field
 
 from kafka_lineage.config import Settings
 from kafka_lineage.connectors.derive import derive
-from kafka_lineage.drift import DownstreamWalker, DriftSummary
+from kafka_lineage.drift import DownstreamWalker, DriftSummary, Readers
 from kafka_lineage.lineage.apply import Applier, ParsedFields, TopicOutcome
 from kafka_lineage.lineage.checkpoints import Changes, Checkpoints, SaveReport
+from kafka_lineage.lineage.consumer_inputs import read_consumers
 from kafka_lineage.lineage.content import TopicField
 from kafka_lineage.lineage.delivery_inputs import read_delivery
 from kafka_lineage.lineage.drift_check import (
@@ -59,10 +61,12 @@ from kafka_lineage.lineage.ports import (
     Announcer,
     AssetRecordReader,
     ConnectorReader,
+    ConsumerReader,
     DeliveryReader,
     EventStore,
     StateLease,
     StateStore,
+    SubscriberReader,
     TableMappingReader,
     TableReader,
     VersionReader,
@@ -70,7 +74,7 @@ from kafka_lineage.lineage.ports import (
 from kafka_lineage.lineage.resolve import Resolution, parse_mappings, resolve
 from kafka_lineage.lineage.result import EmitResult
 from kafka_lineage.model.asset_records import AssetRecord
-from kafka_lineage.model.connectors import Derivation
+from kafka_lineage.model.connectors import ConnectorConfig, Derivation
 from kafka_lineage.model.failures import LeaseLost
 from kafka_lineage.model.quotas import CallRates
 from kafka_lineage.model.report import failure_item
@@ -115,8 +119,12 @@ class LineageWorld:
     connectors: ConnectorReader | None = None
     # MSK Data Delivery channels and Firehose streams (`kafka_lineage.aws.delivery`).
     delivery: DeliveryReader | None = None
-    # Schema drift: the summaries of pairs checked, where drift is announced, what lies downstream of a table.
+    # The consumer groups, from MSK's consumer-lag metrics (`kafka_lineage.aws.consumer_groups`).
+    consumers: ConsumerReader | None = None
+    # Schema drift: the summaries of pairs checked, where drift is announced, what lies downstream of a table,
+    # and who subscribes to a topic's asset (named in the drift, with the topic's consumer groups).
     drift_store: StateStore | None = None
+    subscribers: SubscriberReader | None = None
     announcer: Announcer | None = None
     walker: DownstreamWalker | None = None
     # The pace of the state's SSM writes (None: at TUNING's ceiling), for the checkpoints' estimates.
@@ -245,22 +253,27 @@ def _read_inputs(run: RunContext) -> _Inputs:
     records: dict[str, AssetRecord] = world.asset_records.load()
     parameters: list[MappingParameter] = world.table_mappings.load()
     mappings, invalid = parse_mappings(parameters, state_path(settings.state_root, TABLE_MAPPINGS))
-    derivation, read_errors = _derive(run, records.values())
+    derivation, read_errors, connectors = _derive(run, records.values())
     delivery = read_delivery(settings, world.delivery, records.values(), run.ending, run.scope.force)
-    resolution = resolve(records.values(), settings, mappings, invalid, derivation, delivery)
+    consumers = read_consumers(
+        settings, world.consumers, records.values(), run.ending, connectors, derivation
+    )
+    resolution = resolve(records.values(), settings, mappings, invalid, derivation, delivery, consumers)
     return _Inputs(records, resolution, read_errors)
 
 
-def _derive(run: RunContext, records: Iterable[AssetRecord]) -> tuple[Derivation, tuple[str, ...]]:
-    """The connectors' edges for the mirrored topics, and what could not be read: read once per run, never
-    when every source is "off" (then no connector edge is wanted, and those emitted before are retracted
-    like any remap)."""
+def _derive(
+    run: RunContext, records: Iterable[AssetRecord]
+) -> tuple[Derivation, tuple[str, ...], tuple[ConnectorConfig, ...]]:
+    """The connectors' edges for the mirrored topics, what could not be read, and the connectors read (their
+    consumer groups are their own): read once per run, never when every source is "off" (then no connector
+    edge is wanted, and those emitted before are retracted like any remap)."""
     connectors, sources = run.world.connectors, run.settings.sources
     if connectors is None or not connectors_wanted(run.settings):
-        return Derivation(), ()
+        return Derivation(), (), ()
     reads = connectors.read(sources, stop=run.ending)
     topics = [TopicKey(r.registry_name, r.schema_name) for r in records]
-    return derive(reads, topics, sources), reads.errors
+    return derive(reads, topics, sources), reads.errors, reads.connectors
 
 
 # -- plan ------------------------------------------------------------------------------------------------
@@ -354,7 +367,17 @@ def _check_drift(run: RunContext, inputs: _Inputs, planned: _Planned) -> DriftRo
     def tables_of(key: TopicKey) -> list[GlueTable]:
         return tables_fed(inputs.resolution.tables_of(key), planned.reads.tables)
 
-    return check.run(keys, inputs.by_key, tables_of, stop=run.ending)
+    kept = {edge for edge in planned.plan.kept if edge.kind == "consumer"}
+
+    def readers_of(key: TopicKey, record: AssetRecord) -> Readers:
+        consumers = set(inputs.resolution.consumers.readers_of(key))
+        source = run.settings.source(key.registry_name)
+        if source is not None:  # a cluster not listed this run: the groups drawn before still read it
+            consumers |= {(edge.other, source.cluster_arn) for edge in kept if edge.topic == key}
+        subscribers = world.subscribers.approved_subscribers(record.asset_id) if world.subscribers else []
+        return Readers(tuple(sorted(consumers)), tuple(sorted(subscribers)))
+
+    return check.run(keys, inputs.by_key, tables_of, stop=run.ending, readers_of=readers_of)
 
 
 def _save_drift(run: RunContext, drift: DriftRound, result: EmitResult) -> None:

@@ -19,6 +19,8 @@ EXACT_KEYS = frozenset(
         "topics",
         "topics.regex",
         "iceberg.tables",
+        # the consumer group a sink reads as, when not `connect-<name>` (folds its lag metrics' group)
+        "consumer.override.group.id",
         "iceberg.tables.dynamic-enabled",
         "iceberg.tables.route-field",
         "iceberg.catalog.catalog-impl",

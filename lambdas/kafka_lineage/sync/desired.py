@@ -254,7 +254,12 @@ def desired_asset(
     drift_content: dict[str, Any] | None = None
     if DRIFT_FORM_TYPE in form_names:
         # Always written, "none" included: a reader can tell "no drift for this version" from "not shown".
-        drift_content = drift_form(drift, latest_number)
+        # Who to call are members of the drift form type's later revision: its model is read (GetFormType,
+        # once per revision) only when the summary names someone.
+        spec = asset_type.forms[form_names[DRIFT_FORM_TYPE]]
+        names_readers = drift is not None and bool(drift.consumer_count or drift.subscriber_count)
+        members = asset_type.members_of(spec.type_name, spec.type_revision) if names_readers else None
+        drift_content = drift_form(drift, latest_number, members)
         forms.append(FormInput(form_names[DRIFT_FORM_TYPE], _json(drift_content)))
     if TOPIC_FORM_TYPE in form_names and properties is not None:
         forms.append(FormInput(form_names[TOPIC_FORM_TYPE], _json(properties.form())))

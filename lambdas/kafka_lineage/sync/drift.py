@@ -67,8 +67,12 @@ def _line(summary: DriftSummary) -> str:
     return f"v{summary.from_version} -> v{summary.to_version}: {summary.severity}, {impacted}"
 
 
-def drift_form(summary: DriftSummary | None, latest_version: int) -> dict[str, Any]:
-    """The form content for an asset whose latest schema version is `latest_version`."""
+def drift_form(
+    summary: DriftSummary | None, latest_version: int, members: frozenset[str] | None = None
+) -> dict[str, Any]:
+    """The form content for an asset whose latest schema version is `latest_version`. Who to call (the
+    consumer groups, the subscribing projects) are members of the form type's later revision, written only
+    when the pinned revision declares them (`members`; None: unknown, so none of them)."""
     shown = current_summary(summary, latest_version)
     if shown is None:
         return {
@@ -87,6 +91,16 @@ def drift_form(summary: DriftSummary | None, latest_version: int) -> dict[str, A
         "changed_field_count": shown.changed_fields,
         "detected_at": shown.detected_at,
         "drift_fingerprint": shown.fingerprint,
+        **{
+            member: value
+            for member, value in (
+                ("consumer_groups", list(shown.consumer_groups)),
+                ("consumer_group_count", shown.consumer_count),
+                ("subscriber_projects", list(shown.subscriber_projects)),
+                ("subscriber_count", shown.subscriber_count),
+            )
+            if members is not None and member in members
+        },
     }
 
 

@@ -29,6 +29,8 @@ NO_CHANGE_READS = {
     # the managed delivery paths: one listing of the cluster's channels, one of the delivery streams
     "kafka:ListChannels",
     "firehose:ListDeliveryStreams",
+    # the consumer groups: one ListMetrics listing of the cluster's lag metrics
+    "cloudwatch:ListMetrics",
 }
 
 
@@ -84,6 +86,7 @@ def test_a_rerun_with_nothing_changed_posts_nothing_and_reads_only_ssm_and_glue_
     assert set(calls) <= NO_CHANGE_READS, calls
     assert calls["glue:GetTables"] == 1  # both tables of `lakehouse` in one batch
     assert (calls["kafka:ListChannels"], calls["firehose:ListDeliveryStreams"]) == (1, 1)
+    assert calls["cloudwatch:ListMetrics"] == 1
 
 
 def test_a_new_schema_version_emits_exactly_one_new_run_and_removes_the_old(lakehouse: Lakehouse) -> None:

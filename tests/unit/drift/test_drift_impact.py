@@ -12,6 +12,7 @@ from kafka_lineage.drift import (
     MAX_DETAIL_BYTES,
     ColumnHit,
     DriftSubject,
+    Readers,
     assess_impact,
     diff_fields,
     drift_detail,
@@ -19,6 +20,7 @@ from kafka_lineage.drift import (
 )
 from kafka_lineage.model.downstream import DownstreamNode
 from local import debezium
+from tests.fixtures import CLUSTER_ARN
 from tests.unit.drift.drift_builders import avro, json_schema, proto, table
 
 EVENTS = Path(__file__).resolve().parents[2] / "events"
@@ -289,9 +291,13 @@ def test_detail_matches_the_documented_event() -> None:
     diff = diff_fields("AVRO", debezium.table_envelope("customers"), customers_v2("AVRO"))
     impact = assess_impact(diff, [CUSTOMERS], Walker({CUSTOMERS.arn: [node]}))
     subject = DriftSubject("cdc", TOPIC, SCHEMA_ARN, 1, 2)
+    # and who reads the topic: a consumer group and a subscribing project
+    readers = Readers(
+        consumers=(("order-service", CLUSTER_ARN),), subscribers=(("bq7x3mcwq1n2kd", "c9ehzj1k7r2l5s"),)
+    )
     # When the event detail is built
-    detail = drift_detail(subject, impact)
-    # Then it is the documented detail, breaking changes first
+    detail = drift_detail(subject, impact, readers=readers)
+    # Then it is the documented detail, breaking changes first, naming who to call
     expected = json.loads((EVENTS / "drift_detail_customers_email_dropped.json").read_text())
     assert detail == expected
     assert list(detail) == [
@@ -303,6 +309,8 @@ def test_detail_matches_the_documented_event() -> None:
         "severity",
         "changes",
         "impacted",
+        "consumers",
+        "subscribers",
     ]
 
 

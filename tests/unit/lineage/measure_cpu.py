@@ -17,8 +17,9 @@ from datetime import UTC, datetime
 
 from bench import seed
 from kafka_lineage.lineage.apply import Applier
+from kafka_lineage.lineage.edge_content import content_for
 from kafka_lineage.lineage.events import build
-from kafka_lineage.lineage.plan import Emit, content_for
+from kafka_lineage.lineage.plan import Emit
 from kafka_lineage.lineage.resolve import Target
 from kafka_lineage.lineage.run import parse_topic_fields
 from kafka_lineage.lineage.run_identity import derive_run_id

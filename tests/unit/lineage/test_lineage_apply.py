@@ -150,11 +150,20 @@ class World:
         }
 
     def run(
-        self, recs, scope=None, nonce="", remaining=None, found=None, config=None, mappings=(), delivery=None
+        self,
+        recs,
+        scope=None,
+        nonce="",
+        remaining=None,
+        found=None,
+        config=None,
+        mappings=(),
+        delivery=None,
+        consumers=None,
     ):
         scope = scope or EmitScope()
         config = config or settings()
-        resolution = resolve(recs.values(), config, list(mappings), [], found, delivery)
+        resolution = resolve(recs.values(), config, list(mappings), [], found, delivery, consumers)
         selection = select(scope, recs, self.states, ["cdc"])
         tables = {
             ref: self.tables.get(ref.name, self.tables.get(ref.table))

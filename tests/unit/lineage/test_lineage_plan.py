@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from kafka_lineage.lineage.edge_content import content_for
 from kafka_lineage.lineage.model import EdgeKey, LineageState, StaleRun
 from kafka_lineage.lineage.plan import (
     Emit,
     EmitScope,
     Retract,
     TopicSelector,
-    content_for,
     make_plan,
     select,
     tables_needed,

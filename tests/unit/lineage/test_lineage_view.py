@@ -6,8 +6,8 @@ import json
 import re
 from html.parser import HTMLParser
 
+from kafka_lineage.lineage.edge_content import hop_content
 from kafka_lineage.lineage.events import build_hop, build_run
-from kafka_lineage.lineage.plan import hop_content
 from kafka_lineage.lineage.resolve import FirstHop
 from kafka_lineage.lineage.run import parse_topic_fields
 from kafka_lineage.lineage.run_identity import derive_run_id
