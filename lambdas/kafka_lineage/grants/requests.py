@@ -1,5 +1,6 @@
-"""What the subscription-grants function was asked: the one small module that reads its events (so that a
-shared request parser can replace it later without touching the run).
+"""What the subscription-grants function was asked, read through the functions' one request reader
+(kafka_lineage.model.requests): options are honoured or refused by name on every shape, and any other key is
+refused, naming it.
 
 Accepted (contract §8, docs/invocation.md):
 - DataZone's "Subscription Grant Requested" and "Subscription Grant Revoke Requested" events (`source`
@@ -9,6 +10,10 @@ Accepted (contract §8, docs/invocation.md):
 - An SQS event whose records' bodies are such events.
 - `{}`, `{"dryRun": true}` or an EventBridge "Scheduled Event": a reconciling run. A follow-up invocation of
   a reconciling run carries `resumeAfter` (the last consumer-role group it finished).
+
+Options: `dryRun` (every shape: the plan alone, nothing written); `resumeAfter` (the function's own
+follow-up of a reconciling run: `{}` or a Scheduled Event only). An SQS record's body is read as one more
+payload, and takes no option (the options of an SQS-delivered invocation would belong to no one record).
 
 Malformed input is reported, never raised: Lambda would retry an event that can never parse.
 """
@@ -20,13 +25,49 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, Field, StrictBool
+
 from kafka_lineage.access.model import DATAZONE_ID
+from kafka_lineage.model.requests import SCHEDULED_EVENT, InvalidRequest, Request, Shape, read_request
 
 GRANT_REQUESTED = "Subscription Grant Requested"
 REVOKE_REQUESTED = "Subscription Grant Revoke Requested"
-SCHEDULED = "Scheduled Event"
-# The keys of a direct invocation; any other is refused by name.
-OPTION_KEYS = ("dryRun", "resumeAfter")
+DATAZONE = "aws.datazone"
+_RESUME = (
+    "the function's own follow-up of a reconciling run carries it: {} or a Scheduled Event, never a grant "
+    "event"
+)
+
+
+class GrantOptions(BaseModel):
+    """subscription-grants' options. Strict: `"dryRun": "yes"` is refused, naming the key."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True)
+
+    dry_run: StrictBool = Field(default=False, alias="dryRun")
+    resume_after: str | None = Field(
+        default=None, alias="resumeAfter", min_length=1, max_length=2048, description=_RESUME
+    )
+
+
+class _NoOptions(BaseModel):
+    """An SQS record's body takes no option."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+_EVERY = frozenset({"dryRun", "resumeAfter"})
+RECONCILE = Shape("{}", _EVERY)
+SCHEDULE = Shape("a Scheduled Event", _EVERY, detail_type=SCHEDULED_EVENT)
+REQUESTED = Shape(
+    f"a {GRANT_REQUESTED} event", frozenset({"dryRun"}), detail_type=GRANT_REQUESTED, source=DATAZONE
+)
+REVOKE = Shape(
+    f"a {REVOKE_REQUESTED} event", frozenset({"dryRun"}), detail_type=REVOKE_REQUESTED, source=DATAZONE
+)
+SQS = Shape("an SQS event", frozenset({"dryRun"}), keys=frozenset({"Records"}))
+SHAPES = (RECONCILE, SCHEDULE, REQUESTED, REVOKE, SQS)
+RECORD_SHAPES = (SCHEDULE, REQUESTED, REVOKE)
 
 
 @dataclass(frozen=True)
@@ -55,45 +96,24 @@ class GrantRequest:
 
 def parse_request(event: Any) -> GrantRequest:
     """Read an invocation; never raises (what cannot be read is in `malformed`)."""
-    if not isinstance(event, Mapping):
-        return GrantRequest(malformed=(f"the event is a {type(event).__name__}, not a JSON object",))
-    if "Records" in event:
-        return _sqs(event)
-    if "detail-type" in event or "source" in event:
-        return _eventbridge_alone(event)
-    return _direct(event)
-
-
-def _direct(event: Mapping[str, Any]) -> GrantRequest:
-    unknown = sorted(str(key) for key in event if key not in OPTION_KEYS)
-    if unknown:
-        return GrantRequest(
-            malformed=(
-                f"unknown key(s) {', '.join(unknown)}; a direct invocation takes {', '.join(OPTION_KEYS)}",
-            )
-        )
-    dry_run = event.get("dryRun", False)
-    if not isinstance(dry_run, bool):
-        return GrantRequest(malformed=(f"dryRun must be true or false, not {dry_run!r}",))
-    resume = event.get("resumeAfter")
-    if resume is not None and not isinstance(resume, str):
-        return GrantRequest(malformed=(f"resumeAfter must be a string, not {resume!r}",))
-    return GrantRequest(reconcile=True, dry_run=dry_run, resume_after=resume)
-
-
-def _eventbridge_alone(event: Mapping[str, Any]) -> GrantRequest:
-    if event.get("detail-type") == SCHEDULED and event.get("source") == "aws.events":
-        return GrantRequest(reconcile=True)
-    found = _grant_event(event)
+    try:
+        request = read_request(event, SHAPES, GrantOptions)
+    except InvalidRequest as error:
+        return GrantRequest(malformed=(str(error),))
+    options = request.options
+    if request.shape in (RECONCILE, SCHEDULE):
+        return GrantRequest(reconcile=True, dry_run=options.dry_run, resume_after=options.resume_after)
+    if request.shape is SQS:
+        return _sqs(request.body.get("Records"), options.dry_run)
+    found = _grant_event(request)
     if isinstance(found, str):
-        return GrantRequest(malformed=(found,))
-    return GrantRequest(events=(found,))
+        return GrantRequest(malformed=(found,), dry_run=options.dry_run)
+    return GrantRequest(events=(found,), dry_run=options.dry_run)
 
 
-def _sqs(event: Mapping[str, Any]) -> GrantRequest:
-    records = event.get("Records")
+def _sqs(records: Any, dry_run: bool) -> GrantRequest:
     if not isinstance(records, list) or not records:
-        return GrantRequest(malformed=("Records must be a non-empty list of SQS records",))
+        return GrantRequest(malformed=("Records must be a non-empty list of SQS records",), dry_run=dry_run)
     events: list[GrantEvent] = []
     malformed: list[str] = []
     reconcile = False
@@ -101,33 +121,29 @@ def _sqs(event: Mapping[str, Any]) -> GrantRequest:
         body = record.get("body") if isinstance(record, Mapping) else None
         try:
             inner = json.loads(body) if isinstance(body, str) else None
+            request = read_request(inner, RECORD_SHAPES, _NoOptions)
         except json.JSONDecodeError as error:
             malformed.append(f"Records[{index}].body is not JSON: {error}")
             continue
-        if not isinstance(inner, Mapping):
-            malformed.append(f"Records[{index}].body is not an EventBridge event (a JSON object)")
+        except InvalidRequest as error:
+            malformed.append(f"Records[{index}].body: {error}")
             continue
-        if inner.get("detail-type") == SCHEDULED and inner.get("source") == "aws.events":
+        if request.shape is SCHEDULE:
             reconcile = True
             continue
-        found = _grant_event(inner)
+        found = _grant_event(request)
         if isinstance(found, str):
             malformed.append(f"Records[{index}]: {found}")
         else:
             events.append(found)
-    return GrantRequest(events=tuple(events), reconcile=reconcile, malformed=tuple(malformed))
+    return GrantRequest(
+        events=tuple(events), reconcile=reconcile, dry_run=dry_run, malformed=tuple(malformed)
+    )
 
 
-def _grant_event(event: Mapping[str, Any]) -> GrantEvent | str:
+def _grant_event(request: Request[Any]) -> GrantEvent | str:
     """The grant event, or why it is not one."""
-    detail_type = event.get("detail-type")
-    if event.get("source") != "aws.datazone" or detail_type not in (GRANT_REQUESTED, REVOKE_REQUESTED):
-        return (
-            f"not a DataZone subscription grant event (source {event.get('source')!r}, "
-            f"detail-type {detail_type!r}); expected {GRANT_REQUESTED!r} or {REVOKE_REQUESTED!r} "
-            "from aws.datazone"
-        )
-    detail = event.get("detail")
+    detail = request.body.get("detail")
     metadata = detail.get("metadata") if isinstance(detail, Mapping) else None
     if not isinstance(metadata, Mapping):
         return "detail.metadata is missing: the event names no grant"
@@ -136,4 +152,4 @@ def _grant_event(event: Mapping[str, Any]) -> GrantEvent | str:
         return f"detail.metadata.id {grant_id!r} is not a subscription grant id"
     if not isinstance(domain, str) or not domain:
         return "detail.metadata.domain is missing"
-    return GrantEvent(grant_id, domain, str(detail_type))
+    return GrantEvent(grant_id, domain, str(request.shape.detail_type))

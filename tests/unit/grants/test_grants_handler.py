@@ -14,6 +14,7 @@ from kafka_lineage.grants.settings import GrantSettings
 from kafka_lineage.model.failures import LeaseBusy, Throttled
 from kafka_lineage.model.iam import IamCall
 from subscription_grants.handler import GrantsFailed, run
+from tests.fixtures import load_event
 from tests.unit.grants.fakes import ACCOUNT, DOMAIN, ROLE, FakeWorld
 from tests.unit.grants.test_grants_run import event
 
@@ -160,9 +161,10 @@ def test_the_deployed_handler_builds_its_adapters_and_reports_a_malformed_event(
         log_stream_name = "2026/11/20/[$LATEST]0123"
 
     # When it gets something that is not a grant event
-    result = handler({"source": "aws.glue", "detail-type": "AWS API Call via CloudTrail"}, LambdaContext())
+    glue = load_event("glue_create_schema")
+    result = handler(glue, LambdaContext())
     # Then it says so and does not raise (no AWS call is made for it)
-    assert "not a DataZone subscription grant event" in result["error"]
+    assert "unexpected EventBridge event: source 'aws.glue'" in result["error"]
 
 
 def test_the_wiring_reads_the_functions_account_and_the_sources_roles_by_cluster_account() -> None:

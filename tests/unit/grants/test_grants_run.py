@@ -301,9 +301,9 @@ def test_grants_stuck_for_over_an_hour_are_counted_by_the_reconciling_run() -> N
 
 def test_a_malformed_event_is_reported_not_raised() -> None:
     world = FakeWorld()
-    result = run(
-        world, {"source": "aws.datazone", "detail-type": "Subscription Grant Requested", "detail": {}}
-    )
+    malformed = event("subscription_grant_requested.json")
+    malformed["detail"] = {}
+    result = run(world, malformed)
     assert result.malformed
     assert "detail.metadata" in result.to_dict()["error"]
     assert not result.raises
@@ -313,6 +313,32 @@ def test_a_malformed_event_is_reported_not_raised() -> None:
 def test_unknown_option_keys_are_refused_by_name() -> None:
     result = run(FakeWorld(), {"dryRun": True, "force": True})
     assert "force" in result.to_dict()["error"]
+
+
+def test_a_dry_run_on_a_grant_event_writes_nothing() -> None:
+    # Given a pending grant, and its event with "dryRun": true beside the envelope
+    world = FakeWorld()
+    world.datazone.add_grant(1, TOPIC)
+    world.iam.add_role(ROLE)
+    payload = {**event("subscription_grant_requested.json"), "dryRun": True}
+    # When the function runs it
+    result = run(world, payload)
+    # Then it plans the grant and writes nothing: no IAM write, no status update
+    assert result.dry_run
+    assert result.writes == 0
+    writes = ("UpdateSubscriptionGrantStatus", "PutRolePolicy", "AttachRolePolicy", "CreatePolicy")
+    assert not [name for name in world.calls() if name.endswith(writes)]
+    assert world.iam_writes() == 0
+
+
+def test_options_beside_an_event_are_honoured_or_refused_by_name() -> None:
+    # resumeAfter belongs to the function's own follow-up of a reconciling run, never to a grant event
+    payload = {**event("subscription_grant_requested.json"), "resumeAfter": "x"}
+    result = run(FakeWorld(), payload)
+    assert "resumeAfter: not accepted with a Subscription Grant Requested event" in result.to_dict()["error"]
+    # and an unknown key beside the envelope is refused, naming it
+    payload = {**event("subscription_grant_requested.json"), "dryrun": True}
+    assert "'dryrun'" in run(FakeWorld(), payload).to_dict()["error"]
 
 
 def test_a_grant_whose_target_is_gone_fails_naming_the_target() -> None:
