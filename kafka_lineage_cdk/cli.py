@@ -96,6 +96,8 @@ def _payload(event: str | None, options: Mapping[str, Any]) -> dict[str, Any]:
             raise click.BadParameter("the payload must be a JSON object", param_hint="--event")
         payload.update(loaded)
     payload.update({key: value for key, value in options.items() if value})
+    if payload.get("verify") and payload.get("schemaArns"):  # schema-sync refuses it: say so before invoking
+        raise click.UsageError("--verify searches every registry for unmapped assets: not with --schema-arn")
     return payload
 
 

@@ -238,6 +238,18 @@ def test_an_unknown_stack_or_a_bad_option_is_bad_input(aws: Aws):
     assert _run("sync").exit_code == BAD_INPUT  # --stack is required
 
 
+@pytest.mark.parametrize("command", ["sync", "plan"])
+def test_verify_with_a_schema_arn_is_refused_before_anything_is_invoked(aws: Aws, command: str):
+    # Given schema-sync, which refuses verify with a schema list (it searches every registry)
+    arn = "arn:aws:glue:eu-west-1:111122223333:schema/cdc/dbserver1.inventory.customers"
+    # When both are asked on the command line
+    done = CliRunner().invoke(cli.main, [command, "--stack", "S", "--schema-arn", arn, "--verify"])
+    # Then it is bad input, named, and no AWS call was made (the stubs have nothing queued)
+    assert done.exit_code == BAD_INPUT
+    assert "--verify" in done.output
+    assert "--schema-arn" in done.output
+
+
 @pytest.mark.parametrize(("messages", "expected"), [("0", OK), ("3", PARTIAL)])
 def test_status_reads_the_functions_and_the_failure_queue(aws: Aws, messages: str, expected: int):
     aws.describe(_stack(_outputs()))
