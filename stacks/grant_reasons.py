@@ -76,8 +76,8 @@ BY_SID: dict[str, str] = {
     "ConsumerGroupsList": (
         "List the consumer groups that read each source cluster's topics: the consumer-lag metrics MSK "
         "publishes to CloudWatch (namespace `AWS/Kafka`, one ListMetrics listing per cluster and run). The "
-        "SAR gives ListMetrics no resource type, so only `*` grants it; it reads metric names and dimensions, "
-        "no data points."
+        "SAR gives ListMetrics no resource type, so only `*` grants it; it reads metric names and "
+        "dimensions, no data points."
     ),
     "MskTopicList": (
         "List the source clusters' topics (ListTopics): each topic asset's partitions and replication "
