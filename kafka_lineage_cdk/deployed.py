@@ -56,8 +56,8 @@ class Deployment:
         key = _FUNCTION_OUTPUTS.get(which, "LineageFunctionName")
         if key not in self.outputs:
             raise NotDeployed(
-                f"stack {self.stack_name} has no {which} function (its output {key}): set kafkaLineage.access "
-                "and deploy again"
+                f"stack {self.stack_name} has no {which} function (its output {key}): set "
+                "kafkaLineage.access and deploy again"
             )
         return self.outputs[key]
 

@@ -54,8 +54,8 @@ def test_acknowledgments_are_per_resource_and_iam5_names_the_exact_wildcard(unac
     # Only X-Ray's unavoidable "*", the provider's own handler versions, and run-time-named children of
     # configured registries, databases, MSK Connect connector names, the sources' clusters' topics and
     # channels, this account's delivery streams, S3 Tables catalogs and the MAPPING_PATH subtree; for
-    # subscription-grants, the roles access.consumerRoles names, the managed policies it may read (any may be a
-    # boundary) and our own, and consumerAccountRole in any account
+    # subscription-grants, the roles access.consumerRoles names, the managed policies it may read (any may be
+    # a boundary) and our own, and consumerAccountRole in any account
     for finding in wildcards:
         resource = finding.removeprefix("AwsSolutions-IAM5[Resource::").removesuffix("]")
         assert (
