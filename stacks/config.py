@@ -707,20 +707,23 @@ def check_environment_size(environment: Mapping[str, str]) -> None:
     size = environment_size(environment)
     if size > LAMBDA_ENV_LIMIT:
         biggest = max(environment, key=lambda name: len(environment[name].encode()))
-        key = _context_of_variable().get(biggest, biggest)
+        key = {**_context_of_variable(), ACCESS_VARIABLE: "access"}.get(biggest, biggest)
         raise ConfigError(
             f"the functions' environment would be {size} bytes, over Lambda's {LAMBDA_ENV_LIMIT}-byte limit "
             f"(largest: {biggest}, {len(environment[biggest].encode())} bytes, from cdk.json context "
-            f"{CONTEXT_KEY}.{key}): shorten include/exclude patterns "
-            "or split the sources over two deployments"
+            f"{CONTEXT_KEY}.{key}): "
+            + (
+                "use fewer or shorter access.consumerRoles patterns (one with `*` can cover many roles)"
+                if biggest == ACCESS_VARIABLE
+                else "shorten include/exclude patterns or split the sources over two deployments"
+            )
         )
 
 
 def _context_of_variable() -> dict[str, str]:
     """Each environment variable's cdk.json key, from the two maps that name them (a variable the settings
     gain is named by its key without another list to keep)."""
-    found = {variable: _SETTINGS_KEYS.get(name, name) for name, variable in runtime_variables().items()}
-    return found | {ACCESS_VARIABLE: "access"}
+    return {variable: _SETTINGS_KEYS.get(name, name) for name, variable in runtime_variables().items()}
 
 
 def table_mapping_parameter_name(state_root: str, mapping: TableMapping) -> str:
