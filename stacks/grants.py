@@ -147,7 +147,11 @@ class SubscriptionGrants:
     def cluster_arns(self) -> list[str]:
         """The sources' clusters in this account that a consumer in another account may be granted: those
         for which some consumerRoles pattern names another account (or any) that the function can write IAM
-        in (its own, or any through consumerAccountRole)."""
+        in (its own, or any through consumerAccountRole).
+
+        A source read through its account's role is left out: its cluster policy would be written through
+        that role, and the source stack's role is read-only (stacks/source_stack.py). A grant that needs it
+        fails, its cause the AccessDenied, until that stack grants the cluster-policy actions."""
         accounts = {pattern_account(pattern) for pattern in self.access.consumer_roles}
         own = cdk.Stack.of(self.scope).account
         if self.access.consumer_account_role is None and not cdk.Token.is_unresolved(own):

@@ -315,6 +315,7 @@ def test_cluster_policies_consumer_account_roles_and_leases_are_scoped(role: Rol
 def test_access_without_roles_deploys_the_function_with_no_iam_and_warns(empty: Synthesized):
     _, function = _grants_function(empty)
     assert function["Environment"]["Variables"][ACCESS_VARIABLE] == "{}"
+    assert function["ReservedConcurrentExecutions"] == 2  # reserveConcurrency's default
     actions = _iam_actions(empty)
     assert not [a for a in actions if a.startswith(("iam:", "kafka:", "sts:"))]
     assert "datazone:UpdateSubscriptionGrantStatus" in actions  # it still reports each grant as failed
