@@ -27,10 +27,11 @@ from pydantic.fields import FieldInfo  # noqa: E402
 from pydantic_core import PydanticUndefined  # noqa: E402
 
 from kafka_lineage import config as runtime  # noqa: E402
+from kafka_lineage.access.settings import AccessSettings  # noqa: E402
 from kafka_lineage.model import names  # noqa: E402
 from kafka_lineage.model.table_mapping import TableMapping  # noqa: E402
 from stacks import config as deployment  # noqa: E402
-from stacks import source_config  # noqa: E402
+from stacks import consumer_config, source_config  # noqa: E402
 
 MARKER = "<!-- configuration reference: generated from the settings models by docs/gen_reference.py -->"
 PAGE = "configuration.md"
@@ -123,12 +124,29 @@ SECTIONS = (
         "An explicit topic → Glue table mapping.",
     ),
     Section(
+        "`access`",
+        "access",
+        AccessSettings,
+        "`kafkaLineage.access`, passed to the subscription-grants function as `ACCESS` (JSON)",
+        "Which roles may receive DataZone subscription grants on topic assets, and what a grant covers. "
+        "Unset, the stack deploys no subscription-grants function.",
+    ),
+    Section(
         "`kafkaLineageSource`",
         "kafkalineagesource",
         source_config.SourceAccountConfig,
         "cdk.json context `kafkaLineageSource` of a source account's stack "
         "(`-c kafkaLineageSource=<file or JSON>`)",
         "The source-account stack: the read-only role the functions assume, and the event forwarding.",
+    ),
+    Section(
+        "`kafkaLineageConsumer`",
+        "kafkalineageconsumer",
+        consumer_config.ConsumerAccountConfig,
+        "cdk.json context `kafkaLineageConsumer` of a consumer account's stack "
+        "(`-c kafkaLineageConsumer=<file or JSON>`)",
+        "The consumer-account stack: the role subscription-grants assumes to write IAM access on that "
+        "account's roles (`access.consumerAccountRole`).",
     ),
     Section(
         "The functions' environment",

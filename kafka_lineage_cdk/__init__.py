@@ -6,7 +6,9 @@
 
 `config` takes the keys of the `kafkaLineage` cdk.json context (a dict, validated as cdk.json is, with errors
 naming the key at fault), or the typed model `KafkaLineageConfig`. `KafkaLineageSource` (config: the keys of
-`kafkaLineageSource`, or `KafkaLineageSourceConfig`) is the source-account part.
+`kafkaLineageSource`, or `KafkaLineageSourceConfig`) is the source-account part, and `KafkaLineageConsumer`
+(config: the keys of `kafkaLineageConsumer`, or `KafkaLineageConsumerConfig`) the role that writes
+subscription grants' IAM access in a consumer account.
 
 The exports load on first use: importing the package (the command line does) does not start CDK's jsii
 runtime. Installed from the wheel, the package carries the stacks' code (kafka_lineage_cdk.stacks), the
@@ -40,11 +42,15 @@ _EXPORTS = {
     "KafkaLineageConfig": ("config", "DeploymentContext"),
     "KafkaLineageSource": ("source_stack", "KafkaLineageSource"),
     "KafkaLineageSourceConfig": ("source_config", "SourceAccountConfig"),
+    "KafkaLineageConsumer": ("consumer_stack", "KafkaLineageConsumer"),
+    "KafkaLineageConsumerConfig": ("consumer_config", "ConsumerAccountConfig"),
 }
 __all__ = [
     "ConfigError",
     "KafkaLineage",
     "KafkaLineageConfig",
+    "KafkaLineageConsumer",
+    "KafkaLineageConsumerConfig",
     "KafkaLineageSource",
     "KafkaLineageSourceConfig",
 ]
@@ -52,6 +58,8 @@ __all__ = [
 if TYPE_CHECKING:
     from kafka_lineage.config import ConfigError
     from stacks.config import DeploymentContext as KafkaLineageConfig
+    from stacks.consumer_config import ConsumerAccountConfig as KafkaLineageConsumerConfig
+    from stacks.consumer_stack import KafkaLineageConsumer
     from stacks.lineage_stack import KafkaLineage
     from stacks.source_config import SourceAccountConfig as KafkaLineageSourceConfig
     from stacks.source_stack import KafkaLineageSource

@@ -20,13 +20,21 @@ from .outcome import Outcome
 OUTPUTS = (
     "SchemaSyncFunctionName",
     "LineageFunctionName",
+    # only when the construct fulfils subscription grants (`access`)
+    "SubscriptionGrantsFunctionName",
     "SchemaSyncRoleArn",
     "LineageRoleArn",
+    "SubscriptionGrantsRoleArn",
     "FailureQueueUrl",
     "AssetTypeName",
     "AssetTypeRevision",
 )
 _OUTPUT_KEY = re.compile(rf"(?P<prefix>[A-Za-z0-9]*?)(?P<name>{'|'.join(OUTPUTS)})(?:[0-9A-F]{{8}})?")
+_FUNCTION_OUTPUTS = {
+    "schema-sync": "SchemaSyncFunctionName",
+    "lineage-emission": "LineageFunctionName",
+    "subscription-grants": "SubscriptionGrantsFunctionName",
+}
 # An invocation waits for the function to finish: up to Lambda's 15 minutes, plus the round trip. One attempt
 # only: a retried Invoke would run the function again.
 INVOKE_READ_TIMEOUT = 910
@@ -43,7 +51,15 @@ class Deployment:
     outputs: Mapping[str, str]  # by their name in OUTPUTS
 
     def function(self, which: str) -> str:
-        return self.outputs["SchemaSyncFunctionName" if which == "schema-sync" else "LineageFunctionName"]
+        """The deployed name of `schema-sync`, `lineage-emission` or `subscription-grants` (NotDeployed when
+        the construct has no such function: subscription-grants needs `access`)."""
+        key = _FUNCTION_OUTPUTS.get(which, "LineageFunctionName")
+        if key not in self.outputs:
+            raise NotDeployed(
+                f"stack {self.stack_name} has no {which} function (its output {key}): set "
+                "kafkaLineage.access and deploy again"
+            )
+        return self.outputs[key]
 
 
 def find_deployment(stack: Mapping[str, Any], construct: str | None = None) -> Deployment:

@@ -208,7 +208,23 @@ def deployment_for(aws: Any, function: str, event: Mapping[str, Any]) -> Deploym
         return Deployment.from_environment(
             env, asset_type_removal_policy=str(props.get("RemovalPolicy", "retain"))
         )
+    if function == "subscription-grants":
+        # Deployed only with `access`: the deployment's is what the function reads as ACCESS. A malformed
+        # ACCESS could not have been deployed; its role is then the one `access: {}` gets (no consumer role).
+        return Deployment.from_environment(
+            os.environ, extra_databases=_glue_databases(aws), access=_access_setting(os.environ)
+        )
     return Deployment.from_environment(os.environ, extra_databases=_glue_databases(aws))
+
+
+def _access_setting(environ: Mapping[str, str]) -> dict[str, Any]:
+    from kafka_lineage.access.settings import AccessSettings, AccessSettingsError
+
+    try:
+        access = AccessSettings.from_environment(environ)
+    except AccessSettingsError:
+        return {}
+    return dict(access.model_dump(mode="json", by_alias=True, exclude_defaults=True))
 
 
 def _glue_databases(aws: Any) -> list[str]:

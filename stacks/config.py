@@ -18,6 +18,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError, field_validator
 
+from kafka_lineage.access.settings import AccessSettings
 from kafka_lineage.config import (
     DEFAULT_ASSET_TYPE_NAME,
     DEFAULT_DRIFT_DOWNSTREAM_DEPTH,
@@ -78,6 +79,10 @@ CDK_TABLE_MAPPINGS = "table-mappings/cdk"
 SCHEDULE_OFF = "off"
 # Leaf names: a 16-hex-digit hash (unique, and never starts with "aws"/"ssm") plus a readable part.
 _READABLE_CHARS = 40
+# subscription-grants reads these of the settings' variables (kafka_lineage.grants.settings and its wiring's
+# SOURCES roles), and its own `ACCESS`: it is given only those.
+ACCESS_VARIABLE = "ACCESS"
+GRANTS_VARIABLES = ("DATAZONE_DOMAIN_ID", "MAPPING_PATH", "ASSET_TYPE_NAME", "SOURCES")
 _UNSAFE_SSM_CHARS = re.compile(r"[^a-zA-Z0-9_.\-]")
 
 
@@ -166,8 +171,13 @@ class Schedules(BaseModel):
         default="cron(20 * * * ? *)",
         description="The lineage run of every mapped topic (hourly, a while after each sync, by default).",
     )
+    grants: str | None = Field(
+        default="cron(50 * * * ? *)",
+        description="The reconciling run of subscription-grants (hourly by default; only with `access`): it "
+        "finishes grants DataZone's best-effort events left pending, and puts back access changed by hand.",
+    )
 
-    @field_validator("sync", "verify", "lineage")
+    @field_validator("sync", "verify", "lineage", "grants")
     @classmethod
     def _valid(cls, value: str | None) -> str | None:
         return _schedule(value, "schedule")
@@ -237,6 +247,14 @@ class DeploymentContext(BaseModel):
         description="Glossary term ids attached to every topic asset (at most 20), for domains whose rules "
         "require terms before publishing. Passed as `GLOSSARY_TERMS`.",
     )
+    # Passed to subscription-grants as ACCESS; None: the function is not deployed.
+    access: AccessSettings | None = Field(
+        default=None,
+        description="Fulfil DataZone subscription grants on topic assets with IAM access for the "
+        "subscriber's roles: deploys the subscription-grants function, passed this object as `ACCESS`. "
+        "Unset: no such function is deployed and grants are left to another fulfiller. `{}` deploys it "
+        "admitting no role, so every grant fails with a cause naming `access.consumerRoles`.",
+    )
     # Stack-only settings.
     table_mappings: tuple[TableMapping, ...] = Field(
         default=(),
@@ -259,8 +277,8 @@ class DeploymentContext(BaseModel):
     reserve_concurrency: StrictBool = Field(
         default=True,
         alias="reserveConcurrency",
-        description="Reserve one schema-sync and two lineage runs at a time; turn off in accounts at the "
-        "minimum concurrency quota (correctness never depends on it).",
+        description="Reserve one schema-sync, two lineage and two subscription-grants runs at a time; turn "
+        "off in accounts at the minimum concurrency quota (correctness never depends on it).",
     )
     alarm_email: str | None = Field(
         default=None,
@@ -459,9 +477,27 @@ class StackConfig:
         return name
 
     @property
+    def grants_environment(self) -> dict[str, str] | None:
+        """subscription-grants' environment (without the stack's own additions), or None when `access` is
+        unset and the function is not deployed."""
+        return grants_environment(self.settings, self.deployment.access)
+
+    @property
     def warnings(self) -> list[str]:
         """Settings that deploy but weaken the stack: each names its context key."""
         found = []
+        access = self.deployment.access
+        if access is not None and not access.consumer_roles:
+            found.append(
+                f"cdk.json context {CONTEXT_KEY}.access.consumerRoles is empty: subscription-grants admits "
+                "no role, so every grant on a topic asset fails with a cause naming it"
+            )
+        if access is not None and access.consumer_account_role and not access.external_id:
+            found.append(
+                f"cdk.json context {CONTEXT_KEY}.access.consumerAccountRole is assumed without an "
+                "externalId: set access.externalId (and the consumer stack's externalId), the "
+                "confused-deputy guard"
+            )
         for index, source in enumerate(self.settings.sources):
             if source.role_arn and not source.external_id:
                 found.append(
@@ -539,6 +575,9 @@ def config_from_context(
     settings = build_settings(deployment)
     _check_cross_references(settings, deployment)
     check_environment_size({**settings.to_environment(), **(extra_environment or {})})
+    grants = grants_environment(settings, deployment.access)
+    if grants is not None:
+        check_environment_size({**grants, **(extra_environment or {})})
     parameters = tuple(
         TableMappingParameter(table_mapping_parameter_name(settings.state_root, m), m.parameter_value(), m)
         for m in deployment.table_mappings
@@ -648,6 +687,17 @@ def _check_cross_references(settings: Settings, deployment: DeploymentContext) -
             )
 
 
+def grants_environment(settings: Settings, access: AccessSettings | None) -> dict[str, str] | None:
+    """What subscription-grants reads: the domain, the state root, the asset type, the sources (their roles
+    reach clusters in other accounts) and `ACCESS` (only what differs from the defaults)."""
+    if access is None:
+        return None
+    environment = settings.to_environment()
+    found = {name: environment[name] for name in GRANTS_VARIABLES if name in environment}
+    found[ACCESS_VARIABLE] = access.model_dump_json(by_alias=True, exclude_defaults=True)
+    return found
+
+
 def environment_size(environment: Mapping[str, str]) -> int:
     """Bytes Lambda counts towards its 4 KB environment limit (keys and values)."""
     return sum(len(key.encode()) + len(value.encode()) for key, value in environment.items())
@@ -657,12 +707,16 @@ def check_environment_size(environment: Mapping[str, str]) -> None:
     size = environment_size(environment)
     if size > LAMBDA_ENV_LIMIT:
         biggest = max(environment, key=lambda name: len(environment[name].encode()))
-        key = _context_of_variable().get(biggest, biggest)
+        key = {**_context_of_variable(), ACCESS_VARIABLE: "access"}.get(biggest, biggest)
         raise ConfigError(
             f"the functions' environment would be {size} bytes, over Lambda's {LAMBDA_ENV_LIMIT}-byte limit "
             f"(largest: {biggest}, {len(environment[biggest].encode())} bytes, from cdk.json context "
-            f"{CONTEXT_KEY}.{key}): shorten include/exclude patterns "
-            "or split the sources over two deployments"
+            f"{CONTEXT_KEY}.{key}): "
+            + (
+                "use fewer or shorter access.consumerRoles patterns (one with `*` can cover many roles)"
+                if biggest == ACCESS_VARIABLE
+                else "shorten include/exclude patterns or split the sources over two deployments"
+            )
         )
 
 

@@ -127,6 +127,48 @@ BY_SID: dict[str, str] = {
         "members, and stops naming what is missing. The SAR gives these actions no resource type, so only "
         "`*` grants them."
     ),
+    "DataZoneSubscriptionGrants": (
+        "subscription-grants: read each grant, its listing, subscription target (the roles) and environment "
+        "(the account), list the domain's grants for the reconciling run, and report each asset's status "
+        "(UpdateSubscriptionGrantStatus). The SAR gives these actions no resource type, so only `*` grants "
+        "them; every call names the configured domain."
+    ),
+    "ConsumerRoleRead": (
+        "Read a consumer role before writing it: the role, its inline and attached policies. Only the roles "
+        "`access.consumerRoles` names (its patterns are the resources)."
+    ),
+    "ConsumerRoleInlinePolicy": (
+        "Write and delete the one inline policy (`KafkaLineageAccess`) that holds a role's granted access: "
+        "only the roles `access.consumerRoles` names."
+    ),
+    "ConsumerRoleAttach": (
+        "Attach and detach the managed policies that hold the access an inline policy has no room for: only "
+        "on the roles `access.consumerRoles` names, and only our own policies (the `iam:PolicyARN` "
+        "condition), so no other policy, AdministratorAccess say, can ever be attached."
+    ),
+    "AccessPolicies": (
+        "Create, revise (IAM keeps five versions), read and delete our own managed policies: the path "
+        "`/kafka-lineage/` and the name prefix `KafkaLineageAccess-` only."
+    ),
+    "ConsumerRolePoliciesRead": (
+        "Read the documents of a consumer role's permissions boundary and of its other attached policies, "
+        "to refuse a grant that a Deny would void (SageMaker Unified Studio's project roles). A boundary can "
+        "be any customer or AWS managed policy, and IAM cannot limit a read to the policies attached to some "
+        "role: reads only, the writes above stay scoped."
+    ),
+    "ClusterPolicies": (
+        "A consumer in another account needs the cluster's resource policy too: read the cluster's type "
+        "(Serverless has no policy) and read, merge into and write its cluster policy. The sources' clusters "
+        "in this account only, and only when `access.consumerRoles` names another account."
+    ),
+    "AssumeConsumerAccountRoles": (
+        "Write IAM in a consumer account through its role (`access.consumerAccountRole`, the "
+        "KafkaLineageConsumer stack's), in the accounts `access.consumerRoles` names, with the external id."
+    ),
+    "RoleLeases": (
+        "One writer per consumer role: the per-role leases under `config/lease/subscription-grants-<hash>/`. "
+        "List a lease's generations, create the next one, prune old ones; those leases only."
+    ),
 }
 
 # Statements CDK writes for a construct's own needs, without a Sid: by their (sorted) actions.

@@ -1,4 +1,4 @@
-"""The lineage stack: DataZone types, both functions, their triggers, mappings, alarms, an optional trail."""
+"""The lineage stack: DataZone types, the functions, their triggers, mappings, alarms, an optional trail."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ from .bundling import dependencies_layer
 from .config import DeploymentContext, StackConfig, as_stack_config
 from .datazone_types import DataZoneTypes
 from .functions import MEMBER_DESIGNATION, LineageFunction
+from .grants import SubscriptionGrants
 from .monitoring import Monitoring
 from .nag import nag_arn
 from .trail import ManagementEventsTrail
@@ -173,6 +174,17 @@ class KafkaLineage(Construct):
         self._grant_lineage()
         self._triggers()
         self._table_mappings()
+        # subscription-grants, only with `access` (stacks/grants.py says why).
+        self.subscription_grants: SubscriptionGrants | None = None
+        if deployment.access is not None:
+            self.subscription_grants = SubscriptionGrants(
+                self,
+                config=config,
+                common=common,
+                extra_environment=EXTRA_ENVIRONMENT,
+                reserve=reserve,
+                target=self._target,
+            )
 
         self.monitoring = Monitoring(
             self,
@@ -181,7 +193,11 @@ class KafkaLineage(Construct):
             alarm_email=deployment.alarm_email,
             alarm_topic_arn=deployment.alarm_topic_arn,
         )
-        self.monitoring.notify(self.schema_sync.errors_alarm, self.lineage.errors_alarm)
+        function_alarms = [self.schema_sync.errors_alarm, self.lineage.errors_alarm]
+        if self.subscription_grants is not None:
+            self.monitoring.add_grant_alarms()
+            function_alarms.append(self.subscription_grants.function.errors_alarm)
+        self.monitoring.notify(*function_alarms)
         if deployment.notify_breaking_drift:
             self.monitoring.send_breaking_drift(DRIFT_SOURCE, DRIFT_DETAIL_TYPE)
 
@@ -561,6 +577,10 @@ class KafkaLineage(Construct):
                     "catalogs (read only) or the MAPPING_PATH subtree, whose members appear at run time "
                     "and cannot be listed here",
                 )
+        if self.subscription_grants is not None:
+            policy = _default_policy(self.subscription_grants.function.role)
+            for finding, reason in self.subscription_grants.nag_findings():
+                _acknowledge(policy, finding, reason)
         _acknowledge(
             _default_policy(self.types.handler_role),
             "AwsSolutions-IAM5[Resource::*]",

@@ -17,7 +17,14 @@ from aws_cdk import aws_sqs as sqs
 from aws_cdk.interfaces.aws_events import IRuleRef
 from constructs import Construct
 
-from kafka_lineage.model.metrics import BREAKING_DRIFT, FAILED_ITEMS, FAILURE_QUEUE
+from kafka_lineage.model.metrics import (
+    BREAKING_DRIFT,
+    FAILED_ITEMS,
+    FAILURE_QUEUE,
+    GRANTS_FAILED_ALARM,
+    GRANTS_STUCK_ALARM,
+    Alarm,
+)
 from kafka_lineage.model.service import METRICS_NAMESPACE, SERVICE
 
 # What the handlers publish with Powertools Metrics (EMF in their logs, so no cloudwatch:PutMetricData):
@@ -26,7 +33,10 @@ from kafka_lineage.model.service import METRICS_NAMESPACE, SERVICE
 METRICS_SERVICE = SERVICE
 FAILED_ITEM_METRICS = tuple(metric.name for metric in FAILED_ITEMS.metrics)
 (BREAKING_DRIFT_METRIC,) = (metric.name for metric in BREAKING_DRIFT.metrics)
-# Every alarm here fires on the first occurrence in a five-minute period; no data is no alarm.
+(GRANTS_FAILED_METRIC,) = (metric.name for metric in GRANTS_FAILED_ALARM.metrics)
+(GRANTS_STUCK_METRIC,) = (metric.name for metric in GRANTS_STUCK_ALARM.metrics)
+# Every alarm here fires on the first occurrence in a period (five minutes; an hour for GrantsStuck); no data
+# is no alarm.
 ANY_IN_FIVE_MINUTES: dict[str, Any] = {
     "threshold": 1,
     "evaluation_periods": 1,
@@ -125,6 +135,34 @@ class Monitoring(Construct):
             self.failure_queue_alarm,
             self.breaking_drift_alarm,
         ]
+
+    def add_grant_alarms(self) -> tuple[cloudwatch.Alarm, cloudwatch.Alarm]:
+        """subscription-grants' alarms: grants that failed, and grants stuck for over an hour.
+
+        GrantsStuck is counted by the reconciling run (hourly by default) and published as 0 by every other
+        run, so it is read as its maximum over an hour: one reconciling run that found a stuck grant fires it.
+        """
+        self.grants_failed_alarm = self._metric_alarm(GRANTS_FAILED_ALARM, "Sum", cdk.Duration.minutes(5))
+        self.grants_stuck_alarm = self._metric_alarm(GRANTS_STUCK_ALARM, "Maximum", cdk.Duration.hours(1))
+        self.alarms += [self.grants_failed_alarm, self.grants_stuck_alarm]
+        return self.grants_failed_alarm, self.grants_stuck_alarm
+
+    def _metric_alarm(self, alarm: Alarm, statistic: str, period: cdk.Duration) -> cloudwatch.Alarm:
+        """An alarm on one catalog metric: fires on the first period in which it reaches 1."""
+        (metric,) = alarm.metrics
+        return cloudwatch.Alarm(
+            self,
+            alarm.construct_id,
+            alarm_description=alarm.description,
+            metric=cloudwatch.Metric(
+                namespace=METRICS_NAMESPACE,
+                metric_name=metric.name,
+                dimensions_map={"service": METRICS_SERVICE},
+                statistic=statistic,
+                period=period,
+            ),
+            **ANY_IN_FIVE_MINUTES,
+        )
 
     def send_breaking_drift(self, source: str, detail_type: str) -> events.Rule:
         """Send each breaking "Schema Drift Detected" event itself (its detail) to the alarm topic.

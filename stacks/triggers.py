@@ -1,4 +1,5 @@
-"""EventBridge: what invokes the functions (schedules, Glue Schema Registry changes, asset changes, drift).
+"""EventBridge: what invokes the functions (schedules, Glue Schema Registry changes, asset changes, drift,
+DataZone's subscription grants).
 
 The event patterns are plain data built here, so the tests can run them through an event-pattern engine
 (moto's) against CloudTrail fixtures, exactly as the stack deploys them.
@@ -8,6 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
+
+from kafka_lineage.grants.requests import GRANT_REQUESTED, REVOKE_REQUESTED
 
 # lineage-emission's drift announcement: the names the function itself puts, not restated here.
 from kafka_lineage.model.events import (
@@ -66,3 +69,24 @@ def drift_detected_pattern() -> dict[str, Any]:
     drift on the topic's asset (a targeted sync of that topic). The loop ends after one turn: see
     kafka_lineage.sync.requests._from_drift."""
     return {"source": [DRIFT_SOURCE], "detail-type": [DRIFT_DETAIL_TYPE]}
+
+
+DATAZONE_SOURCE = "aws.datazone"
+
+
+def subscription_grant_pattern(domain_id: str) -> dict[str, Any]:
+    """DataZone's "Subscription Grant Requested" and "… Revoke Requested" events of one domain, for
+    subscription-grants (contract §8).
+
+    Not filtered on `detail.data.asset.typeName`: no sample of a data product's grant event exists, and the
+    reading the stand-ins default to (local/standins/readings.py `data_product_event_type_name`) is that its
+    typeName is the product's, not the topic's asset type, so a filter on the asset type would drop grants of
+    data products holding topics, leaving them to the hourly reconciling run. The function reads each grant's
+    listing and ignores (and reports) any asset of another type, so the cost of the wider rule is a few
+    DataZone reads per grant event of the domain.
+    """
+    return {
+        "source": [DATAZONE_SOURCE],
+        "detail-type": [GRANT_REQUESTED, REVOKE_REQUESTED],
+        "detail": {"metadata": {"domain": [domain_id]}},
+    }

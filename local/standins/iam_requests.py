@@ -257,6 +257,9 @@ def requests_for(prefix: str, operation: str, params: Mapping[str, Any], where: 
     context = _ssm_context(operation, params) if prefix == "ssm" else {}
     if prefix == "sts" and params.get("ExternalId") is not None:
         context = {"sts:ExternalId": (str(params["ExternalId"]),)}
+    if prefix == "iam" and operation in ("AttachRolePolicy", "DetachRolePolicy") and params.get("PolicyArn"):
+        # SAR: iam:PolicyARN, the policy being attached or detached (the request names the role).
+        context = {"iam:PolicyARN": (str(params["PolicyArn"]),)}
     if info.takes_no_resource:
         return [Request(info.action, ("*",), context)]
     builder = _BUILDERS.get(prefix)

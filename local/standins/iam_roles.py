@@ -19,12 +19,14 @@ FUNCTION_NAMES = {
     "schema_sync.handler.handler": "schema-sync",
     "lineage_emission.handler.handler": "lineage-emission",
     "asset_type_resource.handler.handler": "asset-type-resource",
+    # deployed only with `access` (stacks/grants.py): local.world gives its deployment one
+    "subscription_grants.handler.handler": "subscription-grants",
 }
 
 
 @dataclass(frozen=True)
 class Role:
-    name: str  # short name: schema-sync, lineage-emission, asset-type-resource
+    name: str  # short name: schema-sync, lineage-emission, asset-type-resource, subscription-grants
     role_name: str  # the IAM role's name, as CloudFormation would generate it
     arn: str
     function_name: str

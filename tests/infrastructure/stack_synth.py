@@ -24,6 +24,18 @@ from stacks.lineage_stack import KafkaLineageStack
 
 ROOT = Path(__file__).resolve().parents[2]
 EVENTS_DIR = ROOT / "tests" / "events"
+# subscription-grants with every access setting: roles under a path in this account, one role in another
+# account (written through its KafkaLineageConsumer role), consumer groups named by project and role.
+CONSUMER_ACCOUNT = "444455556666"
+FULL_ACCESS: dict[str, Any] = {
+    "consumerRoles": [
+        "arn:aws:iam::111122223333:role/analytics/*",
+        f"arn:aws:iam::{CONSUMER_ACCOUNT}:role/orders-consumer",
+    ],
+    "consumerGroups": ["{projectId}-*", "{roleName}.orders"],
+    "consumerAccountRole": "arn:aws:iam::{account}:role/KafkaLineageConsumer",
+    "externalId": "kafka-lineage-consumers-7f3c",
+}
 PROD_CLUSTER_ARN = "arn:aws:kafka:eu-west-1:111122223333:cluster/prod/11111111-2222-3333-4444-555555555555-2"
 
 
@@ -68,6 +80,7 @@ def full_context() -> dict[str, Any]:
     settings["logRetentionDays"] = 90
     settings["tuning"] = {"maxConcurrency": 4, "datazoneRps": 5}
     settings["assetTypeName"] = "KafkaTopicAssetTypeProd"
+    settings["access"] = copy.deepcopy(FULL_ACCESS)
     return context
 
 

@@ -76,6 +76,30 @@ def source(**changes: Any) -> dict[str, Any]:
             "not a KMS key ARN",
         ),
         (settings_with(projectMembership="cloudformation"), "kafkaLineage.projectMembership"),
+        # access: the same model the function reads ACCESS with, its errors naming the key
+        (settings_with(access={"consumerRoles": ["orders-reader"]}), "kafkaLineage.access.consumerRoles"),
+        (
+            settings_with(access={"consumerRoles": ["arn:aws:iam::111122223333:user/bob"]}),
+            "is not an IAM role ARN pattern",
+        ),
+        (settings_with(access={"consumerGroups": ["orders-*"]}), "kafkaLineage.access.consumerGroups"),
+        (settings_with(access={"consumerGroups": []}), "at least one consumer-group pattern"),
+        (
+            settings_with(access={"consumerAccountRole": "arn:aws:iam::444455556666:role/x"}),
+            "kafkaLineage.access.consumerAccountRole",
+        ),
+        (settings_with(access={"externalId": "x"}), "kafkaLineage.access.externalId"),
+        (settings_with(access={"consumerRole": []}), "kafkaLineage.access.consumerRole"),
+        (settings_with(access="all"), "kafkaLineage.access"),
+        (settings_with(schedules={"grants": "rate(1 hours)"}), "schedules.grants"),
+        (
+            settings_with(
+                access={
+                    "consumerRoles": [f"arn:aws:iam::111122223333:role/{n}-" + "r" * 60 for n in range(70)]
+                }
+            ),
+            "(largest: ACCESS, ",
+        ),
         (
             settings_with(projectMembership="manual", stackName="S" * 48),
             'kafkaLineage.stackName: with projectMembership "manual"',
@@ -108,6 +132,20 @@ def test_the_longest_stack_name_manual_membership_allows_passes():
     assert config.role_name("AssetTypeHandler") == "S" * 47 + "-AssetTypeHandler"
     assert len(config.role_name("AssetTypeHandler") or "") == 64
     assert load_config(settings_with()).role_name("SchemaSync") is None
+
+
+def test_access_passes_to_the_function_as_the_settings_it_reads():
+    # Given access with a string where a list may be, and defaults left out
+    config = load_config(settings_with(access={"consumerRoles": "arn:aws:iam::111122223333:role/team/*"}))
+    # Then ACCESS holds only what differs from the defaults, which the function reads back
+    environment = config.grants_environment
+    assert environment is not None
+    assert json.loads(environment["ACCESS"]) == {"consumerRoles": ["arn:aws:iam::111122223333:role/team/*"]}
+    assert config.warnings == []
+    # and unset, no environment: the function is not deployed
+    assert load_config(settings_with()).grants_environment is None
+    # and an empty access deploys it, with a warning naming the key
+    assert any("access.consumerRoles is empty" in w for w in load_config(settings_with(access={})).warnings)
 
 
 def test_a_missing_context_file_is_named_as_a_file(tmp_path: Path):

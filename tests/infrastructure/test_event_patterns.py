@@ -16,7 +16,12 @@ import boto3
 import pytest
 from moto import mock_aws
 
-from stacks.triggers import GLUE_EVENT_NAMES, asset_changed_pattern, glue_registry_change_pattern
+from stacks.triggers import (
+    GLUE_EVENT_NAMES,
+    asset_changed_pattern,
+    glue_registry_change_pattern,
+    subscription_grant_pattern,
+)
 from tests.infrastructure.stack_synth import glue_fixtures, load_event
 
 REGION = "eu-west-1"
@@ -190,3 +195,46 @@ def test_topic_asset_changed_events_reach_lineage_and_nothing_else_does(bus: Bus
     assert not bus.matches({**changed, "source": "someone-else"})
     assert not bus.matches({**changed, "detail-type": "Topic Asset Deleted"})
     assert not bus.matches(load_event("glue_create_schema.json"))
+
+
+FIXTURE_DOMAIN = "dzd_4p5kx2n9lqv7ab"  # the domain of tests/events/access's grant events
+
+
+@pytest.mark.parametrize(
+    "fixture", ["access/subscription_grant_requested.json", "access/subscription_grant_revoke_requested.json"]
+)
+def test_the_domains_grant_and_revoke_requests_reach_subscription_grants(bus: Bus, fixture: str):
+    # Given the rule for the configured domain
+    bus.rule(subscription_grant_pattern(FIXTURE_DOMAIN))
+    event = load_event(fixture)
+    assert event["detail"]["metadata"]["domain"] == FIXTURE_DOMAIN
+    # When DataZone puts the event / Then the rule delivers it, whatever asset type it names (a data product's
+    # grant event may name the product's type: the function reads the listing and decides)
+    assert bus.matches(event)
+    assert bus.matches(_with_type(event, "DataProduct"))
+
+
+def test_another_domains_grants_and_datazones_other_events_are_not_delivered(bus: Bus):
+    bus.rule(subscription_grant_pattern(FIXTURE_DOMAIN))
+    requested = load_event("access/subscription_grant_requested.json")
+    # Given the same event from another domain / Then it is not delivered
+    other = load_event("access/subscription_grant_other_domain.json")
+    assert other["detail"]["metadata"]["domain"] != FIXTURE_DOMAIN
+    assert not bus.matches(other)
+    # Nor DataZone's events that follow the function's own status updates, nor anyone else's source
+    for detail_type in (
+        "Subscription Grant Completed",
+        "Subscription Grant Failed",
+        "Subscription Request Created",
+    ):
+        assert not bus.matches({**requested, "detail-type": detail_type})
+    assert not bus.matches({**requested, "source": "aws.datazone.fake"})
+    # And a domain id that merely shares a prefix is another domain
+    bus.rule(subscription_grant_pattern(FIXTURE_DOMAIN[:-1]))
+    assert not bus.matches(requested)
+
+
+def _with_type(event: dict[str, Any], type_name: str) -> dict[str, Any]:
+    changed = copy.deepcopy(event)
+    changed["detail"]["data"]["asset"]["typeName"] = type_name
+    return changed

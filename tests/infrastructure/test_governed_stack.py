@@ -75,14 +75,19 @@ def test_manual_membership_creates_no_membership_and_names_the_roles(synth: Synt
     } <= names
 
 
-def test_both_functions_may_use_the_domain_key_and_only_it(synth: Synthesized):
+def test_every_function_may_use_the_domain_key_and_only_it(synth: Synthesized):
+    # (subscription-grants too: it reads the domain's grants and listings, and reports their status)
     kms = [
         (logical_id, statement)
         for logical_id, policy in synth.resources("AWS::IAM::Policy").items()
         for statement in policy["Properties"]["PolicyDocument"]["Statement"]
         if "kms:" in json.dumps(statement["Action"])
     ]
-    assert sorted(lid.split("Role")[0] for lid, _ in kms) == ["LineageEmission", "SchemaSync"]
+    assert sorted(lid.split("Role")[0] for lid, _ in kms) == [
+        "LineageEmission",
+        "SchemaSync",
+        "SubscriptionGrants",
+    ]
     for _, statement in kms:
         assert statement["Sid"] == "DomainKey"
         assert statement["Action"] == ["kms:Decrypt", "kms:GenerateDataKey"]

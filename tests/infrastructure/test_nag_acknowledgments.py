@@ -53,7 +53,9 @@ def test_acknowledgments_are_per_resource_and_iam5_names_the_exact_wildcard(unac
     wildcards = {finding for _, finding in acknowledgments if finding.startswith("AwsSolutions-IAM5")}
     # Only X-Ray's unavoidable "*", the provider's own handler versions, and run-time-named children of
     # configured registries, databases, MSK Connect connector names, the sources' clusters' topics and
-    # channels, this account's delivery streams, S3 Tables catalogs and the MAPPING_PATH subtree
+    # channels, this account's delivery streams, S3 Tables catalogs and the MAPPING_PATH subtree; for
+    # subscription-grants, the roles access.consumerRoles names, the managed policies it may read (any may be
+    # a boundary) and our own, and consumerAccountRole in any account
     for finding in wildcards:
         resource = finding.removeprefix("AwsSolutions-IAM5[Resource::").removesuffix("]")
         assert (
@@ -65,4 +67,5 @@ def test_acknowledgments_are_per_resource_and_iam5_names_the_exact_wildcard(unac
             )
             or any(f":{kind}/s3tablescatalog/" in resource for kind in ("catalog", "database"))
             or ":parameter/kafka-lineage/" in resource
+            or any(f":{kind}/" in resource for kind in ("role", "policy"))
         ), finding

@@ -152,12 +152,17 @@ def test_deploy_names_every_alarm_of_the_catalog():
 
 def test_the_cost_estimate_counts_the_catalogs_metrics_and_alarm_metrics():
     # Given the metrics published on every run, per function, and the metrics the alarms read (the error
-    # alarm once per function)
+    # alarm once per function), in the deployment the estimate prices: without `access`, so neither
+    # subscription-grants nor the alarms on its metrics
     every_run = [m.function for m in catalog.METRICS if m.when == catalog.EVERY_RUN]
     sync, lineage = every_run.count(catalog.SCHEMA_SYNC), every_run.count(catalog.LINEAGE)
-    alarm_metrics = sum(
-        len(alarm.metrics) or (2 if alarm is catalog.ERRORS else 1) for alarm in catalog.ALARMS
-    )
+    default = [
+        alarm
+        for alarm in catalog.ALARMS
+        if not any(m.function == catalog.SUBSCRIPTION_GRANTS for m in alarm.metrics)
+    ]
+    assert len(default) == len(catalog.ALARMS) - 2
+    alarm_metrics = sum(len(alarm.metrics) or (2 if alarm is catalog.ERRORS else 1) for alarm in default)
     # then operate.md's cost estimate counts the same
     page = (DOCS / gen.PAGE).read_text()
     assert (

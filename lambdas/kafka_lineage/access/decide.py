@@ -83,15 +83,19 @@ def _judge(
     naming: Naming,
     current: _Round,
 ) -> bool:
-    """Judge one role against the grants still live; True when it refused a grant (another round)."""
-    if state is None:
-        return _refuse_pending(live, role_arn, f"role {role_arn} was not found in IAM", current.refused)
+    """Judge one role against the grants still live; True when it refused a grant (another round).
+
+    consumerRoles is judged first: the function's role may read only the roles it admits (the stack grants
+    IAM on those alone), so another role is not read (`state` None) and its cause names the setting."""
     cause = role_refusal(role_arn, settings)
     if cause is not None:
         if any(role_arn in grant.principals for grant in live if grant.status == GrantStatus.GRANTED):
             current.withheld[role_arn] = cause
-        current.packed[role_arn] = Packed(None, ())
+        if state is not None:
+            current.packed[role_arn] = Packed(None, ())
         return _refuse_pending(live, role_arn, cause, current.refused)
+    if state is None:
+        return _refuse_pending(live, role_arn, f"role {role_arn} was not found in IAM", current.refused)
     access: RoleAccess = role_access(role_arn, live, settings)
     cause = boundary_refusal(state, access, naming) if not access.empty else None
     if cause is not None and _refuse_pending(live, role_arn, cause, current.refused):

@@ -219,6 +219,8 @@ class GrantRun:
     ) -> dict[str, RoleState]:
         states: dict[str, RoleState] = {}
         for role in sorted(scope.roles):
+            if not self._settings.access.admits_role(role):
+                continue  # not read: the role may not receive grants (and ours may not read it); refused
             try:
                 state = self._ports.roles.read(role)
             except Exception as error:

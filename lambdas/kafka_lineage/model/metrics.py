@@ -146,8 +146,7 @@ SOURCE_ROLE_FAILURES = Metric(
     when="when a source role cannot be assumed",
 )
 
-# subscription-grants (kafka_lineage/grants/result.py). The function's runtime is built; the stack does not
-# deploy it yet, so these are published only where it is run.
+# subscription-grants (kafka_lineage/grants/result.py); the stack deploys the function when `access` is set.
 _GRANTS_RUN = "every run of subscription-grants that is no dry run"
 GRANTS_FULFILLED = Metric(
     "GrantsFulfilled", SUBSCRIPTION_GRANTS, "Grant assets reported GRANTED by this run.", when=_GRANTS_RUN
@@ -228,7 +227,8 @@ class Alarm:
 
 ERRORS = Alarm(
     "ErrorsAlarm",
-    "Lambda's `Errors` metric; one alarm per function, `SchemaSync…ErrorsAlarm` and `Lineage…ErrorsAlarm`",
+    "Lambda's `Errors` metric; one alarm per function, `SchemaSync…ErrorsAlarm`, `Lineage…ErrorsAlarm` and, "
+    "with `access`, `SubscriptionGrants…ErrorsAlarm`",
     "failed (after finishing every item it could): see its logs",
     "an invocation failed: the function finished every item it could, then raised with the run's summary as "
     "JSON in the error message",
@@ -274,7 +274,38 @@ BREAKING_DRIFT = Alarm(
     (SCHEMA_DRIFT_BREAKING,),
 )
 
-ALARMS: tuple[Alarm, ...] = (ERRORS, FAILED_ITEMS, FAILURE_QUEUE, BREAKING_DRIFT)
+GRANTS_FAILED_ALARM = Alarm(
+    "GrantsFailedAlarm",
+    "`GrantsFailed`; only with `access`",
+    "Subscription grants failed (GRANT_FAILED or REVOKE_FAILED): each grant's failureCause says why",
+    "a grant or a revoke of a topic asset was reported GRANT_FAILED or REVOKE_FAILED",
+    "The grant's `failureCause` in DataZone (and the run's `failed` in the subscription-grants log) names "
+    "the cause: a role outside `access.consumerRoles`, a permissions boundary that denies the access, a "
+    "role without room in IAM's limits, or a consumer account whose role could not be assumed "
+    "(`access.consumerAccountRole`). Fix it, then let the next reconciling run retry, or invoke the "
+    "function with `{}`; a subscriber may also ask again.",
+    (GRANTS_FAILED,),
+)
+GRANTS_STUCK_ALARM = Alarm(
+    "GrantsStuckAlarm",
+    "`GrantsStuck` (its hourly maximum); only with `access`",
+    "Subscription grants of the asset type have been pending or in progress for over an hour",
+    "a reconciling run found grants of the stack's asset type pending or in progress for over an hour",
+    "DataZone's events are best effort: the reconciling run finishes such grants itself, so a grant that "
+    "stays stuck is one the run cannot finish. Read the subscription-grants log for the grant's id: a "
+    "busy role lease, a deadline reached (`incomplete`), or a DataZone error. Check that the `grants` "
+    "schedule is on.",
+    (GRANTS_STUCK,),
+)
+
+ALARMS: tuple[Alarm, ...] = (
+    ERRORS,
+    FAILED_ITEMS,
+    FAILURE_QUEUE,
+    BREAKING_DRIFT,
+    GRANTS_FAILED_ALARM,
+    GRANTS_STUCK_ALARM,
+)
 
 
 def alarms_reading(metric: Metric) -> tuple[Alarm, ...]:

@@ -208,6 +208,9 @@ def test_a_role_outside_the_allow_list_fails_naming_the_setting_and_nothing_is_w
     assert world.datazone.status_of("grant0001") == "GRANT_FAILED"
     assert "access.consumerRoles" in (world.datazone.updates[-1][3] or "")
     assert result.failed.total == 1
+    # and the role is not even read: the deployed role may read only the roles consumerRoles admits, so a
+    # read would fail with AccessDenied and hide the cause that names the setting
+    assert world.iam.calls["GetRole"] == 0
 
 
 def test_without_access_settings_every_grant_fails_naming_consumer_roles() -> None:

@@ -1,0 +1,132 @@
+"""Settings of a consumer-account stack: the `kafkaLineageConsumer` context value (JSON, or a JSON file's
+path).
+
+    npx cdk synth -c kafkaLineageConsumer=consumer-account.json   # or -c kafkaLineageConsumer='{"...": ...}'
+
+The stack holds the role subscription-grants assumes to write IAM in this account (the governance stack's
+`access.consumerAccountRole`). Keys (camelCase): `trustedRoleArn` (the governance stack's output
+`SubscriptionGrantsRoleArn`), `externalId` (its `access.externalId`), `consumerRoles` (this account's roles
+that may receive grants), `roleName` and `stackName`.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from kafka_lineage.access.settings import AccessSettings
+from kafka_lineage.config import EXTERNAL_ID, ROLE_ARN, ConfigError
+
+CONSUMER_CONTEXT_KEY = "kafkaLineageConsumer"
+DEFAULT_ROLE_NAME = "KafkaLineageConsumer"
+
+
+class ConsumerAccountConfig(BaseModel):
+    """The consumer-account stack: the role subscription-grants assumes to write IAM in this account."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    stack_name: str = Field(
+        default="KafkaLineageConsumer",
+        alias="stackName",
+        pattern=r"^[A-Za-z][A-Za-z0-9-]{0,127}$",  # CloudFormation stack names (anchored: pydantic searches)
+        description="The consumer stack's CloudFormation stack name.",
+    )
+    trusted_role_arn: str = Field(
+        alias="trustedRoleArn",
+        description="The governance stack's subscription-grants role (its output "
+        "`SubscriptionGrantsRoleArn`), the only principal the role trusts.",
+    )
+    external_id: str = Field(
+        alias="externalId",
+        description="The external id subscription-grants sends with AssumeRole (the governance stack's "
+        "`access.externalId`).",
+    )
+    consumer_roles: tuple[str, ...] = Field(
+        alias="consumerRoles",
+        min_length=1,
+        description="This account's roles that may receive grants, as IAM role ARN patterns (`*` matches any "
+        "run of characters): the role may write IAM on these roles only, and only our own policies. The "
+        "governance stack's `access.consumerRoles` decides which grants are fulfilled; this bounds what its "
+        "function can do here.",
+    )
+    role_name: str = Field(
+        default=DEFAULT_ROLE_NAME,
+        alias="roleName",
+        pattern=r"^[\w+=,.@-]{1,64}$",
+        description="The role's name, fixed so that the governance stack's `access.consumerAccountRole` "
+        "(`arn:aws:iam::{account}:role/<roleName>`) names it before it is deployed.",
+    )
+
+    @field_validator("trusted_role_arn")
+    @classmethod
+    def _trusted(cls, value: str) -> str:
+        if not ROLE_ARN.fullmatch(value):
+            raise ValueError(f"{value!r} is not an IAM role ARN")
+        return value
+
+    @field_validator("external_id")
+    @classmethod
+    def _external_id(cls, value: str) -> str:
+        if not EXTERNAL_ID.fullmatch(value):
+            raise ValueError(f"{value!r} is not a valid STS ExternalId ({EXTERNAL_ID.pattern})")
+        return value
+
+    @field_validator("consumer_roles", mode="before")
+    @classmethod
+    def _roles_list(cls, value: Any) -> Any:
+        return [value] if isinstance(value, str) else value
+
+    @field_validator("consumer_roles")
+    @classmethod
+    def _roles(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        # The patterns the governance stack's access.consumerRoles takes, read the same way.
+        try:
+            return AccessSettings.model_validate({"consumerRoles": list(value)}).consumer_roles
+        except ValidationError as error:
+            raise ValueError(error.errors()[0]["ctx"]["error"]) from None
+
+
+def as_consumer_config(config: Any) -> ConsumerAccountConfig:
+    """What the KafkaLineageConsumer construct accepts: the typed model, or the context object (a dict, its
+    JSON text or a JSON file's path) validated as the context is."""
+    if isinstance(config, ConsumerAccountConfig):
+        return config
+    loaded = load_consumer_config(config)
+    if loaded is None:
+        raise ConfigError(
+            f"context {CONSUMER_CONTEXT_KEY} is empty: trustedRoleArn, externalId and consumerRoles are "
+            "required"
+        )
+    return loaded
+
+
+def load_consumer_config(raw: Any) -> ConsumerAccountConfig | None:
+    """The consumer stack's settings, or None when the context does not ask for one. Errors name the key."""
+    if raw is None or raw == "":
+        return None
+    if isinstance(raw, str):
+        text = raw
+        if not raw.lstrip().startswith("{"):
+            path = Path(raw)
+            if not path.is_file():
+                raise ConfigError(f"context {CONSUMER_CONTEXT_KEY}: {raw!r} is neither JSON nor a file")
+            text = path.read_text()
+        try:
+            raw = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise ConfigError(f"context {CONSUMER_CONTEXT_KEY} is not valid JSON: {error}") from error
+    if not isinstance(raw, dict):
+        raise ConfigError(f"context {CONSUMER_CONTEXT_KEY} must be an object, not {type(raw).__name__}")
+    values = {key: value for key, value in raw.items() if not str(key).startswith("_")}
+    try:
+        return ConsumerAccountConfig.model_validate(values)
+    except ValidationError as error:
+        problems = "; ".join(
+            f"{CONSUMER_CONTEXT_KEY}.{'.'.join(str(p) for p in item['loc'])}: {item['msg']}"
+            for item in error.errors()
+        )
+        raise ConfigError(f"invalid context: {problems}") from error

@@ -1,0 +1,235 @@
+"""subscription-grants in the governance stack (contract §8): the function, its least-privilege role
+synthesized from `access`, the rule for DataZone's grant events, the reconciling schedule.
+
+Deployed only when `kafkaLineage.access` is set. Unset, nothing fulfils grants here: an existing deployment
+that upgrades does not start writing IAM or answering grants another fulfiller may own, and a team that
+wants it says so. `access: {}` deploys the function admitting no role: each grant on a topic asset then fails
+visibly, its cause naming `access.consumerRoles` (a warning at synth says so too).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import aws_cdk as cdk
+from aws_cdk import aws_events as events
+from constructs import Construct
+
+from .access_iam import nag_wildcards, pattern_account, patterns_in, role_statements
+from .config import StackConfig
+from .functions import LineageFunction
+from .nag import nag_arn
+from .triggers import subscription_grant_pattern
+
+GRANTS_HANDLER = "subscription_grants.handler.handler"
+# One writer per consumer role is the role lease's job (aws.role_leases), so concurrency is not for
+# correctness: two runs at a time bound the IAM writes and DataZone reads an event burst makes.
+GRANTS_CONCURRENCY = 2
+GRANTS_MEMORY_MB = 512
+# A reconciling run reads every grant of the domain at DataZone's 3 TPS subscription quota and hands on what
+# is left near its deadline: the longest timeout gives each run the most work.
+GRANTS_TIMEOUT_SECONDS = 900
+# The role leases: {MAPPING_PATH}/config/lease/subscription-grants-<hash of the role ARN>/<generation>
+# (kafka_lineage.aws.lease.role_holder); IAM's `*` spans the hash and the generations below it.
+LEASE_PATH = "config/lease"
+ROLE_LEASES = "subscription-grants-*"
+DATAZONE_GRANT_ACTIONS = [
+    "datazone:GetSubscriptionGrant",
+    "datazone:ListSubscriptionGrants",
+    "datazone:UpdateSubscriptionGrantStatus",
+    "datazone:GetListing",
+    "datazone:GetSubscriptionTarget",
+    "datazone:GetEnvironment",
+]
+# kafka_lineage.aws.cluster_policies: a consumer in another account than the cluster's needs the cluster's
+# resource policy too.
+CLUSTER_POLICY_ACTIONS = [
+    "kafka:DescribeClusterV2",
+    "kafka:GetClusterPolicy",
+    "kafka:PutClusterPolicy",
+    "kafka:DeleteClusterPolicy",
+]
+Target = Callable[[LineageFunction, dict[str, Any] | None], events.IRuleTarget]
+
+
+class SubscriptionGrants:
+    """The function and what serves it, created in `scope` (the KafkaLineage construct), so that its
+    resources' logical ids begin with `SubscriptionGrants` beside the other two functions'."""
+
+    def __init__(
+        self,
+        scope: Construct,
+        *,
+        config: StackConfig,
+        common: Mapping[str, Any],
+        extra_environment: Mapping[str, str],
+        reserve: bool,
+        target: Target,
+    ) -> None:
+        access = config.deployment.access
+        environment = config.grants_environment
+        if access is None or environment is None:
+            raise ValueError("subscription-grants is deployed only with kafkaLineage.access")
+        self.scope, self.config, self.access = scope, config, access
+        stack = cdk.Stack.of(scope)
+        self.patterns = patterns_in(access.consumer_roles, stack.account)
+        self.function = LineageFunction(
+            scope,
+            "SubscriptionGrants",
+            handler=GRANTS_HANDLER,
+            description="Fulfils DataZone subscription grants on Kafka topic assets with IAM access",
+            memory_mb=GRANTS_MEMORY_MB,
+            timeout_seconds=GRANTS_TIMEOUT_SECONDS,
+            reserved_concurrency=GRANTS_CONCURRENCY if reserve else None,
+            **{
+                **common,
+                "environment": {**environment, **extra_environment},
+                "create_membership": False,
+            },
+        )
+        self._warn_other_accounts(stack)
+        self._grant()
+        self.rule = events.Rule(
+            scope,
+            "SubscriptionGrantEvents",
+            description="kafka-lineage: DataZone's subscription grant and revoke requests to their fulfiller",
+            event_pattern=_pattern(subscription_grant_pattern(config.settings.domain_id)),
+            targets=[target(self.function, None)],
+        )
+        self.schedule: events.Rule | None = None
+        expression = config.deployment.schedules.grants
+        if expression is not None:
+            # The rule's own "Scheduled Event" is the reconciling run's payload (docs/invocation.md).
+            self.schedule = events.Rule(
+                scope,
+                "GrantsSchedule",
+                description="kafka-lineage: reconcile every subscription grant of the asset type",
+                schedule=events.Schedule.expression(expression),
+                targets=[target(self.function, None)],
+            )
+        cdk.CfnOutput(scope, "SubscriptionGrantsFunctionName", value=self.function.function.function_name)
+        cdk.CfnOutput(scope, "SubscriptionGrantsRoleArn", value=self.function.role.role_arn)
+
+    # --- IAM ------------------------------------------------------------------------------------------
+    def _grant(self) -> None:
+        fn, stack = self.function, cdk.Stack.of(self.scope)
+        # SAR: DataZone's subscription actions take no resource type, so only "*" grants them; every call
+        # names the domain (the function's DATAZONE_DOMAIN_ID).
+        fn.allow("DataZoneSubscriptionGrants", DATAZONE_GRANT_ACTIONS, ["*"])
+        for statement in role_statements(self.scope, self.patterns):
+            fn.role.add_to_policy(statement)
+        clusters = self.cluster_arns()
+        if clusters:
+            # SAR: the four take the `cluster` resource type: the sources' clusters in this account only.
+            fn.allow("ClusterPolicies", CLUSTER_POLICY_ACTIONS, clusters)
+        assumed = self.consumer_account_roles()
+        if assumed:
+            fn.allow("AssumeConsumerAccountRoles", ["sts:AssumeRole"], assumed)
+        fn.allow(
+            "RoleLeases",
+            ["ssm:GetParametersByPath", "ssm:PutParameter", "ssm:DeleteParameters"],
+            [
+                stack.format_arn(
+                    service="ssm",
+                    resource="parameter",
+                    resource_name=self.lease_resource_name,
+                    arn_format=cdk.ArnFormat.SLASH_RESOURCE_NAME,
+                )
+            ],
+        )
+        fn.allow_invoking_itself()
+
+    @property
+    def lease_resource_name(self) -> str:
+        return f"{self.config.settings.state_root.lstrip('/')}/{LEASE_PATH}/{ROLE_LEASES}"
+
+    def cluster_arns(self) -> list[str]:
+        """The sources' clusters in this account that a consumer in another account may be granted: those
+        for which some consumerRoles pattern names another account (or any) that the function can write IAM
+        in (its own, or any through consumerAccountRole).
+
+        A source read through its account's role is left out: its cluster policy would be written through
+        that role, and the source stack's role is read-only (stacks/source_stack.py). A grant that needs it
+        fails, its cause the AccessDenied, until that stack grants the cluster-policy actions."""
+        accounts = {pattern_account(pattern) for pattern in self.access.consumer_roles}
+        own = cdk.Stack.of(self.scope).account
+        if self.access.consumer_account_role is None and not cdk.Token.is_unresolved(own):
+            accounts = {own} if accounts & {own, "*"} else set()
+        return sorted(
+            {
+                source.cluster_arn
+                for source in self.config.own_sources
+                if accounts - {source.cluster_arn.split(":")[4]}
+            }
+        )
+
+    def consumer_account_roles(self) -> list[str]:
+        """`consumerAccountRole` in each account other than this one that consumerRoles names (`*`: any)."""
+        template = self.access.consumer_account_role
+        if template is None:
+            return []
+        own = cdk.Stack.of(self.scope).account
+        accounts = {pattern_account(pattern) for pattern in self.access.consumer_roles}
+        if not cdk.Token.is_unresolved(own):
+            accounts.discard(own)
+        if "*" in accounts:
+            return [template.format(account="*")]
+        return sorted(template.format(account=account) for account in accounts)
+
+    def _warn_other_accounts(self, stack: cdk.Stack) -> None:
+        if self.access.consumer_account_role is not None or cdk.Token.is_unresolved(stack.account):
+            return
+        for index, pattern in enumerate(self.access.consumer_roles):
+            if pattern_account(pattern) not in (stack.account, "*"):
+                cdk.Annotations.of(self.scope).add_warning_v2(
+                    "kafka-lineage:access",
+                    f"cdk.json context kafkaLineage.access.consumerRoles[{index}] names account "
+                    f"{pattern_account(pattern)}, not the stack's: without access.consumerAccountRole (and "
+                    "that account's KafkaLineageConsumer stack) its grants fail",
+                )
+
+    # --- cdk-nag --------------------------------------------------------------------------------------
+    def nag_findings(self) -> list[tuple[str, str]]:
+        """(finding, reason) for each wildcard of the role's default policy."""
+        found = [
+            (
+                "AwsSolutions-IAM5[Resource::*]",
+                "Only actions the IAM Service Authorization Reference gives no resource type: DataZone's "
+                "subscription-grant reads and status updates (each names the domain) and X-Ray's writes",
+            )
+        ]
+        why_roles = (
+            "Synthesized from access.consumerRoles: the roles that may receive grants, as the function "
+            "itself admits them, their policies read to find a Deny (any managed policy may be a "
+            "boundary), and only our own managed policies (kafka-lineage/KafkaLineageAccess-*) created, "
+            "attached or detached"
+        )
+        found += [
+            (f"AwsSolutions-IAM5[Resource::{resource}]", why_roles)
+            for resource in nag_wildcards(self.scope, self.patterns)
+        ]
+        found += [
+            (
+                f"AwsSolutions-IAM5[Resource::{role}]",
+                "access.consumerAccountRole in any account access.consumerRoles names (a pattern names any)",
+            )
+            for role in self.consumer_account_roles()
+            if "*" in role
+        ]
+        found.append(
+            (
+                "AwsSolutions-IAM5[Resource::"
+                + nag_arn(self.scope, "ssm", f"parameter/{self.lease_resource_name}")
+                + "]",
+                "The per-role leases under MAPPING_PATH/config/lease/subscription-grants-<hash>, named at "
+                "run time by the roles written",
+            )
+        )
+        return found
+
+
+def _pattern(pattern: dict[str, Any]) -> events.EventPattern:
+    return events.EventPattern(
+        source=pattern.get("source"), detail_type=pattern.get("detail-type"), detail=pattern.get("detail")
+    )
