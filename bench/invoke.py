@@ -39,7 +39,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-PROJECT_SERVICES = ("glue", "datazone", "ssm", "events", "kafka")
+PROJECT_SERVICES = ("glue", "datazone", "ssm", "events", "kafka", "cloudwatch")
 BASELINE_SERVICES = ("glue", "datazone", "ssm")
 
 

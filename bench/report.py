@@ -26,6 +26,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from bench import readers as readers_targets
+from bench.readers import ReadersWorld
+
 BASELINE = "baseline"
 PROJECT = "project"
 
@@ -43,6 +46,8 @@ SCENARIOS: tuple[tuple[str, str], ...] = (
     ("verify", "verify run"),
     ("lineage_first", "lineage first run"),
     ("lineage_no_change", "lineage no-change rerun"),
+    ("first_sync_readers", "first sync, topics and groups"),
+    ("lineage_first_consumers", "lineage first run, 3 groups a topic"),
     ("first_sync_neighbour", "first sync, neighbour"),
     ("lineage_first_neighbour", "lineage first run, neighbour"),
     ("by_format", "sync and lineage by format"),
@@ -78,7 +83,11 @@ PACED_SCENARIOS = (
     "lineage_first",
     "first_sync_neighbour",
     "lineage_first_neighbour",
+    "lineage_first_consumers",
 )
+# The scenarios measured on the readers world (bench/readers.py: the cluster's topics and consumer groups),
+# in the order they run; the baseline's no-change reruns stay on its own world (it reads neither).
+READERS_SCENARIOS = ("first_sync_readers", "resync_no_change", "lineage_first_consumers", "lineage_no_change")
 
 # An AWS operation that only reads; anything else writes (creates, puts, posts, deletes, revises).
 READ_PREFIXES = ("Get", "List", "Describe", "Search", "BatchGet", "Query", "Scan", "Test")
@@ -367,8 +376,10 @@ def summary(
     standard_quota: int = 10_000,
     tuning_defaults: Mapping[str, float] | None = None,
     parse_ms: Mapping[str, float] | None = None,
+    readers: ReadersWorld | None = None,
 ) -> dict[str, Any]:
-    """The issue's targets, as measured. Absent scenarios give None."""
+    """The issue's targets, as measured. Absent scenarios give None. `readers`: what the readers world held,
+    for issue 28's targets (bench/readers.py)."""
     no_change = find(measurements, "resync_no_change", PROJECT)
     verify = find(measurements, "verify", PROJECT)
     first = find(measurements, "first_sync", PROJECT)
@@ -405,6 +416,7 @@ def summary(
         posts = lineage_again.calls.get("datazone:PostLineageEvent", 0)
         out["lineage_no_change_posts"] = posts
         out["lineage_no_change_target_met"] = posts == 0
+    out.update(readers_targets.summary({m.scenario: m for m in project_runs}, readers))
     if project_runs:
         peak = max(m.peak_rss_mb for m in project_runs)
         out["project_peak_rss_mb"] = round(peak, 1)
@@ -700,6 +712,7 @@ def summary_lines(facts: Mapping[str, Any]) -> list[str]:
             f"lineage no-change rerun: {facts['lineage_no_change_posts']} PostLineageEvent calls"
             f"{met('lineage_no_change_target_met')}"
         )
+    lines += readers_targets.summary_lines(facts)
     if "project_peak_rss_mb" in facts:
         lines.append(
             f"project peak memory: {facts['project_peak_rss_mb']} MB (whole Lambda-like process)"

@@ -12,7 +12,10 @@ is not measured. Each implementation starts from the same seeded world: N topics
 (bench/seed.py) and the Glue tables their sink writes.
 
 Scenarios, in order: first sync; no-change resync; resync after 1% of schemas got a new version; verify run
-(project only); lineage first run and no-change rerun; then, each from a fresh world, the project's first
+(project only); lineage first run and no-change rerun; then, each from a fresh world, the readers world of
+issue 28 (bench/readers.py: the cluster's topics, three consumer groups a topic as CloudWatch lag metrics),
+where the project's first sync, no-change resync, lineage first run and no-change rerun are measured (the
+baseline's no-change reruns stay on its own world: it reads neither topics nor groups); the project's first
 sync at raised request rates (`--fast-tuning`), at AWS's documented DataZone quotas (`--documented-tuning`),
 and at its own TUNING under a short simulated deadline (`--checkpoint-deadline-seconds`), which must
 converge by checkpoints, a chain of invocations, without repeating a write; and a sync and a lineage run
@@ -59,10 +62,10 @@ CHECKPOINT_DEADLINE_SECONDS = 65.0
 CHECKPOINT_MAX_INVOCATIONS = 1000
 # The neighbour scenarios: another tool in the account takes this share of every quota.
 NEIGHBOUR = 0.5
-# Scenarios measured on the world the (baseline's and the project's) first sync builds.
-MAIN_WORLD = frozenset(
-    {"first_sync", "resync_no_change", "resync_new_versions", "verify", "lineage_first", "lineage_no_change"}
-)
+# Scenarios measured on the world the (baseline's and the project's) first sync builds; the project's
+# no-change reruns run on the readers world (report.READERS_SCENARIOS), the baseline's on its main world.
+MAIN_WORLD = frozenset({"first_sync", "resync_new_versions", "verify", "lineage_first"})
+BASELINE_MAIN_WORLD = frozenset({"resync_no_change", "lineage_no_change"})
 # A chain of invocations whose `remaining` has not gone down in this many is stopped as stalled.
 STALL_LIMIT = 3
 # Parsing CPU is measured on at most this many seeded definitions per format.
@@ -70,7 +73,7 @@ PARSE_SAMPLE = 300
 
 os.environ.update({key: os.environ.get(key, value) for key, value in QUIET.items()})
 
-from bench import report, seed  # noqa: E402
+from bench import readers, report, seed  # noqa: E402
 from bench.processes import StandinServer, WarmEnvironment  # noqa: E402
 from bench.report import BASELINE, PROJECT, Measurement, SsmFootprint  # noqa: E402
 
@@ -180,10 +183,14 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     unknown = scenarios - set(report.TITLES)
     if unknown:
         parser.error(f"unknown scenarios {sorted(unknown)}; known: {', '.join(report.TITLES)}")
+    if scenarios & set(report.READERS_SCENARIOS):  # the readers world starts with its first sync
+        scenarios.add("first_sync_readers")
     if "lineage_no_change" in scenarios:
-        scenarios.add("lineage_first")
-    if scenarios & MAIN_WORLD:  # they run on the world the first sync built
-        scenarios.add("first_sync")
+        scenarios.add("lineage_first_consumers")
+        if not args.skip_baseline:  # the baseline's rerun follows its first run
+            scenarios.add("lineage_first")
+    if scenarios & MAIN_WORLD or (scenarios & BASELINE_MAIN_WORLD and not args.skip_baseline):
+        scenarios.add("first_sync")  # they run on the world the first sync built
     for suffix in ("", "_neighbour"):  # a checkpointed lineage run needs its checkpointed sync's world
         if f"lineage_first_checkpointed{suffix}" in scenarios:
             scenarios.add(f"first_sync_checkpointed{suffix}")
@@ -259,6 +266,7 @@ class Bench:
         self.load_after: tuple[float, float, float] = (0.0, 0.0, 0.0)
         self.footprints: list[SsmFootprint] = []
         self.parse_ms: dict[str, float] = {}
+        self.readers_world: readers.ReadersWorld | None = None
         self.invoke_log = RESULTS / f"bench-{args.schemas}-{time.strftime('%Y%m%d-%H%M%S')}-invocations.log"
         self._environments: dict[str, WarmEnvironment] = {}
         self.server = StandinServer()
@@ -273,8 +281,9 @@ class Bench:
 
     # ------------------------------------------------------------------------------------------ the world
 
-    def prepare(self) -> None:
-        """A fresh world: reset the stand-ins, create the catalog types, seed the registry and the tables."""
+    def prepare(self, with_readers: bool = False) -> None:
+        """A fresh world: reset the stand-ins, create the catalog types, seed the registry and the tables;
+        `with_readers`: the cluster's topics and consumer groups too (bench/readers.py)."""
         import boto3
         from botocore.config import Config
 
@@ -292,9 +301,20 @@ class Bench:
         )
         seed.register_all(glue, REGISTRY, self.topics)
         tables = seed.create_tables(glue, self.topics)
+        if with_readers:
+            # botocore gzips a PutMetricData over 10 KB; the stand-ins' server reads plain bodies only
+            cloudwatch = boto3.client(
+                "cloudwatch", region_name=world.REGION, config=Config(disable_request_compression=True)
+            )
+            self.readers_world = readers.seed(self.aws.kafka, cloudwatch, world.CLUSTER_ARN, self.topics)
         self.log(
-            f"  seeded {len(self.topics)} schemas and {tables} Glue tables "
-            f"in {time.perf_counter() - started:.1f} s"
+            f"  seeded {len(self.topics)} schemas and {tables} Glue tables"
+            + (
+                f", the readers world {self.readers_world.as_dict()}"
+                if with_readers and self.readers_world
+                else ""
+            )
+            + f" in {time.perf_counter() - started:.1f} s"
         )
 
     def new_versions(self) -> None:
@@ -487,6 +507,8 @@ class Bench:
         wanted = args.scenarios.__contains__
         if wanted("first_sync"):
             self.main_world()
+        if wanted("first_sync_readers"):
+            self.readers_scenarios()
         if args.fast_tuning is not None and wanted("first_sync_fast"):
             self.log(f"project at raised rates (TUNING {args.fast_tuning}):")
             self.prepare()
@@ -566,8 +588,6 @@ class Bench:
         self.log(f"project (TUNING {args.tuning or 'defaults'}):")
         self.prepare()
         self.measure("first_sync", PROJECT, "sync", tuning=args.tuning)
-        if wanted("resync_no_change"):
-            self.measure("resync_no_change", PROJECT, "sync", tuning=args.tuning)
         if wanted("resync_new_versions"):
             self.new_versions()
             self.measure("resync_new_versions", PROJECT, "sync", tuning=args.tuning)
@@ -575,9 +595,20 @@ class Bench:
             self.measure("verify", PROJECT, "sync", {"verify": True}, tuning=args.tuning)
         if wanted("lineage_first"):
             self.measure("lineage_first", PROJECT, "lineage", tuning=args.tuning)
-        if wanted("lineage_no_change"):
-            self.measure("lineage_no_change", PROJECT, "lineage", tuning=args.tuning)
         self.footprint(PROJECT, world.MAPPING_PATH)
+
+    def readers_scenarios(self) -> None:
+        """The project on the readers world (issue 28): its first sync, then the no-change resync, the
+        lineage first run with three consumer groups a topic and its no-change rerun."""
+        args = self.args
+        self.log(
+            f"project on the readers world, topics and consumer groups (TUNING {args.tuning or 'defaults'}):"
+        )
+        self.prepare(with_readers=True)
+        kinds = {"first_sync_readers": "sync", "resync_no_change": "sync"}
+        for scenario in report.READERS_SCENARIOS:
+            if scenario in args.scenarios:
+                self.measure(scenario, PROJECT, kinds.get(scenario, "lineage"), tuning=args.tuning)
 
     def measure_by_format(self) -> None:
         """From a fresh world, per data format: a sync of only that format's schemas, then a lineage run of
@@ -611,7 +642,11 @@ class Bench:
 
     def document(self) -> dict[str, Any]:
         facts = report.summary(
-            self.measurements, self.footprints, tuning_defaults=tuning_defaults(), parse_ms=self.parse_ms
+            self.measurements,
+            self.footprints,
+            tuning_defaults=tuning_defaults(),
+            parse_ms=self.parse_ms,
+            readers=self.readers_world,
         )
         return {
             "generated": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -638,6 +673,7 @@ class Bench:
                 "neighbour": self.args.neighbour,
                 "checkpoint_deadline_seconds": self.args.checkpoint_deadline_seconds,
                 "deadline_seconds": self.args.deadline_seconds,
+                "readers_world": self.readers_world.as_dict() if self.readers_world else None,
             },
             "summary": facts,
             "parse_cpu_ms_per_schema": self.parse_ms,

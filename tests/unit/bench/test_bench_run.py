@@ -95,6 +95,26 @@ def test_scenarios_can_be_chosen_and_bring_what_they_need() -> None:
     chosen = run.parse_args(["--scenarios", "resync_no_change,lineage_no_change"]).scenarios
 
     assert every == set(run.report.DEFAULT_SCENARIOS)
-    assert chosen == {"first_sync", "resync_no_change", "lineage_first", "lineage_no_change"}
+    # The project's no-change reruns run on the readers world, after its first sync and lineage first run;
+    # the baseline's on its main world, after its own first sync and lineage first run
+    assert chosen == {
+        "first_sync",
+        "resync_no_change",
+        "lineage_first",
+        "lineage_no_change",
+        "first_sync_readers",
+        "lineage_first_consumers",
+    }
     with pytest.raises(SystemExit):
         run.parse_args(["--scenarios", "first_sync,warp_speed"])
+
+
+def test_the_readers_world_alone_needs_no_main_first_sync_without_the_baseline() -> None:
+    # Given the project alone (no baseline to compare the no-change reruns with)
+    alone = run.parse_args(["--skip-baseline", "--scenarios", "resync_no_change,lineage_no_change"]).scenarios
+    consumers = run.parse_args(["--skip-baseline", "--scenarios", "lineage_first_consumers"]).scenarios
+
+    # Then only the readers world runs: its first sync, then what was asked and what it follows
+    assert alone == {"first_sync_readers", "resync_no_change", "lineage_first_consumers", "lineage_no_change"}
+    assert consumers == {"first_sync_readers", "lineage_first_consumers"}
+    assert set(run.report.READERS_SCENARIOS) <= set(run.report.DEFAULT_SCENARIOS)
