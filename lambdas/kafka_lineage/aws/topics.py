@@ -5,8 +5,9 @@
 - DescribeTopic answers `Configs`, base64 of the topic's configs (model/cluster_topics.py reads them).
 - A source with a `roleArn` is read under its role (aws.sessions), in its account.
 - MSK publishes no request rate for these reads: each account's calls go through a fixed limiter of
-  `TOPIC_RPS` (our reading, the pace the delivery and connector reads keep, doubled because a `verify` run
-  describes every mirrored topic), over the one call layer (aws.calls).
+  `TOPIC_RPS` (our reading: 20, the rate AWS documents for the DataZone writes a first sync makes beside
+  them, so describing each created topic never sets a first sync's pace; a throttled call is retried with
+  backoff by the one call layer, aws.calls).
 - The API reference says the answers reflect data that updates about every minute: a topic created or
   changed just now may show up on a later run.
 """
@@ -25,7 +26,7 @@ from kafka_lineage.model.cluster_topics import ListedTopic, TopicConfigs, parse_
 if TYPE_CHECKING:
     from mypy_boto3_kafka import KafkaClient
 
-TOPIC_RPS = 10.0
+TOPIC_RPS = 20.0
 PAGE_SIZE = 100  # ListTopics' MaxResults maximum (botocore kafka model: 1-100)
 OPERATIONS = ("ListTopics", "DescribeTopic")
 
