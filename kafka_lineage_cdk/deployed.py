@@ -20,12 +20,14 @@ from .outcome import Outcome
 OUTPUTS = (
     "SchemaSyncFunctionName",
     "LineageFunctionName",
+    "SubscriptionGrantsFunctionName",
     "SchemaSyncRoleArn",
     "LineageRoleArn",
     "FailureQueueUrl",
     "AssetTypeName",
     "AssetTypeRevision",
 )
+GRANTS_OUTPUT = "SubscriptionGrantsFunctionName"
 _OUTPUT_KEY = re.compile(rf"(?P<prefix>[A-Za-z0-9]*?)(?P<name>{'|'.join(OUTPUTS)})(?:[0-9A-F]{{8}})?")
 # An invocation waits for the function to finish: up to Lambda's 15 minutes, plus the round trip. One attempt
 # only: a retried Invoke would run the function again.
@@ -43,6 +45,14 @@ class Deployment:
     outputs: Mapping[str, str]  # by their name in OUTPUTS
 
     def function(self, which: str) -> str:
+        if which == "subscription-grants":
+            name = self.outputs.get(GRANTS_OUTPUT)
+            if not name:
+                raise NotDeployed(
+                    f"stack {self.stack_name} has no subscription-grants function (output {GRANTS_OUTPUT}): "
+                    "it is deployed when cdk.json sets `access` (docs/access.md)"
+                )
+            return name
         return self.outputs["SchemaSyncFunctionName" if which == "schema-sync" else "LineageFunctionName"]
 
 
