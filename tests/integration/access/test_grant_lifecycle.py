@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from local import access_world
 from tests.fixtures import load_event
 from tests.integration.access.conftest import (
@@ -133,8 +135,10 @@ def test_access_two_projects_give_one_role_stays_until_both_are_revoked(access: 
     assert not may(role, "kafka-cluster:Connect", CLUSTER.arn)
 
 
-def test_a_redelivered_event_writes_nothing(access: AccessWorld):
-    # Given a grant fulfilled from its event
+@pytest.mark.parametrize("repeat_accepted", [True, False], ids=["repeat-accepted", "repeat-refused"])
+def test_a_redelivered_event_writes_nothing(access: AccessWorld, repeat_accepted: bool):
+    # Given a grant fulfilled from its event, under either reading of a repeated status report
+    access.aws.set_readings(grant_status_repeat_accepted=repeat_accepted)
     role = access.role("orders-reader")
     access.subscribe(access.consumer([role]), ORDERS)
     [event] = access.requested.drain()
