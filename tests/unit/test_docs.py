@@ -166,7 +166,7 @@ def test_every_event_the_docs_show_is_a_fixture_the_functions_accept():
             grants = parse_grant_request(event)
             assert grants.events, name
             assert not grants.malformed, f"{name}: {grants.malformed}"
-            parsers = []
+            parsers: list[typing.Callable[[Any], Any]] = []
         else:
             parsers = (
                 [parse_sync_event]
