@@ -91,7 +91,9 @@ def test_a_consumer_in_another_account_gets_its_role_and_a_merged_cluster_policy
     access_world.revoke(subscription)
     access.deliver()
     assert access.status(subscription) == "REVOKED"
-    assert access.aws.cluster_policies.policy_of(CLUSTER.arn)["Statement"] == [OTHER_TEAM, LATE_TEAM]
+    after = access.aws.cluster_policies.policy_of(CLUSTER.arn)
+    assert after is not None
+    assert after["Statement"] == [OTHER_TEAM, LATE_TEAM]
     assert not may(role, "kafka-cluster:ReadData", CLUSTER.topic(ORDERS))
 
 

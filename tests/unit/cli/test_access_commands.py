@@ -329,7 +329,7 @@ def _invoke(aws: Aws, payload: dict[str, Any], answer: Any, function_error: str 
     aws.answer("lambda", "invoke", response, expected)
 
 
-RESULT = {
+RESULT: dict[str, Any] = {
     "trigger": "reconcile",
     "dryRun": True,
     "granted": [],
