@@ -495,3 +495,6 @@ def local_demo(ctx: click.Context, log_file: Path | None) -> None:
         _err.print(f"[red]kafka-lineage: {error}[/]")
         ctx.exit(BAD_INPUT)
     ctx.exit(OK if code == 0 else FAILED)
+
+
+from . import access_cli  # noqa: E402,F401  (registers `access` and `grants` on main)

@@ -1,9 +1,9 @@
 """What one function invocation came to, and the command line's exit code for it.
 
-Both functions return their result, or raise after finishing every item when any item failed, with the
+The functions return their result, or raise after finishing every item when any item failed, with the
 same result as the error's message (schema_sync.handler.SyncFailed, lineage_emission.handler.
-LineageEmissionFailed). A payload they do not accept raises InvalidRequest. So an invocation ends in one of
-four ways, each with its own exit code (docs/cli.md).
+LineageEmissionFailed, subscription_grants.handler.GrantsFailed). A payload they do not accept raises
+InvalidRequest. So an invocation ends in one of four ways, each with its own exit code (docs/cli.md).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ BAD_INPUT = 2  # the command line or the payload was refused (click's usage erro
 FAILED = 3  # the run did not happen or did not finish: the stack or function is missing, AWS refused, ...
 
 # The errors raised after a finished run (their message is the result) and the one for a refused payload.
-FINISHED_WITH_FAILURES = frozenset({"SyncFailed", "LineageEmissionFailed"})
+FINISHED_WITH_FAILURES = frozenset({"SyncFailed", "LineageEmissionFailed", "GrantsFailed"})
 REFUSED_PAYLOAD = frozenset({"InvalidRequest"})
 
 

@@ -13,6 +13,10 @@ like the others (MSK lists Kafka's internal topics too).
 - DescribeTopic answers `Configs` base64-encoded, as `key=value` lines (the MSK developer guide) or, under
   the reading `topic_configs_encoding="json"`, as a JSON object; a topic not on the cluster is
   NotFoundException.
+- DescribeClusterV2 answers a registered cluster's `ClusterInfo` (name, ARN, `ClusterType`, ACTIVE), so a
+  caller can tell MSK Serverless (which has no cluster policy) from a provisioned cluster; a cluster is
+  PROVISIONED unless registered with `set_cluster_type(arn, "SERVERLESS")`. moto's own clusters are answered
+  by moto.
 - Topic ARNs follow the IAM guide: `arn:aws:kafka:<r>:<a>:topic/<cluster name>/<cluster uuid>/<topic>`.
 """
 
@@ -66,6 +70,7 @@ class KafkaBrokers:
     def __init__(self, readings: Callable[[], Readings] | None = None) -> None:
         self._clusters: dict[str, dict[str, str]] = {}
         self._topics: dict[str, dict[str, _Topic]] = {}  # cluster ARN -> topics by name
+        self._types: dict[str, str] = {}  # cluster ARN -> ClusterType, when not PROVISIONED
         self._readings = readings or Readings
         self._lock = threading.Lock()
 
@@ -88,10 +93,18 @@ class KafkaBrokers:
         with self._lock:
             self._clusters[cluster_arn] = given
 
+    def set_cluster_type(self, cluster_arn: str, cluster_type: str) -> None:
+        """A registered cluster's ClusterType (botocore kafka ClusterType: PROVISIONED or SERVERLESS)."""
+        if cluster_type not in ("PROVISIONED", "SERVERLESS"):
+            raise ValueError(f"ClusterType is PROVISIONED or SERVERLESS, not {cluster_type!r}")
+        with self._lock:
+            self._types[cluster_arn] = cluster_type
+
     def reset(self) -> None:
         with self._lock:
             self._clusters.clear()
             self._topics.clear()
+            self._types.clear()
 
     # -- topics (the test hooks)
     def create_topic(
@@ -150,6 +163,8 @@ class KafkaBrokers:
             return self._list_topics(params, account)
         if operation == "DescribeTopic":
             return self._describe_topic(params, account)
+        if operation == "DescribeClusterV2":
+            return self._describe_cluster(params, account)
         if operation != "GetBootstrapBrokers":
             raise NotImplementedError(operation)
         arn = params["ClusterArn"]
@@ -160,6 +175,21 @@ class KafkaBrokers:
         if found is None:
             raise ServiceError("NotFoundException", f"The specified cluster was not found: {arn}", 404)
         return dict(found)
+
+    def _describe_cluster(self, params: dict[str, Any], account: str | None) -> dict[str, Any]:
+        arn = str(params["ClusterArn"])
+        if not self.knows(arn, account):
+            raise ServiceError("NotFoundException", f"The specified cluster was not found: {arn}", 404)
+        with self._lock:
+            cluster_type = self._types.get(arn, "PROVISIONED")
+        return {
+            "ClusterInfo": {
+                "ClusterArn": arn,
+                "ClusterName": arn.split(":cluster/", 1)[1].split("/", 1)[0],
+                "ClusterType": cluster_type,
+                "State": "ACTIVE",
+            }
+        }
 
     def _cluster_topics(self, arn: str, account: str | None) -> dict[str, _Topic]:
         known = self.knows(arn, account)

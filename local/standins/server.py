@@ -329,6 +329,12 @@ class FrontDoor:
             return lambda params: glue.handle(name, params, route.region)
         if route.service == "kafka" and (name == "GetBootstrapBrokers" or name in TOPIC_OPERATIONS):
             return lambda params: s.kafka.handle(name, params, account)
+        if (
+            route.service == "kafka"
+            and name == "DescribeClusterV2"
+            and s.kafka.knows(str(params.get("ClusterArn", "")), account)
+        ):
+            return lambda params: s.kafka.handle(name, params, account)  # moto answers its own clusters
         if route.service == "kafka" and name in ClusterPolicies.OPERATIONS:
             return lambda params: s.cluster_policies.handle(name, params, account)
         if route.service == "kafka" and name in KafkaChannels.OPERATIONS:

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, Field
 
+from kafka_lineage.grants.requests import parse_request as parse_grant_request
 from kafka_lineage.lineage.requests import parse_emit_event
 from kafka_lineage.sync.requests import parse_sync_event
 
@@ -160,9 +161,18 @@ def test_every_event_the_docs_show_is_a_fixture_the_functions_accept():
         if name.startswith("drift_detail"):
             # ... or, for the bare drift detail, schema-sync accepts the event around it
             event = {**json.loads((EVENTS / "schema_drift_detected.json").read_text()), "detail": event}
-        parsers = (
-            [parse_sync_event] if name.startswith(("glue_", "schema_drift", "drift_")) else [parse_emit_event]
-        )
+        if name.startswith("access/"):
+            # ... a grant event, which subscription-grants reads as one (its parser never raises)
+            grants = parse_grant_request(event)
+            assert grants.events, name
+            assert not grants.malformed, f"{name}: {grants.malformed}"
+            parsers: list[typing.Callable[[Any], Any]] = []
+        else:
+            parsers = (
+                [parse_sync_event]
+                if name.startswith(("glue_", "schema_drift", "drift_"))
+                else [parse_emit_event]
+            )
         for parse in parsers:
             parse(event)
         # ... and some test besides this one reads it
