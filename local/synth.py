@@ -113,13 +113,29 @@ def source_account_roles(
 ) -> dict[str, AssumableRole]:
     """The roles of a source-account stack (stacks/source_stack.py) deployed into `account`, synthesized in
     the same app as the deployment, from its `kafkaLineageSource` context (canonical JSON text)."""
+    return _other_account_roles(deployment, "kafkaLineageSource", source_context, region, account)
+
+
+def consumer_account_roles(
+    deployment: Deployment, consumer_context: str, region: str, account: str
+) -> dict[str, AssumableRole]:
+    """The role of a consumer-account stack (stacks/consumer_stack.py, `KafkaLineageConsumer`) deployed into
+    `account`, from its `kafkaLineageConsumer` context (canonical JSON text): the role subscription-grants
+    assumes there, with its synthesized trust and grants."""
+    return _other_account_roles(deployment, "kafkaLineageConsumer", consumer_context, region, account)
+
+
+def _other_account_roles(
+    deployment: Deployment, key: str, text: str, region: str, account: str
+) -> dict[str, AssumableRole]:
     import aws_cdk as cdk
 
     from stacks.app import build_app
 
-    settings = json.loads(source_context)
-    name = str(settings.get("stackName") or "KafkaLineageSource")
-    context = {**deployment.context(), "kafkaLineageSource": settings}
+    settings = json.loads(text)
+    default = {"kafkaLineageSource": "KafkaLineageSource", "kafkaLineageConsumer": "KafkaLineageConsumer"}
+    name = str(settings.get("stackName") or default[key])
+    context = {**deployment.context(), key: settings}
     with _LOCK, tempfile.TemporaryDirectory(prefix="cdk.out-") as outdir:
         app = cdk.App(context=context, outdir=outdir, builtin_cloud_formation_validation=False)
         build_app(app)

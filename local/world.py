@@ -293,5 +293,9 @@ class BusCatcher:
             if not messages:
                 return caught
             for message in messages:
-                caught.append(json.loads(message["Body"]))
+                event = json.loads(message["Body"])
+                # moto's SQS target leaves the envelope's `account` out; EventBridge always sends it (the
+                # envelope every function's request reader checks), and here it is the world's account.
+                event.setdefault("account", ACCOUNT)
+                caught.append(event)
                 self.sqs.delete_message(QueueUrl=self.queue_url, ReceiptHandle=message["ReceiptHandle"])

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 
 from local import access_world, world
+from local.synth import consumer_account_roles, deployment_roles
 from tests.integration.access.conftest import CLUSTER, CUSTOMERS, ORDERS, AccessWorld, may, reads
 
 CONSUMER_ACCOUNT = "444455556666"
@@ -46,6 +47,21 @@ def consumer_account(access: AccessWorld) -> str:
         ],
     }
     iam.create_role(RoleName=ACCOUNT_ROLE, AssumeRolePolicyDocument=json.dumps(trust))
+    # The consumer account deploys KafkaLineageConsumer: its role, as synthesized, trusting the governance
+    # stack's subscription-grants role as deployed for the current ACCESS (its grants and trust are what the
+    # stand-ins' IAM mode evaluates when the function assumes it and writes there).
+    deployment = world.deployment_for(access.aws, "subscription-grants", {})
+    grants_role = deployment_roles(deployment, access.aws.region, access.aws.account)["subscription-grants"]
+    context = {
+        "trustedRoleArn": grants_role.arn,
+        "externalId": EXTERNAL_ID,
+        "consumerRoles": [f"arn:aws:iam::{CONSUMER_ACCOUNT}:role/analytics/*"],
+        "roleName": ACCOUNT_ROLE,
+    }
+    text = json.dumps(context, sort_keys=True)
+    access.aws.iam.add_assumable(
+        consumer_account_roles(deployment, text, access.aws.region, CONSUMER_ACCOUNT)
+    )
     return access_world.consumer_role("partner-reader", path="/analytics/", iam=iam)
 
 
