@@ -88,15 +88,7 @@ def test_form_types_are_created_once_from_the_smithy_files(datazone: Any, local_
     first = create_form_types(datazone, DOMAIN, PROJECT, SMITHY)
     second = create_form_types(datazone, DOMAIN, PROJECT, SMITHY)
     # Then one form type per file, created once, the same revisions reported both times
-    assert (
-        first
-        == second
-        == {
-            "KafkaSchemaFormType": "1",
-            "MskSourceReferenceFormType": "1",
-            "KafkaSchemaDriftFormType": "1",
-        }
-    )
+    assert first == second == {path.stem: "1" for path in SMITHY.glob("*.smithy")}
     assert writes(local_aws) == {"datazone:CreateFormType": len(list(SMITHY.glob("*.smithy")))}
     model = datazone.get_form_type(domainIdentifier=DOMAIN, formTypeIdentifier="KafkaSchemaFormType")["model"]
     assert model["smithy"] == (SMITHY / "KafkaSchemaFormType.smithy").read_text()
@@ -145,9 +137,8 @@ def test_a_changed_form_type_makes_a_new_asset_type_revision(datazone: Any, tmp_
     with_msk_region_member(smithy)
     revisions = create_form_types(datazone, DOMAIN, PROJECT, smithy)
     assert revisions == {
-        "KafkaSchemaFormType": "1",
+        **{path.stem: "1" for path in SMITHY.glob("*.smithy")},
         "MskSourceReferenceFormType": "2",
-        "KafkaSchemaDriftFormType": "1",
     }
     # When the asset type is provisioned with the new revisions
     second = provision_asset_type(datazone, DOMAIN, PROJECT, SPEC, revisions)
