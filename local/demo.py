@@ -28,7 +28,7 @@ from typing import Any
 import boto3
 
 from kafka_lineage_cdk.local_runs import route_function_logs
-from local import lineage_view, world
+from local import access_world, lineage_view, world
 from local.standins import LocalAws
 
 OUT = world.REPO / "out" / "demo"
@@ -292,6 +292,13 @@ def _drift(aws: LocalAws) -> None:
         native.add_node(node, type_name, name, now)
         native.add_edge(upstream, node, now)
         upstream = node
+    # The churn team's project subscribes to the topic's asset in the catalog, and its owner approves:
+    # the drift names that project as one to call.
+    churn = access_world.add_consumer(
+        aws.datazone, "prjchurnteam01", [access_world.consumer_role("churn-reader", path="/analytics/")]
+    )
+    access_world.subscribe(aws.datazone, churn, topic)
+    print(f"DataZone: project {churn.project_id} subscribed to {topic}; the owner approved")
     world.register("cdc", world.inventory_without("customers", "email"))
     say(f"6. Debezium registered v3 of {topic} without `email`: schema drift")
     sync(aws)
@@ -333,6 +340,7 @@ def _drift(aws: LocalAws) -> None:
                 "to_version",
                 "impacted_tables",
                 "consumer_groups",
+                "subscriber_projects",
                 "summary",
             )
             print(f"Catalog asset {topic}, KafkaSchemaDriftFormType:")
