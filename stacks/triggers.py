@@ -10,8 +10,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from kafka_lineage.grants.requests import GRANT_REQUESTED, REVOKE_REQUESTED
-
 # lineage-emission's drift announcement: the names the function itself puts, not restated here.
 from kafka_lineage.model.events import (
     CLOUDTRAIL_DETAIL_TYPE,
@@ -20,6 +18,8 @@ from kafka_lineage.model.events import (
     GLUE_EVENT_NAMES,
     GLUE_EVENT_SOURCE,
     GLUE_SOURCE,
+    GRANT_REQUESTED,
+    REVOKE_REQUESTED,
     TopicAssetChanged,
 )
 

@@ -28,11 +28,9 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
 from kafka_lineage.access.model import DATAZONE_ID
+from kafka_lineage.model.events import DATAZONE_SOURCE, GRANT_REQUESTED, REVOKE_REQUESTED
 from kafka_lineage.model.requests import SCHEDULED_EVENT, InvalidRequest, Request, Shape, read_request
 
-GRANT_REQUESTED = "Subscription Grant Requested"
-REVOKE_REQUESTED = "Subscription Grant Revoke Requested"
-DATAZONE = "aws.datazone"
 _RESUME = (
     "the function's own follow-up of a reconciling run carries it: {} or a Scheduled Event, never a grant "
     "event"
@@ -60,10 +58,10 @@ _EVERY = frozenset({"dryRun", "resumeAfter"})
 RECONCILE = Shape("{}", _EVERY)
 SCHEDULE = Shape("a Scheduled Event", _EVERY, detail_type=SCHEDULED_EVENT)
 REQUESTED = Shape(
-    f"a {GRANT_REQUESTED} event", frozenset({"dryRun"}), detail_type=GRANT_REQUESTED, source=DATAZONE
+    f"a {GRANT_REQUESTED} event", frozenset({"dryRun"}), detail_type=GRANT_REQUESTED, source=DATAZONE_SOURCE
 )
 REVOKE = Shape(
-    f"a {REVOKE_REQUESTED} event", frozenset({"dryRun"}), detail_type=REVOKE_REQUESTED, source=DATAZONE
+    f"a {REVOKE_REQUESTED} event", frozenset({"dryRun"}), detail_type=REVOKE_REQUESTED, source=DATAZONE_SOURCE
 )
 SQS = Shape("an SQS event", frozenset({"dryRun"}), keys=frozenset({"Records"}))
 SHAPES = (RECONCILE, SCHEDULE, REQUESTED, REVOKE, SQS)

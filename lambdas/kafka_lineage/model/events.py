@@ -12,6 +12,10 @@ from kafka_lineage.model.names import GlueName, SourceKey
 # Glue Schema Registry calls as CloudTrail reports them through EventBridge; schema-sync reacts to these.
 GLUE_SOURCE = "aws.glue"
 CLOUDTRAIL_DETAIL_TYPE = "AWS API Call via CloudTrail"
+# DataZone's subscription grant events (subscription-grants; the stack's rule routes them).
+DATAZONE_SOURCE = "aws.datazone"
+GRANT_REQUESTED = "Subscription Grant Requested"
+REVOKE_REQUESTED = "Subscription Grant Revoke Requested"
 GLUE_EVENT_SOURCE = "glue.amazonaws.com"
 GLUE_EVENT_NAMES = (
     "CreateSchema",
