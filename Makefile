@@ -75,7 +75,8 @@ infrastructure: venv
 # The wheel as a user gets it: `python -m build` (the sdist, and the wheel built from it), installed into a
 # fresh virtual environment of its own (no checkout on its path: neither PYTHONPATH nor the repository's
 # venv), which synthesizes the existing-app example from a temporary directory, cdk-nag included, and the
-# `kafka-lineage` script answers. The Lambda layer comes from the checkout's cache (build/), as a user's
+# `kafka-lineage` script and each of its commands answer (`--help`), and every module of the command line
+# imports there (local_runs aside: `local` needs a checkout). The Lambda layer comes from the checkout's cache (build/), as a user's
 # comes from theirs. pip fetches the build backend (hatchling) and the wheel's dependencies from the
 # package index or its cache. The new venv has its own pip: the stack bundles the functions' layer with the
 # Python that synthesizes it (a fresh clone has no cached layer yet). `twine check --strict` first reads both
@@ -94,7 +95,11 @@ wheel: venv
 	cd "$$app" && env -u PYTHONPATH JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION=20 CDK_OUTDIR="$$app/cdk.out" KAFKA_LINEAGE_BUILD_DIR="$(CURDIR)/build" \
 		"$(CURDIR)/$(WHEEL_VENV)/bin/python" app.py; \
 	test -f cdk.out/DataPlatform.template.json; ls cdk.out/asset.*/schema_sync/handler.py >/dev/null; \
-	"$(CURDIR)/$(WHEEL_VENV)/bin/kafka-lineage" --version
+	"$(CURDIR)/$(WHEEL_VENV)/bin/kafka-lineage" --version; \
+	for command in $$("$(CURDIR)/$(WHEEL_VENV)/bin/python" -c 'from kafka_lineage_cdk.cli import main; print(*main.commands)'); do \
+		"$(CURDIR)/$(WHEEL_VENV)/bin/kafka-lineage" $$command --help >/dev/null; done; \
+	"$(CURDIR)/$(WHEEL_VENV)/bin/python" -c 'import importlib, pkgutil, kafka_lineage_cdk as k; \
+		[importlib.import_module(f"kafka_lineage_cdk.{m.name}") for m in pkgutil.iter_modules(k.__path__) if m.name not in ("__main__", "stacks", "lambdas", "smithy", "local_runs")]'
 	@echo "wheel: $$(ls build/dist/*.whl) installs, embeds and synthesizes"
 
 # `cdk deploy` of the repository's app with the cdk.json context (CDK_CONTEXT adds -c options).
