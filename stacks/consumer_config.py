@@ -11,14 +11,14 @@ that may receive grants), `roleName` and `stackName`.
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from kafka_lineage.access.settings import AccessSettings
 from kafka_lineage.config import EXTERNAL_ID, ROLE_ARN, ConfigError
+
+from .source_config import load_context_object
 
 CONSUMER_CONTEXT_KEY = "kafkaLineageConsumer"
 DEFAULT_ROLE_NAME = "KafkaLineageConsumer"
@@ -106,27 +106,4 @@ def as_consumer_config(config: Any) -> ConsumerAccountConfig:
 
 def load_consumer_config(raw: Any) -> ConsumerAccountConfig | None:
     """The consumer stack's settings, or None when the context does not ask for one. Errors name the key."""
-    if raw is None or raw == "":
-        return None
-    if isinstance(raw, str):
-        text = raw
-        if not raw.lstrip().startswith("{"):
-            path = Path(raw)
-            if not path.is_file():
-                raise ConfigError(f"context {CONSUMER_CONTEXT_KEY}: {raw!r} is neither JSON nor a file")
-            text = path.read_text()
-        try:
-            raw = json.loads(text)
-        except json.JSONDecodeError as error:
-            raise ConfigError(f"context {CONSUMER_CONTEXT_KEY} is not valid JSON: {error}") from error
-    if not isinstance(raw, dict):
-        raise ConfigError(f"context {CONSUMER_CONTEXT_KEY} must be an object, not {type(raw).__name__}")
-    values = {key: value for key, value in raw.items() if not str(key).startswith("_")}
-    try:
-        return ConsumerAccountConfig.model_validate(values)
-    except ValidationError as error:
-        problems = "; ".join(
-            f"{CONSUMER_CONTEXT_KEY}.{'.'.join(str(p) for p in item['loc'])}: {item['msg']}"
-            for item in error.errors()
-        )
-        raise ConfigError(f"invalid context: {problems}") from error
+    return load_context_object(raw, CONSUMER_CONTEXT_KEY, ConsumerAccountConfig)

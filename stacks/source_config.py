@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import (
     BaseModel,
@@ -174,6 +174,16 @@ def as_source_config(config: Any) -> SourceAccountConfig:
 def load_source_config(raw: Any) -> SourceAccountConfig | None:
     """The source stack's settings, or None when the context does not ask for one. `raw` is a JSON object,
     its text, or the path of a JSON file. Errors name the context key."""
+    return load_context_object(raw, SOURCE_CONTEXT_KEY, SourceAccountConfig)
+
+
+Model = TypeVar("Model", bound=BaseModel)
+
+
+def load_context_object(raw: Any, key: str, model: type[Model]) -> Model | None:
+    """A `-c <key>=...` context object (a JSON object, its text, or the path of a JSON file) validated by
+    `model`, or None when the context does not ask for one; keys starting with `_` are comments. Errors name
+    the context key and the member at fault."""
     if raw is None or raw == "":
         return None
     if isinstance(raw, str):
@@ -181,20 +191,19 @@ def load_source_config(raw: Any) -> SourceAccountConfig | None:
         if not raw.lstrip().startswith("{"):
             path = Path(raw)
             if not path.is_file():
-                raise ConfigError(f"context {SOURCE_CONTEXT_KEY}: {raw!r} is neither JSON nor a file")
+                raise ConfigError(f"context {key}: {raw!r} is neither JSON nor a file")
             text = path.read_text()
         try:
             raw = json.loads(text)
         except json.JSONDecodeError as error:
-            raise ConfigError(f"context {SOURCE_CONTEXT_KEY} is not valid JSON: {error}") from error
+            raise ConfigError(f"context {key} is not valid JSON: {error}") from error
     if not isinstance(raw, dict):
-        raise ConfigError(f"context {SOURCE_CONTEXT_KEY} must be an object, not {type(raw).__name__}")
-    values = {key: value for key, value in raw.items() if not str(key).startswith("_")}
+        raise ConfigError(f"context {key} must be an object, not {type(raw).__name__}")
+    values = {name: value for name, value in raw.items() if not str(name).startswith("_")}
     try:
-        return SourceAccountConfig.model_validate(values)
+        return model.model_validate(values)
     except ValidationError as error:
         problems = "; ".join(
-            f"{SOURCE_CONTEXT_KEY}.{'.'.join(str(p) for p in item['loc'])}: {item['msg']}"
-            for item in error.errors()
+            f"{key}.{'.'.join(str(p) for p in item['loc'])}: {item['msg']}" for item in error.errors()
         )
         raise ConfigError(f"invalid context: {problems}") from error
