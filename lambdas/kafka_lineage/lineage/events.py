@@ -229,18 +229,14 @@ def build_location(
     """A location edge's START and COMPLETE, degraded only as far as needed to fit `max_bytes` each
     (descriptions, then the topic's schema facet). Its report counts no columns: the location has none that
     lineage knows."""
-    report = LineageReport(matched=0, emitted=0, table_columns=0, row_fields=len(row_fields))
-    plain = Shape(descriptions=False)
-    steps = [(replace(plain, topic_schema="none"), "topic schema facet dropped")]
-    if any(f.description for f in fields):
-        steps.insert(0, (plain, "field descriptions dropped from the schema facets"))
-    bodies, _, notes = _fitted(
+    return _without_output_columns(
         lambda shape: location_bodies(content, fields, shape, run_id, event_time),
-        steps,
+        fields,
+        len(row_fields),
+        (run_id, event_time),
         max_bytes,
         f"the location edge of {content.key.key}",
     )
-    return BuiltRun(run_id, format_time(event_time), bodies, report, tuple(notes))
 
 
 def build_consumer(
@@ -253,17 +249,33 @@ def build_consumer(
 ) -> BuiltRun:
     """A consumer edge's START and COMPLETE, degraded like a location's (descriptions, then the topic's
     schema facet). Its report counts no columns: the run has no output."""
-    report = LineageReport(matched=0, emitted=0, table_columns=0, row_fields=len(row_fields))
+    return _without_output_columns(
+        lambda shape: consumer_bodies(content, fields, shape, run_id, event_time),
+        fields,
+        len(row_fields),
+        (run_id, event_time),
+        max_bytes,
+        f"the consumer edge of {content.key.key} ({content.group})",
+    )
+
+
+def _without_output_columns(
+    bodies_of: Callable[[Shape], Bodies],
+    fields: Sequence[TopicField],
+    row_fields: int,
+    run: tuple[str, datetime],
+    max_bytes: int,
+    what: str,
+) -> BuiltRun:
+    """The run of an edge whose output has no columns lineage knows (a location, or no output at all):
+    degraded as far as needed (descriptions, then the topic's schema facet); its report counts no columns."""
+    run_id, event_time = run
+    report = LineageReport(matched=0, emitted=0, table_columns=0, row_fields=row_fields)
     plain = Shape(descriptions=False)
     steps = [(replace(plain, topic_schema="none"), "topic schema facet dropped")]
     if any(f.description for f in fields):
         steps.insert(0, (plain, "field descriptions dropped from the schema facets"))
-    bodies, _, notes = _fitted(
-        lambda shape: consumer_bodies(content, fields, shape, run_id, event_time),
-        steps,
-        max_bytes,
-        f"the consumer edge of {content.key.key} ({content.group})",
-    )
+    bodies, _, notes = _fitted(bodies_of, steps, max_bytes, what)
     return BuiltRun(run_id, format_time(event_time), bodies, report, tuple(notes))
 
 
