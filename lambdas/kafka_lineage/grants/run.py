@@ -30,7 +30,8 @@ grant, not its roles (they are read from the subscription target), so events cou
 before they are read. The per-role SSM lease (`aws.lease`, `{MAPPING_PATH}/config/lease/
 subscription-grants-<hash of the role ARN>`) covers both: whoever writes a role holds its lease, and reads
 the role (and, when another run wrote it since its listing, the grants) again once it holds it, so no run
-renders a role from a listing older than the last write. A run that cannot get a lease within the wait hands its event on (`deferred: busy`).
+renders a role from a listing older than the last write. A run that cannot get a lease within the wait
+hands its event on (`deferred: busy`).
 """
 
 from __future__ import annotations

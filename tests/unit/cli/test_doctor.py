@@ -560,7 +560,8 @@ def test_a_role_whose_boundary_denies_kafka_fails_naming_the_boundary_and_the_re
     failed = [message for status, message in lines if status == "FAIL"]
     assert len(failed) == 1
     assert bounded in failed[0]
-    assert f"policy/datazone_usr_role_proj.1@x=y-boundary of role {bounded} denies kafka-cluster:" in failed[0]
+    boundary_arn = f"arn:aws:iam::{ACCOUNT}:policy/datazone_usr_role_proj.1@x=y-boundary"
+    assert f"{boundary_arn} of role {bounded} denies kafka-cluster:" in failed[0]
     assert "NoStreamingOrSchemaRegistry" in failed[0]
     assert (
         "warn",
