@@ -16,6 +16,8 @@ import aws_cdk as cdk
 from aws_cdk import aws_events as events
 from constructs import Construct
 
+from kafka_lineage.access.model import Naming
+
 from .access_iam import nag_wildcards, pattern_account, patterns_in, role_statements
 from .config import StackConfig
 from .functions import LineageFunction
@@ -74,6 +76,8 @@ class SubscriptionGrants:
         self.scope, self.config, self.access = scope, config, access
         stack = cdk.Stack.of(scope)
         self.patterns = patterns_in(access.consumer_roles, stack.account)
+        # The policies this stack's function writes (GrantSettings.naming, from the same two settings).
+        self.naming = Naming.for_stack(config.settings.domain_id, config.settings.asset_type_name)
         self.function = LineageFunction(
             scope,
             "SubscriptionGrants",
@@ -117,7 +121,7 @@ class SubscriptionGrants:
         # SAR: DataZone's subscription actions take no resource type, so only "*" grants them; every call
         # names the domain (the function's DATAZONE_DOMAIN_ID).
         fn.allow("DataZoneSubscriptionGrants", DATAZONE_GRANT_ACTIONS, ["*"])
-        for statement in role_statements(self.scope, self.patterns):
+        for statement in role_statements(self.scope, self.patterns, self.naming):
             fn.role.add_to_policy(statement)
         clusters = self.cluster_arns()
         if clusters:
@@ -207,7 +211,7 @@ class SubscriptionGrants:
         )
         found += [
             (f"AwsSolutions-IAM5[Resource::{resource}]", why_roles)
-            for resource in nag_wildcards(self.scope, self.patterns)
+            for resource in nag_wildcards(self.scope, self.patterns, self.naming)
         ]
         found += [
             (

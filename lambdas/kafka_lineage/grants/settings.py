@@ -51,10 +51,12 @@ class GrantSettings:
             access = AccessSettings.from_environment(environ)
         except AccessSettingsError as error:
             access_error = f"the ACCESS setting is malformed, so no grant can be fulfilled: {error}"
+        asset_type_name = environ.get("ASSET_TYPE_NAME") or DEFAULT_ASSET_TYPE_NAME
         return cls(
             domain_id=domain,
             state_root=root,
-            asset_type_name=environ.get("ASSET_TYPE_NAME") or DEFAULT_ASSET_TYPE_NAME,
+            asset_type_name=asset_type_name,
             access=access,
             access_error=access_error,
+            naming=Naming.for_stack(domain, asset_type_name),
         )

@@ -11,9 +11,10 @@ from typing import Any
 import boto3
 from click.testing import CliRunner
 
+from kafka_lineage.access.model import Naming
 from kafka_lineage_cdk import cli
 from kafka_lineage_cdk.outcome import PARTIAL
-from local import access_world
+from local import access_world, world
 from tests.integration.access.conftest import CUSTOMERS, ORDERS, AccessWorld
 
 
@@ -89,7 +90,10 @@ def test_access_shows_what_the_function_granted_and_a_policy_deleted_by_hand(acc
 
     # When the reader's policy is deleted by hand, then the view says IAM no longer lets it read
     iam = boto3.client("iam")
-    iam.delete_role_policy(RoleName="orders-reader", PolicyName="KafkaLineageAccess")
+    iam.delete_role_policy(
+        RoleName="orders-reader",
+        PolicyName=Naming.for_stack(world.DOMAIN_ID, "KafkaTopicAssetType").inline_name,
+    )
     code, view = shown(access)
     assert code == PARTIAL
     assert view["access"][0]["iam"].startswith("no policy allows kafka-cluster:Connect")
