@@ -152,15 +152,16 @@ def test_the_stacks_synthesize_without_the_functions_runtime_dependencies():
     script = (
         "import sys\n"
         f"for name in {blocked!r}: sys.modules[name] = None\n"
-        "import kafka_lineage_cdk\n"
-        "for module in ('app', 'lineage_stack', 'source_stack'): kafka_lineage_cdk.stacks_module(module)\n"
+        "import importlib\n"
+        "for module in ('app', 'lineage_stack', 'source_stack'):\n"
+        "    importlib.import_module(f'stacks.{module}')\n"
     )
-    # When the stacks' modules are imported through the package
+    # When the stacks' modules are imported by their one name
     done = subprocess.run(
         [sys.executable, "-c", script],
         check=False,
         cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        env={**os.environ, "PYTHONPATH": f"{ROOT / 'lambdas'}{os.pathsep}{ROOT}"},
         capture_output=True,
         text=True,
     )

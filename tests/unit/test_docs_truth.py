@@ -17,12 +17,15 @@ import click
 import pytest
 
 from kafka_lineage.config import Source
-from kafka_lineage_cdk.cli import main
+from kafka_lineage_cdk.cli import main as installed
+from local.cli import main as local
 from stacks import source_config
 from stacks.source_config import SourceAccountConfig
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
+# docs/cli.md shows both: the installed kafka-lineage, and the checkout's `python -m local` (as `local`).
+main = click.Group(commands={**installed.commands, "local": local})
 
 
 def _commands(
