@@ -106,7 +106,7 @@ def _seed(aws: Any) -> None:
 
 
 def _tables() -> None:
-    """The lakehouse's Iceberg tables the demo's table rule maps the topics to (local.lineage_view.demo_tables)."""
+    """The lakehouse's Iceberg tables the demo's table rule maps the topics to (lineage_view.demo_tables)."""
     import boto3
 
     from local.lineage_view import demo_tables
