@@ -33,11 +33,12 @@ EXAMPLES = ROOT / "examples"
 
 
 def _run_example(name: str, outdir: Path) -> dict[str, Any]:
-    """`cdk synth` of an example: its app in a process of its own, the repository as its only import path
-    (the package puts the functions' code on it), the layer not bundled (IAM and nag need the template)."""
+    """`cdk synth` of an example: its app in a process of its own, the checkout's two import roots (lambdas/
+    and the repository, the wheel's top-level packages) as its only path, the layer not bundled (IAM and nag
+    need the template)."""
     environment = {
         **os.environ,
-        "PYTHONPATH": str(ROOT),
+        "PYTHONPATH": f"{ROOT / 'lambdas'}{os.pathsep}{ROOT}",
         "CDK_OUTDIR": str(outdir),
         "CDK_CONTEXT_JSON": json.dumps({"aws:cdk:bundling-stacks": []}),
     }
