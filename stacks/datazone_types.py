@@ -16,10 +16,8 @@ from aws_cdk import aws_logs as logs
 from aws_cdk import custom_resources as cr
 from constructs import Construct
 
-from .bundling import ARCHITECTURE, RUNTIME, function_code
+from .bundling import ARCHITECTURE, RUNTIME, SMITHY_DIR, function_code
 
-ROOT = Path(__file__).resolve().parent.parent
-SMITHY_DIR = ROOT / "smithy"
 ASSET_TYPE_FILE = SMITHY_DIR / "KafkaTopicAssetType.json"
 MANAGED_FORM_PREFIX = "amazon.datazone."
 # botocore datazone FormName / FormTypeName / Smithy shapes.
