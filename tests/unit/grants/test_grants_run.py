@@ -408,3 +408,25 @@ def test_a_grant_that_lists_no_asset_yet_is_left_to_the_schedule() -> None:
     assert "reconciling run" in result.ignored.items[0]["reason"]
     assert world.iam_writes() == 0
     assert world.datazone.updates == []
+
+
+def test_datazone_refusing_the_functions_reads_fails_the_grant_with_its_cause_and_writes_nothing() -> None:
+    from kafka_lineage.model.failures import AccessDenied
+
+    # Given DataZone refusing the function's reads (the pessimistic reading of its authorization: IAM alone
+    # not enough, as for a caller that is no member of any project)
+    world = FakeWorld()
+    world.datazone.add_grant(1, TOPIC)
+    world.iam.add_role(ROLE)
+    world.datazone.refuse_reads = AccessDenied(
+        "GetSubscriptionGrant", "AccessDeniedException", "User is not permitted to perform operation"
+    )
+    # When the grant's event arrives
+    result = run(world, event("subscription_grant_requested.json")).to_dict()
+    # Then the event is a failure naming DataZone's answer, not retried as transient, and nothing is written
+    [failure] = result["failed"]
+    assert failure["grantId"] == "grant0001"
+    assert "AccessDeniedException" in failure["cause"]
+    assert "errors" not in result
+    assert world.iam_writes() == 0
+    assert world.datazone.updates == []
