@@ -99,13 +99,11 @@ def local_lineage(
     dry_run: bool,
     allow_mass_delete: bool,
     event: str | None,
-    revoke: tuple[str, ...],
-    log_file: Path | None,
-    as_json: bool,
+    **local: Any,
 ) -> None:
     """lineage-emission on the stand-ins' world, after a schema-sync there."""
     payload = cli._lineage_payload(topics, force, dry_run, allow_mass_delete, event)
-    _run_local(ctx, "lineage-emission", payload, revoke, log_file, as_json)
+    _run_local(ctx, "lineage-emission", payload, **local)
 
 
 @main.command("demo")
