@@ -19,9 +19,9 @@ from kafka_lineage.config import (
     ConfigError,
 )
 from kafka_lineage.model.names import GLUE_REGISTRY_NAME
+from kafka_lineage.model.table_mapping import TableMapping
 from stacks.config import (
     CONTEXT_KEY,
-    TableMapping,
     environment_size,
     load_config,
     table_mapping_parameter_name,
@@ -114,7 +114,7 @@ def test_invalid_context_fails_naming_the_key(raw: Any, named: str):
 
 
 def test_keys_starting_with_an_underscore_are_comments():
-    assert load_config(settings_with(_note="anything")).settings.state_root == "/kafka-lineage"
+    assert load_config(settings_with(_note="anything")).settings.mapping_path == "/kafka-lineage"
 
 
 def test_off_disables_a_schedule():

@@ -29,9 +29,9 @@ def test_given_settings_when_written_to_an_environment_then_they_read_back_equal
 @pytest.mark.parametrize(
     ("override", "named"),
     [
-        ({"DATAZONE_DOMAIN_ID": ""}, "DATAZONE_DOMAIN_ID"),
-        ({"DATAZONE_DOMAIN_ID": "domain-1"}, "DATAZONE_DOMAIN_ID"),
-        ({"DATAZONE_PROJECT_ID": "bad project"}, "DATAZONE_PROJECT_ID"),
+        ({"DOMAIN_ID": ""}, "DOMAIN_ID"),
+        ({"DOMAIN_ID": "domain-1"}, "DOMAIN_ID"),
+        ({"PROJECT_ID": "bad project"}, "PROJECT_ID"),
         ({"MAPPING_PATH": "kafka-lineage"}, "MAPPING_PATH"),
         ({"MAPPING_PATH": "/ssm-mappings"}, "MAPPING_PATH"),
         ({"MAPPING_PATH": "/" + "a" * 1000}, "MAPPING_PATH"),

@@ -9,7 +9,13 @@ from dataclasses import dataclass, field
 
 from kafka_lineage.access.model import Naming
 from kafka_lineage.access.settings import AccessSettings, AccessSettingsError
-from kafka_lineage.config import DEFAULT_ASSET_TYPE_NAME, DOMAIN_ID, ConfigError
+from kafka_lineage.config import (
+    DEFAULT_ASSET_TYPE_NAME,
+    DEFAULT_MAPPING_PATH,
+    DOMAIN_ID,
+    ConfigError,
+    variable,
+)
 from kafka_lineage.model.ssm_names import validate_ssm_path
 
 # No new group of roles starts this many seconds before the invocation's deadline.
@@ -23,7 +29,7 @@ STUCK_SECONDS = 3600.0
 @dataclass(frozen=True)
 class GrantSettings:
     domain_id: str
-    state_root: str
+    mapping_path: str
     asset_type_name: str = DEFAULT_ASSET_TYPE_NAME
     access: AccessSettings = field(default_factory=AccessSettings)
     access_error: str | None = None
@@ -33,19 +39,20 @@ class GrantSettings:
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str]) -> GrantSettings:
-        missing = [name for name in ("DATAZONE_DOMAIN_ID", "MAPPING_PATH") if not environ.get(name)]
-        if missing:
-            raise ConfigError(f"missing required setting(s): {', '.join(missing)}")
-        domain = environ["DATAZONE_DOMAIN_ID"]
+        """The settings' variables it is given (named as `Settings` names them), and `ACCESS`."""
+        domain_variable, path_variable = variable("domain_id"), variable("mapping_path")
+        if not environ.get(domain_variable):
+            raise ConfigError(f"missing required setting(s): {domain_variable}")
+        domain = environ[domain_variable]
         if not DOMAIN_ID.fullmatch(domain):
             raise ConfigError(
-                f"invalid settings: DATAZONE_DOMAIN_ID: {domain!r} does not match {DOMAIN_ID.pattern}"
+                f"invalid settings: {domain_variable}: {domain!r} does not match {DOMAIN_ID.pattern}"
             )
-        root = environ["MAPPING_PATH"]
+        root = environ.get(path_variable) or DEFAULT_MAPPING_PATH
         try:
             root = validate_ssm_path(root.rstrip("/") or root)
         except ValueError as error:
-            raise ConfigError(f"invalid settings: MAPPING_PATH: {error}") from error
+            raise ConfigError(f"invalid settings: {path_variable}: {error}") from error
         access, access_error = AccessSettings(), None
         try:
             access = AccessSettings.from_environment(environ)
@@ -53,8 +60,8 @@ class GrantSettings:
             access_error = f"the ACCESS setting is malformed, so no grant can be fulfilled: {error}"
         return cls(
             domain_id=domain,
-            state_root=root,
-            asset_type_name=environ.get("ASSET_TYPE_NAME") or DEFAULT_ASSET_TYPE_NAME,
+            mapping_path=root,
+            asset_type_name=environ.get(variable("asset_type_name")) or DEFAULT_ASSET_TYPE_NAME,
             access=access,
             access_error=access_error,
         )
