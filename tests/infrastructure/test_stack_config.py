@@ -117,6 +117,18 @@ def test_keys_starting_with_an_underscore_are_comments():
     assert load_config(settings_with(_note="anything")).settings.mapping_path == "/kafka-lineage"
 
 
+def test_the_deprecated_state_root_key_is_accepted_with_a_warning_naming_its_replacement():
+    # Given the snake_case spelling the context model accepted before mappingPath was the one name
+    raw = settings_with(state_root="/lineage-state")
+    del raw["mappingPath"]
+    # When the context is loaded, then it is the mapping path, and synth warns naming both keys
+    config = load_config(raw)
+    assert config.settings.mapping_path == "/lineage-state"
+    assert [w for w in config.warnings if "kafkaLineage.state_root is deprecated: write mappingPath" in w]
+    # and the current key gives no such warning
+    assert not [w for w in load_config(settings_with()).warnings if "deprecated" in w]
+
+
 def test_off_disables_a_schedule():
     config = load_config(settings_with(schedules={"verify": "off", "sync": "rate(1 hour)"}))
     assert config.deployment.schedules.verify is None
