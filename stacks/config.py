@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -245,7 +245,7 @@ def load_config(raw: Any, extra_environment: Mapping[str, str] | None = None) ->
         raise ConfigError(_describe(error)) from error
     config = config_from_context(deployment, extra_environment)
     deprecated = tuple(key for key in values if key in DEPRECATED_KEYS)
-    return StackConfig(**{**vars(config), "deprecated_keys": deprecated}) if deprecated else config
+    return replace(config, deprecated_keys=deprecated)
 
 
 def as_stack_config(

@@ -37,7 +37,8 @@ def describe(
     model: type[BaseModel] | None = None,
 ) -> str:
     """Each error as `root.path: message` (`root`, else `where`, when the path is empty), joined by "; ".
-    With the `model` validated, an unknown key is reported with the keys its place knows (a typo shows)."""
+    With the settings `model` validated, an unknown key is an unknown setting, reported with the keys its
+    place knows (a typo shows)."""
     items = error.errors()[:1] if first_only else error.errors()
     rendered = []
     for item in items:
@@ -45,8 +46,8 @@ def describe(
         path = error_path(location, name)
         label = f"{root}.{path}" if root and path else (path or root or where)
         message = item["msg"]
-        if item["type"] == "extra_forbidden":
-            known = known_keys(model, location[:-1]) if model is not None and len(location) > 1 else []
+        if item["type"] == "extra_forbidden" and model is not None:
+            known = known_keys(model, location[:-1]) if len(location) > 1 else []
             message = "unknown setting" + (f" (known: {', '.join(known)})" if known else "")
         rendered.append(f"{label}: {message}")
     return "; ".join(rendered)
