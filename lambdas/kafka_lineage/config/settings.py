@@ -128,7 +128,8 @@ class Settings(BaseModel):
         validation_alias=AliasChoices("mappingPath", *DEPRECATED_KEYS),
         description="The SSM path prefix under which every parameter the stack and the functions read or "
         "write lies (the state root); rejected when too long or too deep for SSM's name limits, or when a "
-        "level starts with `aws` or `ssm`.",
+        "level starts with `aws` or `ssm`. cdk.json's old spelling `state_root` is accepted until the next "
+        "release (deprecated).",
     )
     sources: tuple[Source, ...] = Field(
         description="One entry per mirrored registry; at least one, and a registry at most once per account."
