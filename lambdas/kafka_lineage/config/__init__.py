@@ -26,6 +26,7 @@ from .settings import (
     Settings,
     Tuning,
     environment_variables,
+    read_settings,
     variable,
 )
 from .sources import (
@@ -77,5 +78,6 @@ __all__ = [
     "TableRule",
     "Tuning",
     "environment_variables",
+    "read_settings",
     "variable",
 ]

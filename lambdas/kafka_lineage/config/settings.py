@@ -15,15 +15,17 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
-from typing import Annotated, Any
+from collections.abc import Iterable, Mapping
+from typing import Annotated, Any, TypeVar
 
 from pydantic import (
+    AfterValidator,
     AliasChoices,
     BaseModel,
     ConfigDict,
     Field,
     ValidationError,
+    create_model,
     field_validator,
 )
 from pydantic.alias_generators import to_camel
@@ -55,6 +57,9 @@ DEPRECATED_KEYS = {"state_root": "mappingPath"}
 SETTINGS_MODEL = ConfigDict(extra="forbid", frozen=True, alias_generator=to_camel, populate_by_name=True)
 
 
+Model = TypeVar("Model", bound=BaseModel)
+
+
 class ConfigError(ValueError):
     """A setting is missing or malformed. The message names the setting."""
 
@@ -62,6 +67,25 @@ class ConfigError(ValueError):
 def variable(name: str) -> str:
     """The environment variable of the setting (`Settings` field) `name`."""
     return name.upper()
+
+
+def _domain_id(value: str) -> str:
+    return fullmatch(DOMAIN_ID, value, "domain id")
+
+
+def _project_id(value: str) -> str:
+    return fullmatch(PROJECT_ID, value, "project id")
+
+
+def _mapping_path(value: str) -> str:
+    return validate_ssm_path(value.rstrip("/") or value)
+
+
+# The checks travel with the types, so that a function given a part of the settings (`read_settings`) checks
+# that part as `Settings` does.
+DomainId = Annotated[str, AfterValidator(_domain_id)]
+ProjectId = Annotated[str, AfterValidator(_project_id)]
+MappingPath = Annotated[str, AfterValidator(_mapping_path)]
 
 
 class Tuning(BaseModel):
@@ -118,12 +142,12 @@ class Settings(BaseModel):
 
     model_config = SETTINGS_MODEL
 
-    domain_id: str = Field(description=f"The DataZone domain id, `dzd_...` (`{DOMAIN_ID.pattern}`).")
-    project_id: str = Field(
+    domain_id: DomainId = Field(description=f"The DataZone domain id, `dzd_...` (`{DOMAIN_ID.pattern}`).")
+    project_id: ProjectId = Field(
         description="The DataZone project that owns the form types, the asset type and the assets "
         f"(`{PROJECT_ID.pattern}`)."
     )
-    mapping_path: str = Field(
+    mapping_path: MappingPath = Field(
         default=DEFAULT_MAPPING_PATH,
         validation_alias=AliasChoices("mappingPath", *DEPRECATED_KEYS),
         description="The SSM path prefix under which every parameter the stack and the functions read or "
@@ -162,21 +186,6 @@ class Settings(BaseModel):
         description="Glossary term ids attached to every topic asset (at most 20), for domains whose rules "
         "require terms before publishing.",
     )
-
-    @field_validator("domain_id")
-    @classmethod
-    def _domain(cls, value: str) -> str:
-        return fullmatch(DOMAIN_ID, value, "domain id")
-
-    @field_validator("project_id")
-    @classmethod
-    def _project(cls, value: str) -> str:
-        return fullmatch(PROJECT_ID, value, "project id")
-
-    @field_validator("mapping_path")
-    @classmethod
-    def _mapping_path(cls, value: str) -> str:
-        return validate_ssm_path(value.rstrip("/") or value)
 
     @field_validator("sources")
     @classmethod
@@ -223,20 +232,34 @@ class Settings(BaseModel):
     def from_environment(cls, environ: Mapping[str, str]) -> Settings:
         """Read and validate the settings; raise ConfigError naming the variable at fault. An empty
         variable counts as unset."""
-        fields = cls.model_fields
-        missing = [variable(name) for name, field in fields.items() if field.is_required()]
-        missing = [name for name in missing if not environ.get(name)]
-        if missing:
-            raise ConfigError(f"missing required setting(s): {', '.join(missing)}")
-        raw = {
-            name: _decode(field, variable(name), environ[variable(name)])
-            for name, field in fields.items()
-            if environ.get(variable(name))
-        }
-        try:
-            return cls.model_validate(raw)
-        except ValidationError as error:
-            raise ConfigError(describe_environment_error(error)) from error
+        return _read(cls, environ)
+
+
+def read_settings(environ: Mapping[str, str], names: Iterable[str]) -> dict[str, Any]:
+    """Only the settings `names`, for a function given a part of the environment: read and checked as
+    `Settings` reads and checks them (the same variables, defaults and messages)."""
+    fields = Settings.model_fields
+    definitions: dict[str, Any] = {name: (fields[name].annotation, fields[name]) for name in names}
+    part = create_model("SettingsPart", __config__=SETTINGS_MODEL, **definitions)
+    values = _read(part, environ)
+    return {name: getattr(values, name) for name in part.model_fields}
+
+
+def _read(model: type[Model], environ: Mapping[str, str]) -> Model:
+    fields = model.model_fields
+    missing = [variable(name) for name, field in fields.items() if field.is_required()]
+    missing = [name for name in missing if not environ.get(name)]
+    if missing:
+        raise ConfigError(f"missing required setting(s): {', '.join(missing)}")
+    raw = {
+        name: _decode(field, variable(name), environ[variable(name)])
+        for name, field in fields.items()
+        if environ.get(variable(name))
+    }
+    try:
+        return model.model_validate(raw)
+    except ValidationError as error:
+        raise ConfigError(describe_environment_error(error)) from error
 
 
 def environment_variables() -> dict[str, str]:

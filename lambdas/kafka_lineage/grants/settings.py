@@ -9,14 +9,7 @@ from dataclasses import dataclass, field
 
 from kafka_lineage.access.model import Naming
 from kafka_lineage.access.settings import AccessSettings, AccessSettingsError
-from kafka_lineage.config import (
-    DEFAULT_ASSET_TYPE_NAME,
-    DEFAULT_MAPPING_PATH,
-    DOMAIN_ID,
-    ConfigError,
-    variable,
-)
-from kafka_lineage.model.ssm_names import validate_ssm_path
+from kafka_lineage.config import DEFAULT_ASSET_TYPE_NAME, read_settings
 
 # No new group of roles starts this many seconds before the invocation's deadline.
 DEADLINE_MARGIN_SECONDS = 30.0
@@ -39,29 +32,11 @@ class GrantSettings:
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str]) -> GrantSettings:
-        """The settings' variables it is given (named as `Settings` names them), and `ACCESS`."""
-        domain_variable, path_variable = variable("domain_id"), variable("mapping_path")
-        if not environ.get(domain_variable):
-            raise ConfigError(f"missing required setting(s): {domain_variable}")
-        domain = environ[domain_variable]
-        if not DOMAIN_ID.fullmatch(domain):
-            raise ConfigError(
-                f"invalid settings: {domain_variable}: {domain!r} does not match {DOMAIN_ID.pattern}"
-            )
-        root = environ.get(path_variable) or DEFAULT_MAPPING_PATH
-        try:
-            root = validate_ssm_path(root.rstrip("/") or root)
-        except ValueError as error:
-            raise ConfigError(f"invalid settings: {path_variable}: {error}") from error
+        """The settings' variables it is given, read and checked as `Settings` does, and `ACCESS`."""
+        given = read_settings(environ, ("domain_id", "mapping_path", "asset_type_name"))
         access, access_error = AccessSettings(), None
         try:
             access = AccessSettings.from_environment(environ)
         except AccessSettingsError as error:
             access_error = f"the ACCESS setting is malformed, so no grant can be fulfilled: {error}"
-        return cls(
-            domain_id=domain,
-            mapping_path=root,
-            asset_type_name=environ.get(variable("asset_type_name")) or DEFAULT_ASSET_TYPE_NAME,
-            access=access,
-            access_error=access_error,
-        )
+        return cls(**given, access=access, access_error=access_error)
