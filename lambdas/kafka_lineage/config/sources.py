@@ -84,7 +84,26 @@ class TableRule(BaseModel):
         return self.database.lower(), self.table.format(**groups).lower()
 
 
-class ConnectorFilter(BaseModel):
+def _globs(value: tuple[str, ...], longest: int, what: str) -> tuple[str, ...]:
+    for name in value:
+        if not name or len(name) > longest or name != name.strip():
+            raise ValueError(f"{name!r} is not {what} or glob (1-{longest:,} characters, trimmed)")
+    return value
+
+
+class _NameFilter(BaseModel):
+    """What the filters share: a name passes when `include` is empty or one of its globs matches, and
+    none of `exclude`'s does."""
+
+    include: tuple[str, ...]
+    exclude: tuple[str, ...]
+
+    def admits(self, name: str) -> bool:
+        included = not self.include or any(fnmatch.fnmatchcase(name, glob) for glob in self.include)
+        return included and not any(fnmatch.fnmatchcase(name, glob) for glob in self.exclude)
+
+
+class ConnectorFilter(_NameFilter):
     """Which MSK Connect connectors of a source's cluster lineage reads: names or shell globs (`cdc-*`)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -101,18 +120,11 @@ class ConnectorFilter(BaseModel):
     @field_validator("include", "exclude")
     @classmethod
     def _names(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        for name in value:
-            # MSK Connect connector names are 1-128 characters (botocore kafkaconnect __stringMin1Max128).
-            if not name or len(name) > 128 or name != name.strip():
-                raise ValueError(f"{name!r} is not a connector name or glob (1-128 characters, trimmed)")
-        return value
-
-    def admits(self, name: str) -> bool:
-        included = not self.include or any(fnmatch.fnmatchcase(name, glob) for glob in self.include)
-        return included and not any(fnmatch.fnmatchcase(name, glob) for glob in self.exclude)
+        # MSK Connect connector names are 1-128 characters (botocore kafkaconnect __stringMin1Max128).
+        return _globs(value, 128, "a connector name")
 
 
-class DeliveryFilter(BaseModel):
+class DeliveryFilter(_NameFilter):
     """Which channels or delivery streams of a source's cluster lineage reads: names or shell globs."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -125,20 +137,11 @@ class DeliveryFilter(BaseModel):
     @field_validator("include", "exclude")
     @classmethod
     def _names(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        for name in value:
-            # Firehose stream names are 1-64 characters, MSK channel names are not bounded in the model.
-            if not name or len(name) > 255 or name != name.strip():
-                raise ValueError(
-                    f"{name!r} is not a channel or stream name or glob (1-255 characters, trimmed)"
-                )
-        return value
-
-    def admits(self, name: str) -> bool:
-        included = not self.include or any(fnmatch.fnmatchcase(name, glob) for glob in self.include)
-        return included and not any(fnmatch.fnmatchcase(name, glob) for glob in self.exclude)
+        # Firehose stream names are 1-64 characters, MSK channel names are not bounded in the model.
+        return _globs(value, 255, "a channel or stream name")
 
 
-class ConsumerFilter(BaseModel):
+class ConsumerFilter(_NameFilter):
     """Which consumer groups of a source's cluster lineage draws: group names or shell globs."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -154,18 +157,9 @@ class ConsumerFilter(BaseModel):
     @field_validator("include", "exclude")
     @classmethod
     def _names(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        for name in value:
-            # A group reaches lineage as a CloudWatch dimension value: 1-1,024 characters (botocore
-            # cloudwatch DimensionValue).
-            if not name or len(name) > 1024 or name != name.strip():
-                raise ValueError(
-                    f"{name!r} is not a consumer group name or glob (1-1,024 characters, trimmed)"
-                )
-        return value
-
-    def admits(self, name: str) -> bool:
-        included = not self.include or any(fnmatch.fnmatchcase(name, glob) for glob in self.include)
-        return included and not any(fnmatch.fnmatchcase(name, glob) for glob in self.exclude)
+        # A group reaches lineage as a CloudWatch dimension value: 1-1,024 characters (botocore
+        # cloudwatch DimensionValue).
+        return _globs(value, 1024, "a consumer group name")
 
 
 def _delivery_setting(value: Any, setting: str) -> Any:
