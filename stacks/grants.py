@@ -119,7 +119,7 @@ class SubscriptionGrants:
     def _grant(self) -> None:
         fn, stack = self.function, cdk.Stack.of(self.scope)
         # SAR: DataZone's subscription actions take no resource type, so only "*" grants them; every call
-        # names the domain (the function's DATAZONE_DOMAIN_ID).
+        # names the domain (the function's DOMAIN_ID).
         fn.allow("DataZoneSubscriptionGrants", DATAZONE_GRANT_ACTIONS, ["*"])
         for statement in role_statements(self.scope, self.patterns, self.naming):
             fn.role.add_to_policy(statement)
@@ -146,7 +146,7 @@ class SubscriptionGrants:
 
     @property
     def lease_resource_name(self) -> str:
-        return f"{self.config.settings.state_root.lstrip('/')}/{LEASE_PATH}/{ROLE_LEASES}"
+        return f"{self.config.settings.mapping_path.lstrip('/')}/{LEASE_PATH}/{ROLE_LEASES}"
 
     def cluster_arns(self) -> list[str]:
         """The sources' clusters in this account that a consumer in another account may be granted: those

@@ -263,7 +263,7 @@ class KafkaLineage(Construct):
         return arns
 
     def _parameter_arn(self, suffix: str = "") -> str:
-        path = self.config.settings.state_root.lstrip("/") + suffix
+        path = self.config.settings.mapping_path.lstrip("/") + suffix
         return self.format_arn(
             service="ssm",
             resource="parameter",
@@ -536,7 +536,7 @@ class KafkaLineage(Construct):
 
     # --- cdk-nag: each acknowledgment on one resource, for one exact finding, with its reason ------------
     def _suppress_nag_findings(self) -> None:
-        state_root = self.config.settings.state_root
+        state_root = self.config.settings.mapping_path
         for fn, owned, holder in (
             (self.schema_sync, ("assets",), SCHEMA_SYNC_HOLDER),
             (self.lineage, ("lineage", "drift"), LINEAGE_HOLDER),

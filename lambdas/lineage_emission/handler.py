@@ -54,7 +54,7 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     if not scope.dry_run:  # a dry run writes nothing: it needs no lease
         lease = StateLease(
             client("ssm"),
-            settings.state_root,
+            settings.mapping_path,
             LEASE_HOLDER,
             ttl_seconds=remaining_seconds() + LEASE_MARGIN_SECONDS,
             owner=context.aws_request_id,

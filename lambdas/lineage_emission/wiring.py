@@ -31,7 +31,7 @@ _KNOWN_PATHS: dict[str, dict[str, KnownPath]] = {}
 def connect(settings: Settings, account: str = "", function_name: str = "lineage-emission") -> LineageWorld:
     """The world of one invocation: every adapter, paced per service (and per account for Glue)."""
     ssm = client("ssm")
-    tuning, state_root = settings.tuning, settings.state_root
+    tuning, state_root = settings.tuning, settings.mapping_path
     # Glue is read in each source's account (a source with a role) under that account's own pacing.
     sessions = SourceSessions(settings, function_name)
     limiters: dict[str, Pacing] = {}

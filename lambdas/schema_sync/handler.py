@@ -51,7 +51,7 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     if not request.dry_run:
         lease = StateLease(
             client("ssm"),
-            settings.state_root,
+            settings.mapping_path,
             HOLDER,
             ttl_seconds=remaining_seconds() + LEASE_MARGIN_SECONDS,
             owner=context.aws_request_id,

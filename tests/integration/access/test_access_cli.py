@@ -22,7 +22,7 @@ def deploy_stack(access: AccessWorld) -> None:
     """The stack's outputs (CloudFormation) and the function's configuration (Lambda), as deployed."""
     import os
 
-    variables = {key: os.environ[key] for key in ("DATAZONE_DOMAIN_ID", "MAPPING_PATH", "ACCESS")}
+    variables = {key: os.environ[key] for key in ("DOMAIN_ID", "MAPPING_PATH", "ACCESS")}
     code = io.BytesIO()
     with zipfile.ZipFile(code, "w") as archive:
         archive.writestr("handler.py", "def handler(event, context):\n    return {}\n")

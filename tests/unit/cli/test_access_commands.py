@@ -39,7 +39,7 @@ CAUSE = (
     "denies kafka-cluster:Connect"
 )
 ENVIRONMENT = {
-    "DATAZONE_DOMAIN_ID": DOMAIN,
+    "DOMAIN_ID": DOMAIN,
     "MAPPING_PATH": "/kafka-lineage",
     "ACCESS": json.dumps({"consumerRoles": ["arn:aws:iam::*:role/analytics/*"]}),
 }

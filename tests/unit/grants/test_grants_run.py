@@ -32,7 +32,7 @@ def access(**overrides: Any) -> AccessSettings:
 
 def settings(**overrides: Any) -> GrantSettings:
     return GrantSettings(
-        **{"domain_id": DOMAIN, "state_root": "/kafka-lineage", "access": access(), **overrides}
+        **{"domain_id": DOMAIN, "mapping_path": "/kafka-lineage", "access": access(), **overrides}
     )
 
 
@@ -217,7 +217,7 @@ def test_without_access_settings_every_grant_fails_naming_consumer_roles() -> No
     world = FakeWorld()
     world.datazone.add_grant(1, TOPIC)
     world.iam.add_role(ROLE)
-    environ = {"DATAZONE_DOMAIN_ID": DOMAIN, "MAPPING_PATH": "/kafka-lineage"}
+    environ = {"DOMAIN_ID": DOMAIN, "MAPPING_PATH": "/kafka-lineage"}
     loaded = GrantSettings.from_environment(environ)
     result = GrantRun(loaded, world.ports(), lambda: 900.0).run(
         parse_request(event("subscription_grant_requested.json"))
@@ -234,7 +234,7 @@ def test_a_malformed_access_setting_fails_pending_grants_and_touches_no_role() -
     world.datazone.add_grant(2, "orders", status="GRANT_PENDING")
     world.iam.add_role(ROLE)
     environ = {
-        "DATAZONE_DOMAIN_ID": DOMAIN,
+        "DOMAIN_ID": DOMAIN,
         "MAPPING_PATH": "/kafka-lineage",
         "ACCESS": '{"consumerRoles": 5}',
     }
