@@ -20,8 +20,9 @@ from kafka_lineage.access.model import Naming
 
 from .access_iam import nag_wildcards, pattern_account, patterns_in, role_statements
 from .config import StackConfig
-from .functions import LineageFunction
+from .functions import FunctionSpec, LineageFunction
 from .nag import nag_arn
+from .resources import SharedResources
 from .triggers import subscription_grant_pattern
 
 GRANTS_HANDLER = "subscription_grants.handler.handler"
@@ -64,7 +65,7 @@ class SubscriptionGrants:
         scope: Construct,
         *,
         config: StackConfig,
-        common: Mapping[str, Any],
+        shared: SharedResources,
         extra_environment: Mapping[str, str],
         reserve: bool,
         target: Target,
@@ -81,16 +82,16 @@ class SubscriptionGrants:
         self.function = LineageFunction(
             scope,
             "SubscriptionGrants",
-            handler=GRANTS_HANDLER,
-            description="Fulfils DataZone subscription grants on Kafka topic assets with IAM access",
-            memory_mb=GRANTS_MEMORY_MB,
-            timeout_seconds=GRANTS_TIMEOUT_SECONDS,
-            reserved_concurrency=GRANTS_CONCURRENCY if reserve else None,
-            **{
-                **common,
-                "environment": {**environment, **extra_environment},
-                "create_membership": False,
-            },
+            FunctionSpec(
+                handler=GRANTS_HANDLER,
+                description="Fulfils DataZone subscription grants on Kafka topic assets with IAM access",
+                environment={**environment, **extra_environment},
+                memory_mb=GRANTS_MEMORY_MB,
+                timeout_seconds=GRANTS_TIMEOUT_SECONDS,
+                reserved_concurrency=GRANTS_CONCURRENCY if reserve else None,
+                member=False,
+            ),
+            shared,
         )
         self._warn_other_accounts(stack)
         self._grant()
