@@ -13,7 +13,7 @@ import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from local.standins.datazone.events import LineageEvent
 from local.standins.datazone.graph import LineageGraph, NativeLineage
@@ -25,18 +25,18 @@ from local.standins.datazone.records import (
     EmittedEvent,
     Environment,
     FormType,
+    Glossary,
+    GlossaryTerm,
     Governance,
     Listing,
+    Rule,
+    Subscription,
     SubscriptionGrant,
+    SubscriptionRequest,
     SubscriptionTarget,
 )
 from local.standins.datazone.wire import Params, Response, canonical
 from local.standins.errors import ServiceError, conflict, not_found, validation
-
-if TYPE_CHECKING:
-    from local.standins.datazone.glossaries import Glossary, GlossaryTerm
-    from local.standins.datazone.rules import Rule
-    from local.standins.datazone.subscriptions import Subscription, SubscriptionRequest
 
 MAX_PAGE = 50
 
