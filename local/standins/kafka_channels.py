@@ -167,6 +167,9 @@ class KafkaChannels:
         return {"ChannelArn": arn, "ClusterOperationArn": _operation_arn(params["ClusterArn"])}
 
     def _read(self, channel: _Channel) -> None:
+        # Not moto's ManagedState: its "manual" transition (`times`) is one process-wide setting per model
+        # name in moto's state manager, where this count is the server's reading when the channel was
+        # created, per channel and per stand-in server; the counter below is all it takes.
         if channel.status == "CREATING" and channel.creating_reads > 0:
             channel.creating_reads -= 1
             if channel.creating_reads == 0:
