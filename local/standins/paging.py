@@ -1,6 +1,7 @@
 """Page tokens on moto's paginator (`moto.utilities.paginator.Paginator`): a token is botocore's encoding of
 where the next page starts and a checksum of the request it came from, so a token used with another query
-is refused. The services' own errors stand in for moto's InvalidToken.
+is refused. The services' own errors stand in for moto's InvalidToken. moto's checksum is Python's salted
+`hash()`: a token holds only in the process that issued it, as does the stand-ins' state.
 
 `page`: items are numbered by position, so a page resumes at an offset as the stand-ins always did (moto's
 `unique_attribute` names the next page's first item; the stand-ins' listings have no one attribute for it).
