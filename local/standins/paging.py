@@ -5,6 +5,9 @@ is refused. The services' own errors stand in for moto's InvalidToken. moto's ch
 
 `page`: items are numbered by position, so a page resumes at an offset as the stand-ins always did (moto's
 `unique_attribute` names the next page's first item; the stand-ins' listings have no one attribute for it).
+A listing that shrank below the token's offset between pages refuses the token (moto's "Resource not
+found"), where the stand-ins used to answer an empty last page: AWS documents neither, and the refusal is
+the reading a caller must be ready for.
 
 `page_after`: where a listing must survive removals between pages (Glue schemas and schema versions, MSK
 channels, MSK Connect connectors), the token names the last item served and the next page starts after its

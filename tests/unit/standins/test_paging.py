@@ -47,6 +47,19 @@ def test_given_a_made_up_token_then_it_is_refused() -> None:
     assert refused.value.code == "ValidationException"
 
 
+def test_given_a_listing_that_shrank_below_the_tokens_offset_then_the_token_is_refused() -> None:
+    # Given the token of the third page
+    _, token = paging.page(NAMES, 2, None, {}, validation)
+    _, token = paging.page(NAMES, 2, token, {}, validation)
+
+    # When the listing has lost three items before the third page is read
+    with pytest.raises(ServiceError) as refused:
+        paging.page(NAMES[:2], 2, token, {}, validation)
+
+    # Then the token is refused with the service's error (the pessimistic reading; AWS is silent)
+    assert refused.value.code == "ValidationException"
+
+
 def test_given_the_next_pages_first_item_removed_when_paging_after_a_key_then_nothing_is_skipped() -> None:
     # Given the first page of five numbered items, two at a time
     items = list(range(1, 6))
