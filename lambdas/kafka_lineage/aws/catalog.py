@@ -162,21 +162,27 @@ class Catalog:
     def _terms(content: AssetContent) -> dict[str, Any]:
         return {"glossaryTerms": list(content.glossary_terms)} if content.glossary_terms else {}
 
+    def _content_input(self, content: AssetContent, asset_type: AssetType, token: str) -> dict[str, Any]:
+        """What CreateAsset and CreateAssetRevision both take: the content, at a revision of the type."""
+        return {
+            "domainIdentifier": self.domain_id,
+            "name": content.name,
+            "description": content.description,
+            "typeRevision": asset_type.revision,
+            "formsInput": self._forms(asset_type, content),
+            "clientToken": token,
+            **self._terms(content),
+        }
+
     def create_asset(
         self, external_identifier: str, content: AssetContent, asset_type: AssetType, token: str
     ) -> CatalogAsset:
         try:
             answer = self.datazone.create_asset(
-                domainIdentifier=self.domain_id,
-                name=content.name,
-                description=content.description,
                 externalIdentifier=external_identifier,
                 typeIdentifier=asset_type.name,
-                typeRevision=asset_type.revision,
                 owningProjectIdentifier=self.project_id,
-                formsInput=self._forms(asset_type, content),
-                clientToken=token,
-                **self._terms(content),
+                **self._content_input(content, asset_type, token),
             )
         except Conflict as error:
             found = _CONFLICT_ASSET.search(error.message)
@@ -230,14 +236,7 @@ class Catalog:
     ) -> CatalogAsset:
         try:
             answer = self.datazone.create_asset_revision(
-                domainIdentifier=self.domain_id,
-                identifier=asset_id,
-                name=content.name,
-                description=content.description,
-                typeRevision=asset_type.revision,
-                formsInput=self._forms(asset_type, content),
-                clientToken=token,
-                **self._terms(content),
+                identifier=asset_id, **self._content_input(content, asset_type, token)
             )
         except NotFound as error:
             raise AssetGone(asset_id) from error

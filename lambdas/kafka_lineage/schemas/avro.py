@@ -22,6 +22,7 @@ import fastavro
 from kafka_lineage.schemas.model import (
     CONNECT_TYPES,
     MAX_DEPTH,
+    Column,
     ColumnSink,
     ParsedSchema,
     annotate,
@@ -96,15 +97,10 @@ class _Walker:
         data_type = self._type_name(inner, 0)
         description = doc if isinstance(doc, str) else _type_doc(inner)
         record = self._record_within(inner)
-        if record is not None and record["name"] in open_records:
-            self._sink.add(path, f"{data_type} (recursive: {record['name']})", nullable, description)
-            return
-        if not self._sink.add(path, data_type, nullable, description) or record is None:
-            return
-        if depth >= MAX_DEPTH:
-            self._sink.too_deep(path)
-            return
-        self._fields(record, path + ".", depth + 1, open_records | {record["name"]})
+        name = None if record is None else str(record["name"])
+        column = Column(path, data_type, nullable, description)
+        if self._sink.add_record(column, depth, name, open_records) and record is not None:
+            self._fields(record, path + ".", depth + 1, open_records | {record["name"]})
 
     def _record_within(self, avro_type: Any) -> dict[str, Any] | None:
         """The record whose fields become child columns: itself, an array's items or a map's values."""

@@ -32,6 +32,7 @@ from urllib.parse import unquote
 from kafka_lineage.schemas.model import (
     CONNECT_TYPES,
     MAX_DEPTH,
+    Column,
     ColumnSink,
     ParsedSchema,
     annotate,
@@ -105,12 +106,9 @@ class _SchemaWalker:
             node = self._analyze(subschema, members.refs, 0)
             nullable = node.nullable or (not only_null_branch and name not in members.required)
             description = _description(subschema) or node.description
-            if not self._sink.add(path, node.data_type, nullable, description) or node.members is None:
-                continue
-            if depth >= MAX_DEPTH:
-                self._sink.too_deep(path)
-                continue
-            self._columns(node.members, path + ".", depth + 1)
+            column = Column(path, node.data_type, nullable, description)
+            if self._sink.add_parent(column, depth, node.members is not None) and node.members is not None:
+                self._columns(node.members, path + ".", depth + 1)
 
     # -- one schema: its readable type, nullability and (for objects) the members to expand --
 
@@ -300,12 +298,8 @@ class _ConnectWalker:
                 continue
             path = prefix + field["field"]
             data_type, children = self._type(field, 0)
-            if not self._sink.add(path, data_type, field.get("optional") is True, field.get("doc")):
-                continue
-            if children:
-                if depth >= MAX_DEPTH:
-                    self._sink.too_deep(path)
-                    continue
+            column = Column(path, data_type, field.get("optional") is True, field.get("doc"))
+            if self._sink.add_parent(column, depth, bool(children)) and children:
                 self._fields(children, path + ".", depth + 1)
 
     def _type(self, schema: Any, depth: int) -> tuple[str, list[Any] | None]:

@@ -98,6 +98,29 @@ class ColumnSink:
     def too_deep(self, path: str) -> None:
         self._too_deep.append(path)
 
+    def add_parent(self, column: Column, depth: int, has_children: bool) -> bool:
+        """Record a column that may have children; True when the walk goes on into them: the column was
+        added, it has children, and it sits above MAX_DEPTH (one at MAX_DEPTH is noted as too deep)."""
+        if not self.add(column.name, column.data_type, column.nullable, column.description):
+            return False
+        if not has_children:
+            return False
+        if depth >= MAX_DEPTH:
+            self.too_deep(column.name)
+            return False
+        return True
+
+    def add_record(
+        self, column: Column, depth: int, record: str | None, open_records: frozenset[str]
+    ) -> bool:
+        """`add_parent` for a column that holds the record named `record` (None: no record): a record
+        already open on the path is not expanded, its column reads "... (recursive: <name>)"."""
+        if record is not None and record in open_records:
+            recursive = f"{column.data_type} (recursive: {record})"
+            self.add(column.name, recursive, column.nullable, column.description)
+            return False
+        return self.add_parent(column, depth, record is not None)
+
     def note(self, message: str) -> None:
         self._notes.append(message)
 

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kafka_lineage.schemas import protobuf_text, protoc
-from kafka_lineage.schemas.model import MAX_DEPTH, ColumnSink, ParsedSchema, failed
+from kafka_lineage.schemas.model import Column, ColumnSink, ParsedSchema, failed
 from kafka_lineage.schemas.protobuf_text import WELL_KNOWN
 
 # FieldDescriptorProto.Type numbers -> protobuf's scalar names (descriptor.proto).
@@ -190,15 +190,10 @@ class _Walker:
         depth: int,
         open_messages: frozenset[str],
     ) -> None:
-        if target is not None and target.full_name in open_messages:
-            self._sink.add(path, f"{data_type} (recursive: {target.full_name})", nullable, description)
-            return
-        if not self._sink.add(path, data_type, nullable, description) or target is None:
-            return
-        if depth >= MAX_DEPTH:
-            self._sink.too_deep(path)
-            return
-        self._fields(target, path + ".", depth + 1, open_messages | {target.full_name})
+        column = Column(path, data_type, nullable, description)
+        name = None if target is None else target.full_name
+        if self._sink.add_record(column, depth, name, open_messages) and target is not None:
+            self._fields(target, path + ".", depth + 1, open_messages | {target.full_name})
 
     def _element(self, field: Any) -> tuple[str, _Message | None]:
         """The readable type of a field's (element) type, and the message of this file it names, if any."""

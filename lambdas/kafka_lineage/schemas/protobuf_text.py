@@ -15,7 +15,7 @@ from antlr4.error.ErrorListener import ErrorListener
 from proto_schema_parser import ast
 from proto_schema_parser.parser import Parser
 
-from kafka_lineage.schemas.model import MAX_DEPTH, ColumnSink, ParsedSchema, failed, quote
+from kafka_lineage.schemas.model import Column, ColumnSink, ParsedSchema, failed, quote
 
 SCALARS = frozenset(
     {
@@ -251,16 +251,12 @@ class _Walker:
         depth: int,
         open_messages: frozenset[str],
     ) -> None:
-        expand = target is not None and isinstance(target.node, ast.Message | ast.Group)
-        if expand and target is not None and target.full_name in open_messages:
-            self._sink.add(path, f"{data_type} (recursive: {target.full_name})", nullable, description)
-            return
-        if not self._sink.add(path, data_type, nullable, description) or not expand or target is None:
-            return
-        if depth >= MAX_DEPTH:
-            self._sink.too_deep(path)
-            return
-        self._fields(target, path + ".", depth + 1, open_messages | {target.full_name})
+        if target is not None and not isinstance(target.node, ast.Message | ast.Group):
+            target = None  # an enum: a leaf
+        column = Column(path, data_type, nullable, description)
+        name = None if target is None else target.full_name
+        if self._sink.add_record(column, depth, name, open_messages) and target is not None:
+            self._fields(target, path + ".", depth + 1, open_messages | {target.full_name})
 
     def _element(self, type_name: str, scope: str) -> tuple[str, _Symbol | None]:
         """The readable type of a field's (element) type, and the local message or enum it names, if any."""

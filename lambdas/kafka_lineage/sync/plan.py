@@ -81,60 +81,48 @@ class Create:
 
 
 @dataclass(frozen=True)
-class Revise:
+class _OnExistingAsset:
+    """An action on an asset that exists: which asset (its record), and the record it leaves."""
+
+    kind: ClassVar[str]
+    registry_name: str
+    topic: str
+    schema_arn: str
+    reason: str
+    record: AssetRecord
+    new_record: AssetRecord
+
+    def describe(self) -> dict[str, object]:
+        """Which asset, at which schema version."""
+        summary = _summary(self.kind, self.registry_name, self.topic, self.schema_arn, self.reason)
+        summary.update(assetId=self.record.asset_id, schemaVersion=self.new_record.latest_version)
+        return summary
+
+
+@dataclass(frozen=True)
+class Revise(_OnExistingAsset):
     """The asset's content changed: write a new revision and refresh its listing."""
 
     kind: ClassVar[str] = "revise"
-    registry_name: str
-    topic: str
-    schema_arn: str
-    reason: str
-    record: AssetRecord
-    new_record: AssetRecord
     desired: Desired
 
     def describe(self) -> dict[str, object]:
-        return _with_desired(_of_existing_asset(self), self.desired)
-
-
-def _of_existing_asset(action: Revise | Touch | Publish) -> dict[str, object]:
-    """The summary of an action on an asset that exists: which asset, at which schema version."""
-    summary = _summary(action.kind, action.registry_name, action.topic, action.schema_arn, action.reason)
-    summary.update(assetId=action.record.asset_id, schemaVersion=action.new_record.latest_version)
-    return summary
+        return _with_desired(super().describe(), self.desired)
 
 
 @dataclass(frozen=True)
-class Touch:
+class Touch(_OnExistingAsset):
     """Same content, newer registry times: only the asset record changes (no DataZone write)."""
 
     kind: ClassVar[str] = "touch"
-    registry_name: str
-    topic: str
-    schema_arn: str
-    reason: str
-    record: AssetRecord
-    new_record: AssetRecord
-
-    def describe(self) -> dict[str, object]:
-        return _of_existing_asset(self)
 
 
 @dataclass(frozen=True)
-class Publish:
+class Publish(_OnExistingAsset):
     """The asset exists with this content, but its last publish was refused (a domain rule): publish it,
     creating nothing."""
 
     kind: ClassVar[str] = "publish"
-    registry_name: str
-    topic: str
-    schema_arn: str
-    reason: str
-    record: AssetRecord
-    new_record: AssetRecord
-
-    def describe(self) -> dict[str, object]:
-        return _of_existing_asset(self)
 
 
 @dataclass(frozen=True)
