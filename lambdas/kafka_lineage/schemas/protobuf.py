@@ -34,7 +34,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from kafka_lineage.schemas import protobuf_text, protoc
-from kafka_lineage.schemas.model import Column, ColumnSink, ParsedSchema, failed
+from kafka_lineage.schemas.model import Column, ParsedSchema
+from kafka_lineage.schemas.protobuf_columns import Label, ProtoWalker
 from kafka_lineage.schemas.protobuf_text import WELL_KNOWN
 
 # FieldDescriptorProto.Type numbers -> protobuf's scalar names (descriptor.proto).
@@ -68,11 +69,10 @@ class _Message:
     path: tuple[int, ...]  # its source-info path
 
 
-class _Walker:
+class _Walker(ProtoWalker[_Message]):
     def __init__(self, file: Any) -> None:
+        super().__init__(explicit_presence=file.syntax == "editions", proto3=file.syntax == "proto3")
         self._file = file
-        self._explicit_presence = file.syntax == "editions"
-        self._proto3 = file.syntax == "proto3"
         self._messages: dict[str, _Message] = {}
         self._enums: set[str] = set()
         self._tops: list[_Message] = []
@@ -81,7 +81,6 @@ class _Walker:
             for location in file.source_code_info.location
             if location.leading_comments or location.trailing_comments or location.leading_detached_comments
         }
-        self._sink = ColumnSink()
         prefix = f"{file.package}." if file.package else ""
         for index, message in enumerate(file.message_type):
             self._tops.append(self._declare(message, prefix + message.name, (_FILE_MESSAGES, index)))
@@ -98,13 +97,6 @@ class _Walker:
                 for index, nested in enumerate(proto.nested_type)
             )
         return self._messages[full_name]
-
-    def walk(self) -> ParsedSchema:
-        root = self._root()
-        if root is None:
-            return failed("the PROTOBUF definition declares no message: no columns")
-        self._fields(root, "", 1, frozenset({root.full_name}))
-        return self._sink.result()
 
     def _root(self) -> _Message | None:
         if not self._tops:
@@ -144,26 +136,15 @@ class _Walker:
         depth: int,
         open_messages: frozenset[str],
     ) -> None:
-        repeated = field.label == _LABEL_REPEATED
         if field.type == _TYPE_GROUP:
             # proto2 groups: a nested message type and a field named after it in lower case.
             element_type, target = "record", self._messages.get(field.type_name.lstrip("."))
         else:
             element_type, target = self._element(field)
-        if repeated:
-            nullable = False
-        elif oneof is not None or field.proto3_optional:
-            nullable = True
-        elif field.label == _LABEL_REQUIRED:
-            nullable = False
-        else:
-            # No label: proto3 scalars and enums have no presence; messages do.
-            is_value = field.type not in (_TYPE_MESSAGE, _TYPE_GROUP)
-            nullable = self._explicit_presence or not self._proto3 or not is_value
-        if description is None and oneof is not None:
-            description = f"oneof {oneof}"
-        data_type = f"array<{element_type}>" if repeated else element_type
-        self._emit(prefix + field.name, data_type, nullable, description, target, depth, open_messages)
+        is_value = field.type not in (_TYPE_MESSAGE, _TYPE_GROUP)
+        label = _label(field)
+        column = self._field_column(prefix + field.name, element_type, label, oneof, is_value, description)
+        self._emit(column, target, depth, open_messages)
 
     def _map(
         self,
@@ -177,23 +158,8 @@ class _Walker:
         key, value = _entry_fields(entry.proto)
         key_type = _SCALAR_TYPES.get(key.type, "unknown") if key is not None else "unknown"
         value_type, target = self._element(value) if value is not None else ("unknown", None)
-        data_type = f"map<{key_type},{value_type}>"
-        self._emit(prefix + field.name, data_type, False, description, target, depth, open_messages)
-
-    def _emit(
-        self,
-        path: str,
-        data_type: str,
-        nullable: bool,
-        description: str | None,
-        target: _Message | None,
-        depth: int,
-        open_messages: frozenset[str],
-    ) -> None:
-        column = Column(path, data_type, nullable, description)
-        name = None if target is None else target.full_name
-        if self._sink.add_record(column, depth, name, open_messages) and target is not None:
-            self._fields(target, path + ".", depth + 1, open_messages | {target.full_name})
+        column = Column(prefix + field.name, f"map<{key_type},{value_type}>", False, description)
+        self._emit(column, target, depth, open_messages)
 
     def _element(self, field: Any) -> tuple[str, _Message | None]:
         """The readable type of a field's (element) type, and the message of this file it names, if any."""
@@ -214,6 +180,14 @@ class _Walker:
             return None
         leading = " ".join(_lines(location.leading_detached_comments, location.leading_comments))
         return leading or location.trailing_comments.strip() or None
+
+
+def _label(field: Any) -> Label:
+    if field.label == _LABEL_REPEATED:
+        return Label.REPEATED
+    if field.proto3_optional:
+        return Label.OPTIONAL
+    return Label.REQUIRED if field.label == _LABEL_REQUIRED else Label.NONE
 
 
 def _entry_fields(entry: Any) -> tuple[Any, Any]:

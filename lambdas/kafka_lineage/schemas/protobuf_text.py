@@ -15,7 +15,8 @@ from antlr4.error.ErrorListener import ErrorListener
 from proto_schema_parser import ast
 from proto_schema_parser.parser import Parser
 
-from kafka_lineage.schemas.model import Column, ColumnSink, ParsedSchema, failed, quote
+from kafka_lineage.schemas.model import Column, ParsedSchema, failed, quote
+from kafka_lineage.schemas.protobuf_columns import Label, ProtoWalker
 
 SCALARS = frozenset(
     {
@@ -53,6 +54,11 @@ WELL_KNOWN: dict[str, str] = {
     "additionalTypes.Decimal": "decimal",
 }
 
+_LABELS: dict[ast.FieldCardinality | None, Label] = {
+    ast.FieldCardinality.OPTIONAL: Label.OPTIONAL,
+    ast.FieldCardinality.REQUIRED: Label.REQUIRED,
+    ast.FieldCardinality.REPEATED: Label.REPEATED,
+}
 _MAX_SYNTAX_ERRORS = 3
 # ANTLR's Python runtime shares its prediction caches between parser instances without locking; parsing is
 # CPU-bound under the GIL anyway, so serialising it costs nothing and keeps callers on threads safe.
@@ -106,15 +112,13 @@ class _Symbol:
     node: ast.Message | ast.Enum | ast.Group
 
 
-class _Walker:
+class _Walker(ProtoWalker[_Symbol]):
     def __init__(self, proto: ast.File) -> None:
+        super().__init__(explicit_presence=proto.edition is not None, proto3=proto.syntax == "proto3")
         self._proto = proto
-        self._explicit_presence = proto.edition is not None
-        self._proto3 = proto.syntax == "proto3"
         package = next((e.name for e in proto.file_elements if isinstance(e, ast.Package)), "")
         self._package = package
         self._symbols: dict[str, _Symbol] = {}
-        self._sink = ColumnSink()
         for element in proto.file_elements:
             if isinstance(element, ast.Message | ast.Enum):
                 self._declare(element, package)
@@ -131,13 +135,6 @@ class _Walker:
                         pending.append((element, full_name))
                     elif isinstance(element, ast.OneOf):
                         pending.extend((g, full_name) for g in element.elements if isinstance(g, ast.Group))
-
-    def walk(self) -> ParsedSchema:
-        root = self._root()
-        if root is None:
-            return failed("the PROTOBUF definition declares no message: no columns")
-        self._fields(root, "", 1, frozenset({root.full_name}))
-        return self._sink.result()
 
     def _root(self) -> _Symbol | None:
         prefix = f"{self._package}." if self._package else ""
@@ -193,22 +190,12 @@ class _Walker:
         depth: int,
         open_messages: frozenset[str],
     ) -> None:
-        repeated = field.cardinality == ast.FieldCardinality.REPEATED
         element_type, target = self._element(field.type, message.full_name)
-        if repeated:
-            nullable = False
-        elif oneof is not None or field.cardinality == ast.FieldCardinality.OPTIONAL:
-            nullable = True
-        elif field.cardinality == ast.FieldCardinality.REQUIRED:
-            nullable = False
-        else:
-            # No label: proto3 scalars and enums have no presence; messages (and unknown types) do.
-            is_value = field.type in SCALARS or (target is not None and isinstance(target.node, ast.Enum))
-            nullable = self._explicit_presence or not self._proto3 or not is_value
-        if description is None and oneof is not None:
-            description = f"oneof {oneof}"
-        data_type = f"array<{element_type}>" if repeated else element_type
-        self._emit(prefix + field.name, data_type, nullable, description, target, depth, open_messages)
+        # Unknown types have presence, like messages.
+        is_value = field.type in SCALARS or (target is not None and isinstance(target.node, ast.Enum))
+        label = _LABELS.get(field.cardinality, Label.NONE)
+        column = self._field_column(prefix + field.name, element_type, label, oneof, is_value, description)
+        self._emit(column, target, depth, open_messages)
 
     def _map(
         self,
@@ -220,8 +207,8 @@ class _Walker:
         open_messages: frozenset[str],
     ) -> None:
         value_type, target = self._element(field.value_type, message.full_name)
-        data_type = f"map<{field.key_type},{value_type}>"
-        self._emit(prefix + field.name, data_type, False, description, target, depth, open_messages)
+        column = Column(prefix + field.name, f"map<{field.key_type},{value_type}>", False, description)
+        self._emit(column, target, depth, open_messages)
 
     def _group(
         self,
@@ -238,25 +225,15 @@ class _Walker:
         repeated = group.cardinality == ast.FieldCardinality.REPEATED
         nullable = not repeated and group.cardinality != ast.FieldCardinality.REQUIRED
         data_type = "array<record>" if repeated else "record"
-        name = prefix + group.name.lower()
-        self._emit(name, data_type, nullable, description, target, depth, open_messages)
+        column = Column(prefix + group.name.lower(), data_type, nullable, description)
+        self._emit(column, target, depth, open_messages)
 
     def _emit(
-        self,
-        path: str,
-        data_type: str,
-        nullable: bool,
-        description: str | None,
-        target: _Symbol | None,
-        depth: int,
-        open_messages: frozenset[str],
+        self, column: Column, message: _Symbol | None, depth: int, open_messages: frozenset[str]
     ) -> None:
-        if target is not None and not isinstance(target.node, ast.Message | ast.Group):
-            target = None  # an enum: a leaf
-        column = Column(path, data_type, nullable, description)
-        name = None if target is None else target.full_name
-        if self._sink.add_record(column, depth, name, open_messages) and target is not None:
-            self._fields(target, path + ".", depth + 1, open_messages | {target.full_name})
+        # An enum is a leaf.
+        expands = message is not None and isinstance(message.node, ast.Message | ast.Group)
+        super()._emit(column, message if expands else None, depth, open_messages)
 
     def _element(self, type_name: str, scope: str) -> tuple[str, _Symbol | None]:
         """The readable type of a field's (element) type, and the local message or enum it names, if any."""
