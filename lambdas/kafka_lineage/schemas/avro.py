@@ -14,7 +14,6 @@ collected in `named_schemas`); this module walks the parsed schema. Rules beyond
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import fastavro
@@ -27,6 +26,7 @@ from kafka_lineage.schemas.model import (
     ParsedSchema,
     annotate,
     failed,
+    load_json,
 )
 
 PRIMITIVES = frozenset({"null", "boolean", "int", "long", "float", "double", "bytes", "string"})
@@ -53,12 +53,9 @@ _LOGICAL_BASES: dict[str, frozenset[str]] = {
 
 
 def parse(definition: str) -> ParsedSchema:
-    try:
-        raw = json.loads(definition)
-    except RecursionError:
-        return failed("AVRO definition is nested too deeply to read")
-    except ValueError as exc:
-        return failed(f"AVRO definition is not valid JSON: {exc}")
+    raw, unreadable = load_json(definition, "AVRO")
+    if unreadable is not None:
+        return unreadable
     _drop_invalid_decimals(raw)
     named: dict[str, Any] = {}
     try:

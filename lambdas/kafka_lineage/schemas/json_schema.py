@@ -24,7 +24,6 @@ Two shapes are read:
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote
@@ -37,6 +36,7 @@ from kafka_lineage.schemas.model import (
     ParsedSchema,
     annotate,
     failed,
+    load_json,
     quote,
 )
 
@@ -44,12 +44,9 @@ _JSON_TYPES = ("object", "array", "string", "integer", "number", "boolean", "nul
 
 
 def parse(definition: str) -> ParsedSchema:
-    try:
-        document = json.loads(definition)
-    except RecursionError:
-        return failed("JSON definition is nested too deeply to read")
-    except ValueError as exc:
-        return failed(f"JSON definition is not valid JSON: {exc}")
+    document, unreadable = load_json(definition, "JSON")
+    if unreadable is not None:
+        return unreadable
     if not isinstance(document, dict):
         return failed(f"JSON definition is a {type(document).__name__}, not a schema object: no columns")
     if _is_connect_struct(document):

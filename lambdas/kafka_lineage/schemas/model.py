@@ -22,6 +22,7 @@ names are unique within one result.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -63,6 +64,16 @@ class ParsedSchema:
 
 def failed(reason: str) -> ParsedSchema:
     return ParsedSchema(columns=(), warning=reason)
+
+
+def load_json(definition: str, data_format: str) -> tuple[Any, ParsedSchema | None]:
+    """The JSON document an AVRO or JSON definition is, or (None, why it cannot be read)."""
+    try:
+        return json.loads(definition), None
+    except RecursionError:
+        return None, failed(f"{data_format} definition is nested too deeply to read")
+    except ValueError as exc:
+        return None, failed(f"{data_format} definition is not valid JSON: {exc}")
 
 
 def quote(text: str) -> str:
