@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from kafka_lineage.aws.calls import Stopped, instrument, pages_until
 from kafka_lineage.aws.pacing import Pacer, RateLimiter
-from kafka_lineage.aws.sessions import by_account
+from kafka_lineage.aws.sessions import ByAccount
 from kafka_lineage.config import Source
 from kafka_lineage.model.connector_keys import kept_config
 from kafka_lineage.model.connectors import ConnectorConfig, ConnectorNote, ConnectorReads
@@ -178,23 +178,14 @@ class MskConnect:
         )
 
 
-class SourceConnectors:
+class SourceConnectors(ByAccount[MskConnect]):
     """Each source's connectors read in its own account: one `MskConnect` per source key of a source read
     through a role (kafka_lineage.aws.sessions), one for the sources of the functions' own account; the
     answers merged. A listing that fails in one account makes the whole answer `read_ok` False: what the
     other accounts' connectors say is still there, but the absence of an edge proves nothing this run."""
 
-    def __init__(self, reader_of: Callable[[str], MskConnect]) -> None:
-        self._reader_of = reader_of
-        self._readers: dict[str, MskConnect] = {}
-
     def read(self, sources: Sequence[Source], stop: Callable[[], bool] | None = None) -> ConnectorReads:
-        answers = []
-        for key, members in by_account(sources):
-            reader = self._readers.get(key)
-            if reader is None:
-                reader = self._readers[key] = self._reader_of(key)
-            answers.append(reader.read(members, stop))
+        answers = [reader.read(members, stop) for reader, members in self.readers(sources)]
         return ConnectorReads(
             connectors=tuple(c for a in answers for c in a.connectors),
             notes=tuple(n for a in answers for n in a.notes),

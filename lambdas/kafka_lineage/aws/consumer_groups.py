@@ -30,7 +30,7 @@ from typing import Any
 
 from kafka_lineage.aws.calls import Stopped, instrument, pages_until
 from kafka_lineage.aws.pacing import RateLimiter
-from kafka_lineage.aws.sessions import by_account
+from kafka_lineage.aws.sessions import ByAccount
 from kafka_lineage.config import Source
 from kafka_lineage.model.consumers import (
     CLUSTER_DIMENSION,
@@ -113,21 +113,13 @@ class ConsumerGroups:
         return found, pages
 
 
-class SourceConsumerGroups:
+class SourceConsumerGroups(ByAccount[ConsumerGroups]):
     """Each source's groups read in its own account (one `ConsumerGroups` per source key of a source read
     through a role, one for the functions' own account), the answers merged."""
 
-    def __init__(self, reader_of: Callable[[str], ConsumerGroups]) -> None:
-        self._reader_of = reader_of
-        self._readers: dict[str, ConsumerGroups] = {}
-
     def read(self, sources: Sequence[Source], stop: Callable[[], bool] | None = None) -> ConsumerReads:
-        answers = []
-        for key, members in by_account([s for s in sources if s.consumers != "off"]):
-            reader = self._readers.get(key)
-            if reader is None:
-                reader = self._readers[key] = self._reader_of(key)
-            answers.append(reader.read(members, stop))
+        read = [s for s in sources if s.consumers != "off"]
+        answers = [reader.read(members, stop) for reader, members in self.readers(read)]
         return ConsumerReads(
             pairs=tuple(p for a in answers for p in a.pairs),
             unread=tuple(u for a in answers for u in a.unread),

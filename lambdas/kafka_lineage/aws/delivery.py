@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from kafka_lineage.aws.calls import instrument
 from kafka_lineage.aws.pacing import RateLimiter
-from kafka_lineage.aws.sessions import by_account
+from kafka_lineage.aws.sessions import ByAccount
 from kafka_lineage.config import Source
 from kafka_lineage.model.delivery import (
     DeliveryPath,
@@ -393,23 +393,14 @@ def _reads_stream(readers: Iterable[Source], path: DeliveryPath) -> bool:
     return any(s.cluster_arn == path.cluster_arn and s.reads_stream(path.name) for s in readers)
 
 
-class SourceDeliveryPaths:
+class SourceDeliveryPaths(ByAccount[DeliveryPaths]):
     """Each source's paths read in its own account (one `DeliveryPaths` per source key of a source read
     through a role, one for the functions' own account), the answers merged."""
-
-    def __init__(self, reader_of: Callable[[str], DeliveryPaths]) -> None:
-        self._reader_of = reader_of
-        self._readers: dict[str, DeliveryPaths] = {}
 
     def read(
         self, sources: Sequence[Source], stop: Callable[[], bool] | None = None, force: bool = False
     ) -> DeliveryReads:
-        answers = []
-        for key, members in by_account(sources):
-            reader = self._readers.get(key)
-            if reader is None:
-                reader = self._readers[key] = self._reader_of(key)
-            answers.append(reader.read(members, stop, force))
+        answers = [reader.read(members, stop, force) for reader, members in self.readers(sources)]
         return DeliveryReads(
             paths=tuple(p for a in answers for p in a.paths),
             unread=tuple(u for a in answers for u in a.unread),

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import boto3
 from botocore.credentials import DeferredRefreshableCredentials
@@ -45,6 +45,28 @@ def by_account(sources: Sequence[Source]) -> list[tuple[str, list[Source]]]:
     for source in sources:
         groups.setdefault(source.key if source.role_arn else "", []).append(source)
     return sorted(groups.items())
+
+
+ReaderT = TypeVar("ReaderT")
+
+
+class ByAccount(Generic[ReaderT]):
+    """One reader per account the sources' calls run in (a role's source key, or "" for the functions' own
+    account), each made when first needed and kept: what reads each source in its own account and merges."""
+
+    def __init__(self, reader_of: Callable[[str], ReaderT]) -> None:
+        self._reader_of = reader_of
+        self._readers: dict[str, ReaderT] = {}
+
+    def readers(self, sources: Sequence[Source]) -> list[tuple[ReaderT, list[Source]]]:
+        """Each account's reader with the sources read in that account (`by_account`'s order)."""
+        found = []
+        for key, members in by_account(sources):
+            reader = self._readers.get(key)
+            if reader is None:
+                reader = self._readers[key] = self._reader_of(key)
+            found.append((reader, members))
+        return found
 
 
 def session_name(function_name: str) -> str:
