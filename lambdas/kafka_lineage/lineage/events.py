@@ -169,9 +169,7 @@ def build_run(
             f"the run for {content.key.key} needs {max(len(b) for _, b in bodies)} bytes even without "
             f"facets; DataZone accepts {max_bytes}"
         )
-    if shape.lineage_columns is not None:
-        notes.append(f"column lineage cut to {shape.lineage_columns} of {len(matches)} columns")
-        report = replace(report, emitted=shape.lineage_columns)
+    report = _cut(report, shape, notes)
     return BuiltRun(
         run_id=run_id,
         event_time=format_time(event_time),
@@ -212,9 +210,7 @@ def build_hop(
         f"the first hop of {content.key.key}",
         columns=len(matches),
     )
-    if shape.lineage_columns is not None:
-        notes.append(f"column lineage cut to {shape.lineage_columns} of {len(matches)} columns")
-        report = replace(report, emitted=shape.lineage_columns)
+    report = _cut(report, shape, notes)
     return BuiltRun(run_id, format_time(event_time), bodies, report, tuple(notes))
 
 
@@ -257,6 +253,14 @@ def build_consumer(
         max_bytes,
         f"the consumer edge of {content.key.key} ({content.group})",
     )
+
+
+def _cut(report: LineageReport, shape: Shape, notes: list[str]) -> LineageReport:
+    """The report of a run whose column lineage `shape` cut (noted in `notes`), or `report` as it is."""
+    if shape.lineage_columns is None:
+        return report
+    notes.append(f"column lineage cut to {shape.lineage_columns} of {report.matched} columns")
+    return replace(report, emitted=shape.lineage_columns)
 
 
 def _without_output_columns(

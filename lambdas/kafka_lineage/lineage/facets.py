@@ -149,10 +149,7 @@ def hop_bodies(
     table_facets: dict[str, DatasetFacet] = {
         "schema": schema_facet(((m.field, types.get(m.column, ""), "") for m in matches), descriptions=False)
     }
-    topic_facets: dict[str, DatasetFacet] = {}
-    schema = topic_schema_facet(fields, frozenset(), shape)
-    if schema is not None:
-        topic_facets["schema"] = schema
+    topic_facets = _topic_facets(fields, shape)
     kept = shape.kept(matches)
     if kept:
         topic_facets["columnLineage"] = lineage_facet(
@@ -171,23 +168,14 @@ def hop_bodies(
     job = _job(content.job_namespace, content.job_name, description)
     source = InputDataset(namespace=content.dataset_namespace, name=content.dataset_name, facets=table_facets)
     target = OutputDataset(namespace=content.topic_namespace, name=content.key.topic, facets=topic_facets)
-    return tuple(
-        (
-            event_type,
-            serialize(_run_event(event_type, moment, Run(runId=run_id, facets={}), job, source, target)),
-        )
-        for event_type, moment in event_moments(event_time)
-    )
+    return _bodies(run_id, event_time, job, source, target)
 
 
 def location_bodies(
     content: LocationContent, fields: Sequence[TopicField], shape: Shape, run_id: str, event_time: datetime
 ) -> tuple[tuple[str, bytes], ...]:
     """The location edge's START and COMPLETE bodies in `shape` (descriptions, topic schema)."""
-    topic_facets: dict[str, DatasetFacet] = {}
-    schema = topic_schema_facet(fields, frozenset(), shape)
-    if schema is not None:
-        topic_facets["schema"] = schema
+    topic_facets = _topic_facets(fields, shape)
     kind, _, name = content.origin.partition(":")
     path = {"channel": "Amazon MSK Data Delivery channel", "firehose": "Amazon Data Firehose stream"}
     where = content.dataset_namespace
@@ -199,13 +187,7 @@ def location_bodies(
     job = _job(content.job_namespace, content.job_name, description)
     source = InputDataset(namespace=content.topic_namespace, name=content.key.topic, facets=topic_facets)
     target = OutputDataset(namespace=content.dataset_namespace, name=content.dataset_name, facets={})
-    return tuple(
-        (
-            event_type,
-            serialize(_run_event(event_type, moment, Run(runId=run_id, facets={}), job, source, target)),
-        )
-        for event_type, moment in event_moments(event_time)
-    )
+    return _bodies(run_id, event_time, job, source, target)
 
 
 def consumer_bodies(
@@ -213,10 +195,7 @@ def consumer_bodies(
 ) -> tuple[tuple[str, bytes], ...]:
     """The consumer edge's START and COMPLETE bodies in `shape` (descriptions, topic schema): the topic in,
     no output, a streaming consumer's job."""
-    topic_facets: dict[str, DatasetFacet] = {}
-    schema = topic_schema_facet(fields, frozenset(), shape)
-    if schema is not None:
-        topic_facets["schema"] = schema
+    topic_facets = _topic_facets(fields, shape)
     cluster = content.cluster_arn.split("/")[1] if "/" in content.cluster_arn else content.cluster_arn
     description = (
         f"Consumer group {content.group} reads Kafka topic {content.key.topic} (schema registry "
@@ -231,10 +210,23 @@ def consumer_bodies(
     )
     job = _job(content.job_namespace, content.job_name, description, {"jobType": job_type})
     source = InputDataset(namespace=content.topic_namespace, name=content.key.topic, facets=topic_facets)
+    return _bodies(run_id, event_time, job, source, None)
+
+
+def _topic_facets(fields: Sequence[TopicField], shape: Shape) -> dict[str, DatasetFacet]:
+    """The topic's facets on an edge without row fields: its schema, unless `shape` drops it."""
+    schema = topic_schema_facet(fields, frozenset(), shape)
+    return {} if schema is None else {"schema": schema}
+
+
+def _bodies(
+    run_id: str, event_time: datetime, job: Job, source: InputDataset, target: OutputDataset | None
+) -> tuple[tuple[str, bytes], ...]:
+    """A run's START and COMPLETE bodies, with no run facets: one job, the same datasets."""
     return tuple(
         (
             event_type,
-            serialize(_run_event(event_type, moment, Run(runId=run_id, facets={}), job, source, None)),
+            serialize(_run_event(event_type, moment, Run(runId=run_id, facets={}), job, source, target)),
         )
         for event_type, moment in event_moments(event_time)
     )
