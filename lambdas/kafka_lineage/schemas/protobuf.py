@@ -35,7 +35,7 @@ from typing import Any
 
 from kafka_lineage.schemas import protobuf_text, protoc
 from kafka_lineage.schemas.model import Column, ParsedSchema
-from kafka_lineage.schemas.protobuf_columns import Label, ProtoWalker
+from kafka_lineage.schemas.protobuf_columns import Label, Place, ProtoWalker
 from kafka_lineage.schemas.protobuf_text import WELL_KNOWN
 
 # FieldDescriptorProto.Type numbers -> protobuf's scalar names (descriptor.proto).
@@ -112,7 +112,7 @@ class _Walker(ProtoWalker[_Message]):
 
     # -- columns --
 
-    def _fields(self, message: _Message, prefix: str, depth: int, open_messages: frozenset[str]) -> None:
+    def _fields(self, message: _Message, place: Place) -> None:
         proto = message.proto
         for index, field in enumerate(proto.field):
             if self._sink.full:
@@ -120,22 +120,14 @@ class _Walker(ProtoWalker[_Message]):
             description = self._description((*message.path, _MESSAGE_FIELDS, index))
             target = self._messages.get(field.type_name.lstrip(".")) if field.type_name else None
             if target is not None and target.proto.options.map_entry:
-                self._map(field, target, prefix, description, depth, open_messages)
+                self._map(field, target, place, description)
                 continue
             oneof = None
             if field.HasField("oneof_index") and not field.proto3_optional:
                 oneof = proto.oneof_decl[field.oneof_index].name
-            self._field(field, prefix, description, oneof, depth, open_messages)
+            self._field(field, place, description, oneof)
 
-    def _field(
-        self,
-        field: Any,
-        prefix: str,
-        description: str | None,
-        oneof: str | None,
-        depth: int,
-        open_messages: frozenset[str],
-    ) -> None:
+    def _field(self, field: Any, place: Place, description: str | None, oneof: str | None) -> None:
         if field.type == _TYPE_GROUP:
             # proto2 groups: a nested message type and a field named after it in lower case.
             element_type, target = "record", self._messages.get(field.type_name.lstrip("."))
@@ -143,23 +135,17 @@ class _Walker(ProtoWalker[_Message]):
             element_type, target = self._element(field)
         is_value = field.type not in (_TYPE_MESSAGE, _TYPE_GROUP)
         label = _label(field)
-        column = self._field_column(prefix + field.name, element_type, label, oneof, is_value, description)
-        self._emit(column, target, depth, open_messages)
+        column = self._field_column(
+            place.prefix + field.name, element_type, label, oneof, is_value, description
+        )
+        self._emit(column, target, place)
 
-    def _map(
-        self,
-        field: Any,
-        entry: _Message,
-        prefix: str,
-        description: str | None,
-        depth: int,
-        open_messages: frozenset[str],
-    ) -> None:
+    def _map(self, field: Any, entry: _Message, place: Place, description: str | None) -> None:
         key, value = _entry_fields(entry.proto)
         key_type = _SCALAR_TYPES.get(key.type, "unknown") if key is not None else "unknown"
         value_type, target = self._element(value) if value is not None else ("unknown", None)
-        column = Column(prefix + field.name, f"map<{key_type},{value_type}>", False, description)
-        self._emit(column, target, depth, open_messages)
+        column = Column(place.prefix + field.name, f"map<{key_type},{value_type}>", False, description)
+        self._emit(column, target, place)
 
     def _element(self, field: Any) -> tuple[str, _Message | None]:
         """The readable type of a field's (element) type, and the message of this file it names, if any."""

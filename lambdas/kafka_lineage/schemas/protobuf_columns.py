@@ -4,6 +4,7 @@ tree (a FileDescriptorProto, or proto-schema-parser's AST) and says which messag
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import Enum
 from typing import Generic, Protocol, TypeVar
 
@@ -17,6 +18,19 @@ class Label(Enum):
     OPTIONAL = "optional"
     REQUIRED = "required"
     REPEATED = "repeated"
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where the walk stands: the columns' path prefix, the nesting depth, the messages open on the path."""
+
+    prefix: str
+    depth: int
+    open_messages: frozenset[str]
+
+    def below(self, column: Column, message: str) -> Place:
+        """The place of the fields of `message`, which `column` holds."""
+        return Place(column.name + ".", self.depth + 1, self.open_messages | {message})
 
 
 class _Named(Protocol):
@@ -39,13 +53,13 @@ class ProtoWalker(Generic[MessageT]):
         root = self._root()
         if root is None:
             return failed("the PROTOBUF definition declares no message: no columns")
-        self._fields(root, "", 1, frozenset({root.full_name}))
+        self._fields(root, Place("", 1, frozenset({root.full_name})))
         return self._sink.result()
 
     def _root(self) -> MessageT | None:
         raise NotImplementedError
 
-    def _fields(self, message: MessageT, prefix: str, depth: int, open_messages: frozenset[str]) -> None:
+    def _fields(self, message: MessageT, place: Place) -> None:
         raise NotImplementedError
 
     def _field_column(
@@ -73,10 +87,8 @@ class ProtoWalker(Generic[MessageT]):
         data_type = f"array<{element_type}>" if label is Label.REPEATED else element_type
         return Column(path, data_type, nullable, description)
 
-    def _emit(
-        self, column: Column, message: MessageT | None, depth: int, open_messages: frozenset[str]
-    ) -> None:
+    def _emit(self, column: Column, message: MessageT | None, place: Place) -> None:
         """Add the column, and expand the fields of `message` (the one it holds; None: a leaf) below it."""
         name = None if message is None else message.full_name
-        if self._sink.add_record(column, depth, name, open_messages) and message is not None:
-            self._fields(message, column.name + ".", depth + 1, open_messages | {message.full_name})
+        if self._sink.add_record(column, place.depth, name, place.open_messages) and message is not None:
+            self._fields(message, place.below(column, message.full_name))

@@ -16,7 +16,7 @@ from proto_schema_parser import ast
 from proto_schema_parser.parser import Parser
 
 from kafka_lineage.schemas.model import Column, ParsedSchema, failed, quote
-from kafka_lineage.schemas.protobuf_columns import Label, ProtoWalker
+from kafka_lineage.schemas.protobuf_columns import Label, Place, ProtoWalker
 
 SCALARS = frozenset(
     {
@@ -167,73 +167,51 @@ class _Walker(ProtoWalker[_Symbol]):
 
     # -- columns --
 
-    def _fields(self, message: _Symbol, prefix: str, depth: int, open_messages: frozenset[str]) -> None:
+    def _fields(self, message: _Symbol, place: Place) -> None:
         node = message.node
         assert isinstance(node, ast.Message | ast.Group)
         for element, description, oneof in _members(node.elements):
             if self._sink.full:
                 return
             if isinstance(element, ast.MapField):
-                self._map(element, message, prefix, description, depth, open_messages)
+                self._map(element, message, place, description)
             elif isinstance(element, ast.Group):
-                self._group(element, message, prefix, description, oneof, depth, open_messages)
+                self._group(element, message, place, description, oneof)
             else:
-                self._field(element, message, prefix, description, oneof, depth, open_messages)
+                self._field(element, message, place, description, oneof)
 
     def _field(
-        self,
-        field: ast.Field,
-        message: _Symbol,
-        prefix: str,
-        description: str | None,
-        oneof: str | None,
-        depth: int,
-        open_messages: frozenset[str],
+        self, field: ast.Field, message: _Symbol, place: Place, description: str | None, oneof: str | None
     ) -> None:
         element_type, target = self._element(field.type, message.full_name)
         # Unknown types have presence, like messages.
         is_value = field.type in SCALARS or (target is not None and isinstance(target.node, ast.Enum))
         label = _LABELS.get(field.cardinality, Label.NONE)
-        column = self._field_column(prefix + field.name, element_type, label, oneof, is_value, description)
-        self._emit(column, target, depth, open_messages)
+        column = self._field_column(
+            place.prefix + field.name, element_type, label, oneof, is_value, description
+        )
+        self._emit(column, target, place)
 
-    def _map(
-        self,
-        field: ast.MapField,
-        message: _Symbol,
-        prefix: str,
-        description: str | None,
-        depth: int,
-        open_messages: frozenset[str],
-    ) -> None:
+    def _map(self, field: ast.MapField, message: _Symbol, place: Place, description: str | None) -> None:
         value_type, target = self._element(field.value_type, message.full_name)
-        column = Column(prefix + field.name, f"map<{field.key_type},{value_type}>", False, description)
-        self._emit(column, target, depth, open_messages)
+        column = Column(place.prefix + field.name, f"map<{field.key_type},{value_type}>", False, description)
+        self._emit(column, target, place)
 
     def _group(
-        self,
-        group: ast.Group,
-        message: _Symbol,
-        prefix: str,
-        description: str | None,
-        oneof: str | None,
-        depth: int,
-        open_messages: frozenset[str],
+        self, group: ast.Group, message: _Symbol, place: Place, description: str | None, oneof: str | None
     ) -> None:
         # proto2 groups: a nested message type and a field named after it in lower case.
         target = self._symbols.get(f"{message.full_name}.{group.name}")
         repeated = group.cardinality == ast.FieldCardinality.REPEATED
         nullable = not repeated and group.cardinality != ast.FieldCardinality.REQUIRED
         data_type = "array<record>" if repeated else "record"
-        column = Column(prefix + group.name.lower(), data_type, nullable, description)
-        self._emit(column, target, depth, open_messages)
+        column = Column(place.prefix + group.name.lower(), data_type, nullable, description)
+        self._emit(column, target, place)
 
-    def _emit(
-        self, column: Column, message: _Symbol | None, depth: int, open_messages: frozenset[str]
-    ) -> None:
+    def _emit(self, column: Column, message: _Symbol | None, place: Place) -> None:
         # An enum is a leaf.
         expands = message is not None and isinstance(message.node, ast.Message | ast.Group)
-        super()._emit(column, message if expands else None, depth, open_messages)
+        super()._emit(column, message if expands else None, place)
 
     def _element(self, type_name: str, scope: str) -> tuple[str, _Symbol | None]:
         """The readable type of a field's (element) type, and the local message or enum it names, if any."""
