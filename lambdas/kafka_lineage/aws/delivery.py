@@ -28,6 +28,7 @@ import re
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from kafka_lineage.aws.calls import instrument
@@ -234,6 +235,31 @@ class DeliveryPaths:
             errors=(*channels[0].errors, *streams[0].errors),
         )
 
+    def _described(
+        self,
+        read: _Read,
+        names: tuple[str, str],
+        call: str,
+        describe: Callable[[], Mapping[str, Any]],
+        logged: tuple[str, dict[str, str]],
+    ) -> Mapping[str, Any] | None:
+        """What `describe` answers for a listed path (`names`: its key in `known`, its name in `unread`).
+        None when it was deleted since the listing (forgotten: no edges any more) or could not be read
+        (noted unread in `read`, with the failure of `call`; logged as `logged` says)."""
+        key, unread = names
+        try:
+            return describe()
+        except NotFound:
+            self.known.pop(key, None)
+            return None
+        except AwsError as error:
+            reason = describe_failure(error)
+            message, extra = logged
+            logger.warning(message, extra={**extra, "error": reason})
+            read.unread.append(unread)
+            read.errors.append(f"{call}: {reason}")
+            return None
+
     def _stale(self, key: str, fingerprint: str, force: bool) -> bool:
         kept = self.known.get(key)
         return (
@@ -314,16 +340,14 @@ class DeliveryPaths:
         if stop is not None and stop():
             read.unread.append(origin)
             return
-        try:
-            described = self.kafka.describe_channel(ClusterArn=cluster_arn, ChannelArn=arn)
-        except NotFound:
-            self.known.pop(key, None)
-            return  # deleted since the listing: no edges any more
-        except AwsError as error:
-            reason = describe_failure(error)
-            logger.warning("MSK channel not read", extra={"channel": origin, "error": reason})
-            read.unread.append(origin)
-            read.errors.append(f"DescribeChannel {arn}: {reason}")
+        described = self._described(
+            read,
+            (key, origin),
+            f"DescribeChannel {arn}",
+            partial(self.kafka.describe_channel, ClusterArn=cluster_arn, ChannelArn=arn),
+            ("MSK channel not read", {"channel": origin}),
+        )
+        if described is None:
             return
         path = channel_path(described, cluster_arn)
         self.known[key] = KnownPath(fingerprint, self.clock(), path)
@@ -358,16 +382,14 @@ class DeliveryPaths:
             if stop is not None and stop():
                 read.unread.append(key)
                 continue
-            try:
-                described = self.firehose.describe_delivery_stream(DeliveryStreamName=name)
-            except NotFound:
-                self.known.pop(key, None)
-                continue
-            except AwsError as error:
-                reason = describe_failure(error)
-                logger.warning("Firehose stream not read", extra={"stream": name, "error": reason})
-                read.unread.append(key)
-                read.errors.append(f"DescribeDeliveryStream {name}: {reason}")
+            described = self._described(
+                read,
+                (key, key),
+                f"DescribeDeliveryStream {name}",
+                partial(self.firehose.describe_delivery_stream, DeliveryStreamName=name),
+                ("Firehose stream not read", {"stream": name}),
+            )
+            if described is None:
                 continue
             path = stream_path(described["DeliveryStreamDescription"])
             self.known[key] = KnownPath(name, self.clock(), path)
