@@ -15,9 +15,9 @@ grants they share and cluster policies.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from kafka_lineage.access.arns import ClusterArn, RoleArn
 from kafka_lineage.access.model import Grant, GrantStatus
@@ -79,6 +79,20 @@ def member(forms: Mapping[str, Any], form: str, name: str) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
+KeyT = TypeVar("KeyT")
+ValueT = TypeVar("ValueT")
+
+
+def _read_once(read: dict[KeyT, ValueT | None], key: KeyT, reader: Callable[[], ValueT]) -> ValueT | None:
+    """What `reader` answers for `key`, asked once a run (`read` keeps it); None when it is gone."""
+    if key not in read:
+        try:
+            read[key] = reader()
+        except NotFound:
+            read[key] = None
+    return read[key]
+
+
 class Resolver:
     """Resolves grant records for one run; listings, targets and environments are read once each."""
 
@@ -92,24 +106,14 @@ class Resolver:
 
     def listing(self, record: GrantRecord) -> Listing | None:
         key = (record.listing_id, record.listing_revision)
-        if key not in self._listings:
-            try:
-                self._listings[key] = self._catalog.listing(*key)
-            except NotFound:
-                self._listings[key] = None
-        return self._listings[key]
+        return _read_once(self._listings, key, lambda: self._catalog.listing(*key))
 
     def target(self, record: GrantRecord) -> Target | None:
         """The grant's subscription target; None when the grant names no environment or the target is gone."""
         if record.environment_id is None:
             return None
         key = (record.environment_id, record.target_id)
-        if key not in self._targets:
-            try:
-                self._targets[key] = self._catalog.target(*key)
-            except NotFound:
-                self._targets[key] = None
-        return self._targets[key]
+        return _read_once(self._targets, key, lambda: self._catalog.target(*key))
 
     def environment(self, environment_id: str) -> Environment:
         if environment_id not in self._environments:
