@@ -309,7 +309,8 @@ def result_response(route_: Route, result: dict[str, Any]) -> Response:
         if member.serialization.get("location") == "statusCode" and result.get(name) is not None:
             status = int(result[name])  # moto's serializers leave statusCode members out (Lambda Invoke)
     body = answer["body"]
-    body = body.encode() if isinstance(body, str) else bytes(body)
+    # (an answer whose payload member is left out has no body: Lambda's Invoke of InvocationType Event)
+    body = b"" if body is None else body.encode() if isinstance(body, str) else bytes(body)
     if status == 204:
         body = b""
     headers = {"Content-Type": "application/json", **answer["headers"]}
