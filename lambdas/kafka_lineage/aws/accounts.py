@@ -16,11 +16,10 @@ from datetime import datetime
 from typing import Any
 
 import boto3
-import botocore.session
 from botocore.credentials import DeferredRefreshableCredentials
 
 from kafka_lineage.aws.calls import instrument
-from kafka_lineage.aws.clients import RETRY_CONFIG, client
+from kafka_lineage.aws.clients import RETRY_CONFIG, client, new_session
 from kafka_lineage.aws.sessions import DURATION_SECONDS, session_name
 from kafka_lineage.model.failures import AwsError, SourceRoleUnavailable
 
@@ -49,11 +48,11 @@ class AccountClients:
             return made
 
     def _session(self, account: str) -> boto3.session.Session:
-        core = botocore.session.get_session()
-        core._credentials = DeferredRefreshableCredentials(
-            refresh_using=lambda: self._assume(account), method="sts-assume-role"
+        return new_session(
+            DeferredRefreshableCredentials(
+                refresh_using=lambda: self._assume(account), method="sts-assume-role"
+            )
         )
-        return boto3.session.Session(botocore_session=core)
 
     def _assume(self, account: str) -> dict[str, str]:
         named = self._role_of(account)

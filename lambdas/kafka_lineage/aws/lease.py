@@ -68,6 +68,13 @@ class Generation:
     number: int
     owner: str
     expires: float
+    acquired: float = 0.0
+
+    @property
+    def last_write(self) -> float:
+        """The latest moment its holder can have written: its release (a released generation is rewritten
+        with `acquired` = the release time and `expires` 0), or its expiry when it was never released."""
+        return max(self.acquired, self.expires)
 
 
 class StateLease:
@@ -97,6 +104,9 @@ class StateLease:
         self._sleep = sleep
         self._poll_seconds = poll_seconds
         self.generation: int | None = None  # ours, while held
+        # When the holder before us can last have written (epoch seconds; 0: nobody ever held it, inf:
+        # unknown). A reader that listed the world after this moment need not list it again under the lease.
+        self.previous_write: float = float("inf")
 
     # ------------------------------------------------------------------------------------------ public
     def acquire(self, wait_seconds: float) -> None:
@@ -109,12 +119,13 @@ class StateLease:
             if live is not None and live.owner == self.owner and live.expires > now:
                 # Ours already: a create whose answer was lost (botocore's retry then met the name), or a
                 # retry of this same invocation (Lambda keeps the request id). Either way we hold it.
-                self.generation = live.number
+                self.generation, self.previous_write = live.number, float("inf")
                 return
             if live is None or live.expires <= now:
                 number = (live.number if live else 0) + 1
                 if self._create(number, now):
                     self.generation = number
+                    self.previous_write = live.last_write if live else 0.0
                     logger.info(
                         "state lease acquired",
                         extra={"lease": self.path, "generation": number, "owner": self.owner},
@@ -210,7 +221,8 @@ def _parse(path: str, parameter: dict[str, Any]) -> Generation | None:
         return None
     try:
         value = json.loads(parameter.get("Value", ""))
-        return Generation(int(suffix), str(value["owner"]), float(value["expires"]))
+        expires = float(value["expires"])
+        return Generation(int(suffix), str(value["owner"]), expires, float(value.get("acquired", expires)))
     except (ValueError, KeyError, TypeError):
         logger.error("unreadable lease generation counts as expired", extra={"parameter": name})
-        return Generation(int(suffix), "", 0.0)
+        return Generation(int(suffix), "", 0.0, float("inf"))  # when it was last written: unknown

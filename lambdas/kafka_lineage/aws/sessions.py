@@ -22,11 +22,10 @@ from datetime import datetime
 from typing import Any
 
 import boto3
-import botocore.session
 from botocore.credentials import DeferredRefreshableCredentials
 
 from kafka_lineage.aws.calls import instrument
-from kafka_lineage.aws.clients import RETRY_CONFIG, client
+from kafka_lineage.aws.clients import RETRY_CONFIG, client, new_session
 from kafka_lineage.config import Settings, Source
 from kafka_lineage.model.failures import AwsError, SourceRoleUnavailable
 from kafka_lineage.model.metrics import SOURCE_ROLE_FAILURES
@@ -97,11 +96,11 @@ class SourceSessions:
     def _session(self, source: Source) -> boto3.session.Session:
         session = self._sessions.get(source.key)
         if session is None:
-            core = botocore.session.get_session()
-            core._credentials = DeferredRefreshableCredentials(
-                refresh_using=lambda: self._assume(source), method="sts-assume-role"
+            session = new_session(
+                DeferredRefreshableCredentials(
+                    refresh_using=lambda: self._assume(source), method="sts-assume-role"
+                )
             )
-            session = boto3.session.Session(botocore_session=core)
             self._sessions[source.key] = session
         return session
 

@@ -77,11 +77,21 @@ class ClusterPolicies(Protocol):
         ...
 
 
+class HeldLeases(Protocol):
+    def written_since(self, mark: float) -> bool:
+        """True when another run may have written one of the roles after `mark` (taken by `mark()`)."""
+        ...
+
+
 class RoleLeases(Protocol):
     """One writer per IAM role: `hold(roles)` holds every role's lease for the block, or raises
     `kafka_lineage.model.failures.LeaseBusy` when another invocation holds one of them past the wait."""
 
-    def hold(self, role_arns: Sequence[str]) -> AbstractContextManager[None]: ...
+    def mark(self) -> float:
+        """A moment on the leases' clock, taken before listing the grants."""
+        ...
+
+    def hold(self, role_arns: Sequence[str]) -> AbstractContextManager[HeldLeases]: ...
 
 
 @dataclass(frozen=True)

@@ -15,10 +15,11 @@
   the lease (a grant came in naming another role) is leased again, wider.
 
 What it costs (measured in tests/unit/grants): one grant from its event to GRANTED, in a domain of a few
-grants, is 11 DataZone and IAM calls. Every settled group lists every grant of the domain
-(ListSubscriptionGrants has no filter by role; 50 a page at 3 TPS), so in a domain of N grants an event adds
-about N/50 calls: the access logic needs every grant naming the roles, and only a full listing under the
-lease sees them all.
+grants, is 11 DataZone and IAM calls. The access logic needs every grant naming the roles, and
+ListSubscriptionGrants has no filter by role (50 a page at 3 TPS): an event lists the domain once (about
+N/50 calls in a domain of N grants), and a reconciling run lists it once for all its groups. A group is
+listed again under its leases only when another run wrote one of its roles after the listing began
+(`RoleLeases.hold(...).written_since`): the lease's previous generation says when.
 Known limits: a role whose every grant was deleted (not revoked) is not found again, so its access stays
 until a grant names it; a managed policy of ours left unattached by a stopped run is adopted when it is
 needed again, never deleted otherwise.
@@ -28,14 +29,15 @@ events of one role, but the reconciling run writes every role too, outside the q
 grant, not its roles (they are read from the subscription target), so events could not be grouped by role
 before they are read. The per-role SSM lease (`aws.lease`, `{MAPPING_PATH}/config/lease/
 subscription-grants-<hash of the role ARN>`) covers both: whoever writes a role holds its lease, and reads
-the grants and the role again once it holds it, so no run renders a role from a listing older than the
-last write. A run that cannot get a lease within the wait hands its event on (`deferred: busy`).
+the role (and, when another run wrote it since its listing, the grants) again once it holds it, so no run
+renders a role from a listing older than the last write. A run that cannot get a lease within the wait hands its event on (`deferred: busy`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import nullcontext
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import partial
 from typing import Any
@@ -57,6 +59,14 @@ from kafka_lineage.observability import logger
 _GRANTING = (GrantStatus.GRANT_PENDING, GrantStatus.GRANT_IN_PROGRESS)
 # A group whose roles grow under the lease is leased again, wider, at most this many times.
 LEASE_ROUNDS = 3
+
+
+@dataclass(frozen=True)
+class Listing:
+    """Every grant of the domain, and when (on the leases' clock) the listing started."""
+
+    records: tuple[GrantRecord, ...]
+    mark: float
 
 
 def _utcnow() -> datetime:
@@ -111,8 +121,8 @@ class GrantRun:
         self._settle(set(resolved.principals), resolved.unusable, resolver, result, leased=active)
 
     def _reconcile(self, resume_after: str | None, resolver: Resolver, result: GrantsResult) -> None:
-        records = list(self._ports.catalog.grants())
-        scopes = self._scopes(records, resolver, result)
+        listing = self._list()
+        scopes = self._scopes(listing.records, resolver, result)
         last: str | None = None
         for scope in scopes:
             if resume_after is not None and scope.key <= resume_after:
@@ -129,7 +139,7 @@ class GrantRun:
                 resolver,
                 result,
                 leased=False,
-                first=records,
+                first=listing,
             )
             self._guarded(settle, result, group=scope.key)
             self._longest = max(self._longest, clock.monotonic() - started)
@@ -169,17 +179,21 @@ class GrantRun:
         result: GrantsResult,
         *,
         leased: bool,
-        first: Sequence[GrantRecord] | None = None,
+        first: Listing | None = None,
     ) -> None:
-        """Read, decide, and apply one group of roles (under their leases when there is work)."""
+        """Read, decide, and apply one group of roles (under their leases when there is work).
+
+        Under the leases the grants are listed again only when another run may have written one of the
+        roles since the listing in hand was taken (`written_since`): a reconciling run lists the domain
+        once, not once per group, and no decision is made from a listing older than a role's last write."""
         extra = {item.key: item for item in unusable}
-        records = first
+        listing = first
         for _ in range(LEASE_ROUNDS):
             held = sorted(roles) if leased and not result.dry_run else []
-            with self._ports.leases.hold(held) if held else nullcontext():
-                if records is None or held:
-                    records = list(self._ports.catalog.grants())  # under the lease: fresh
-                scope = scope_of(roles, records, resolver)
+            with self._ports.leases.hold(held) if held else nullcontext() as leases:
+                if listing is None or (leases is not None and leases.written_since(listing.mark)):
+                    listing = self._list()
+                scope = scope_of(roles, listing.records, resolver)
                 scope.unusable.update(extra)
                 if held and not scope.roles <= set(held):
                     roles = scope.roles  # a grant came in naming another role: lease it too
@@ -200,6 +214,10 @@ class GrantRun:
         raise LeaseBusy(
             f"the roles of this grant kept changing while their leases were taken: {sorted(roles)}"
         )
+
+    def _list(self) -> Listing:
+        mark = self._ports.leases.mark()  # before the first page: a write after it is not in the listing
+        return Listing(tuple(self._ports.catalog.grants()), mark)
 
     # ------------------------------------------------------------------------------------------ decide
     def _decide(self, scope: Scope) -> Work:

@@ -4,6 +4,7 @@ operation, so tests can say what a run read and wrote."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import threading
 from collections import Counter
@@ -358,38 +359,63 @@ class FakeClusters:
         raise Conflict("PutClusterPolicy", "Conflict", "kept changing")
 
 
+@dataclass(frozen=True)
+class FakeHeld:
+    released: Mapping[str, int]
+    roles: tuple[str, ...]
+
+    def written_since(self, mark: float) -> bool:
+        return any(self.released.get(role, -1) > mark for role in self.roles)
+
+
 class FakeLeases:
-    """One lock per role, taken in sorted order; `hold` waits at most `wait` seconds for each."""
+    """One lock per role, taken in sorted order; `hold` waits at most `wait` seconds for each. Its clock is
+    a counter: `mark()` and every release take the next tick, so `written_since` is exact."""
 
     def __init__(self, wait: float = 5.0) -> None:
         self.wait = wait
         self.locks: dict[str, threading.Lock] = {}
         self.taken: list[str] = []
+        self.released: dict[str, int] = {}
+        self._ticks = itertools.count()
         self._lock = threading.Lock()
 
+    def mark(self) -> float:
+        with self._lock:
+            return next(self._ticks)
+
     @contextmanager
-    def hold(self, role_arns: Sequence[str]) -> Iterator[None]:
-        held: list[threading.Lock] = []
+    def hold(self, role_arns: Sequence[str]) -> Iterator[FakeHeld]:
+        held: list[tuple[str, threading.Lock]] = []
         try:
             for role in sorted(set(role_arns)):
                 with self._lock:
                     lock = self.locks.setdefault(role, threading.Lock())
                 if not lock.acquire(timeout=self.wait):
                     raise LeaseBusy(f"role {role} is held by another run")
-                held.append(lock)
+                held.append((role, lock))
                 self.taken.append(role)
-            yield
+            with self._lock:
+                snapshot = dict(self.released)
+            yield FakeHeld(snapshot, tuple(role for role, _ in held))
         finally:
-            for lock in reversed(held):
+            for role, lock in reversed(held):
+                with self._lock:
+                    self.released[role] = next(self._ticks)
                 lock.release()
 
 
 class NoLeases:
-    """No lease at all: what overlapping runs would do without one writer per role."""
+    """No lease at all: what overlapping runs would do without one writer per role (every listing is
+    taken as stale, so each run lists again where it would under a lease)."""
+
+    @staticmethod
+    def mark() -> float:
+        return 0.0
 
     @contextmanager
-    def hold(self, role_arns: Sequence[str]) -> Iterator[None]:
-        yield
+    def hold(self, role_arns: Sequence[str]) -> Iterator[FakeHeld]:
+        yield FakeHeld(dict.fromkeys(role_arns, 1), tuple(role_arns))
 
 
 @dataclass

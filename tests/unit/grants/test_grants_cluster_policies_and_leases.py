@@ -156,3 +156,53 @@ def test_a_role_lease_is_one_valid_ssm_name_per_role_and_a_second_holder_waits_t
             pass
         assert one.taken == 2
         assert two.taken == 1
+
+
+def test_a_held_role_lease_says_whether_another_run_wrote_the_role_since_a_listing() -> None:
+    from kafka_lineage.aws.role_leases import CLOCK_SKEW_SECONDS, RoleLeases
+
+    role = "arn:aws:iam::111122223333:role/teams/reader$1"
+    now = {"t": 1_000_000.0}
+    with mock_aws():
+        ssm = boto3.client("ssm", region_name="eu-west-1")
+
+        def leases(owner: str) -> RoleLeases:
+            return RoleLeases(ssm, "/kafka-lineage", owner, lambda: 60.0, 0.0, clock=lambda: now["t"])
+
+        ours = leases("invocation-1")
+        # Given a role nobody ever held: a listing of any age is fresh
+        listed = ours.mark()
+        with ours.hold([role]) as held:
+            assert not held.written_since(listed)
+        # When another run holds and releases it after our next listing began
+        listed = ours.mark()
+        now["t"] += 60
+        with leases("invocation-2").hold([role]):
+            now["t"] += 1
+        now["t"] += 60
+        # Then our listing is stale for that role; a listing begun after the release is fresh
+        with ours.hold([role]) as held:
+            assert held.written_since(listed)
+            assert not held.written_since(ours.mark() - 30)
+            # (a release within the clocks' skew of the mark counts as after it: list again)
+            assert held.written_since(now["t"] - 60 + CLOCK_SKEW_SECONDS - 1)
+
+
+def test_a_role_lease_that_expired_unreleased_counts_as_written_until_its_expiry() -> None:
+    from kafka_lineage.aws.role_leases import CLOCK_SKEW_SECONDS, RoleLeases
+
+    role = "arn:aws:iam::111122223333:role/reader"
+    now = {"t": 2_000_000.0}
+    with mock_aws():
+        ssm = boto3.client("ssm", region_name="eu-west-1")
+        # Given a holder that stopped without releasing (its lease runs 60 s)
+        crashed = RoleLeases(ssm, "/kafka-lineage", "crashed", lambda: 60.0, 0.0, clock=lambda: now["t"])
+        never_released = crashed.hold([role])  # (kept referenced: a collected one would release)
+        never_released.__enter__()
+        listed = now["t"] + 30  # a listing begun while it could still write
+        now["t"] += 61
+        ours = RoleLeases(ssm, "/kafka-lineage", "next", lambda: 60.0, 0.0, clock=lambda: now["t"])
+        # Then the takeover treats that listing as stale, and one begun after the expiry as fresh
+        with ours.hold([role]) as held:
+            assert held.written_since(listed)
+            assert not held.written_since(now["t"] + CLOCK_SKEW_SECONDS)

@@ -104,6 +104,10 @@ def test_a_busy_role_hands_the_same_event_on() -> None:
     world.iam.add_role(ROLE)
 
     class Busy:
+        @staticmethod
+        def mark() -> float:
+            return 0.0
+
         def hold(self, roles: Any) -> Any:
             raise LeaseBusy(f"{roles} held")
 

@@ -4,6 +4,7 @@ reconciling run that continues across invocations."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
 from typing import Any
 
 from kafka_lineage.access.settings import AccessSettings
@@ -11,6 +12,7 @@ from kafka_lineage.grants.requests import parse_request
 from kafka_lineage.grants.run import GrantRun
 from kafka_lineage.grants.settings import GrantSettings
 from kafka_lineage.model.iam import IamCall
+from kafka_lineage.model.subscriptions import GrantRecord
 from tests.unit.grants.fakes import ACCOUNT, CLUSTER, CONSUMER_ACCOUNT, DOMAIN, NOW, ROLE, FakeWorld, NoLeases
 from tests.unit.grants.test_grants_run import event
 
@@ -180,3 +182,44 @@ def test_a_reconciling_run_stops_before_its_deadline_and_its_follow_up_resumes()
     assert not second.incomplete
     assert world.iam.calls["GetRole"] - reads_before == 6  # three roles, read again under their lease
     assert all(world.datazone.status_of(f"grant{n:04d}") == "GRANTED" for n in range(1, 6))
+
+
+def test_a_reconciling_run_lists_the_grants_once_however_many_role_groups_it_settles() -> None:
+    # Given 120 pending grants (three pages of 50) for twelve roles, one group each
+    world = FakeWorld()
+    roles = [f"arn:aws:iam::{ACCOUNT}:role/reader-{n}" for n in range(12)]
+    for role in roles:
+        world.iam.add_role(role)
+    for n in range(120):
+        world.datazone.add_grant(n + 1, f"topic.{n}", roles=(roles[n % 12],), environment=f"env_{n % 12}")
+    # When the schedule reconciles them
+    result = grant_run(world).run(parse_request({}))
+    # Then every grant stands, and the domain was listed once (3 pages), not once per group (36)
+    assert result.granted.total == 120
+    assert world.datazone.calls["ListSubscriptionGrants"] == 3
+
+
+def test_a_role_written_by_another_run_since_the_listing_is_decided_from_a_new_listing() -> None:
+    # Given two roles, each with a grant, and a run that lists the domain first
+    world = FakeWorld()
+    first, second = (f"arn:aws:iam::{ACCOUNT}:role/reader-{n}" for n in (1, 2))
+    for n, role in enumerate((first, second), start=1):
+        world.iam.add_role(role)
+        world.datazone.add_grant(n, f"topic.{n}", roles=(role,), environment=f"env_{n}")
+    listed = {"count": 0}
+    list_grants = world.datazone.grants
+
+    def grants_then_another_run_writes_the_second_role() -> Iterator[GrantRecord]:
+        yield from list_grants()
+        listed["count"] += 1
+        if listed["count"] == 1:  # once our listing is taken, an event's run revokes grant 2 under its lease
+            with world.leases.hold([second]):
+                world.datazone.set_status("grant0002", "asset0002", "REVOKED")
+
+    world.datazone.grants = grants_then_another_run_writes_the_second_role  # type: ignore[method-assign]
+    # When the schedule reconciles
+    result = grant_run(world).run(parse_request({}))
+    # Then the second role's group is decided from a new listing: the revoked grant is not granted again
+    assert listed["count"] == 2
+    assert world.datazone.status_of("grant0002") == "REVOKED"
+    assert result.granted.total == 1
