@@ -83,6 +83,12 @@ class TopicOutcome:
     dropped: tuple[EdgeKey, ...] = ()  # other edges whose runs this one took over: their entries go
 
 
+def deferred_outcome(action: Action) -> TopicOutcome:
+    """An action that did not start (the invocation is ending): nothing done, its state kept as it was."""
+    previous = action.previous if action.previous is not None else LineageState()
+    return TopicOutcome(action.key, "deferred", previous, False, "deferred: the invocation is ending")
+
+
 def _as_stale(state: LineageState) -> list[StaleRun]:
     """Every run of `state` that may exist in DataZone, its current run first."""
     runs = list(state.stale)
@@ -175,37 +181,26 @@ class Applier:
         self.clock = clock
         self.deadline = deadline or Deadline.never()
 
-    def apply(
-        self,
-        actions: Sequence[Action],
-        receive: Callable[[TopicOutcome], None] | None = None,
-        stop: Callable[[], bool] | None = None,
-    ) -> list[TopicOutcome]:
-        """Apply every action (in order of start, `concurrency` at a time, on the engine's pool). `receive`
-        hears each outcome in this thread as it comes (the run saves state from it while later actions
-        proceed) and then the outcome is not kept: the answer is empty. Once `stop()` says so, or the
-        deadline margin is reached, actions not yet started are deferred."""
+    def apply(self, actions: Sequence[Action]) -> list[TopicOutcome]:
+        """Every action's outcome, in the actions' order (`concurrency` at a time, on the engine's pool); once
+        the deadline margin is reached, actions not yet started are deferred. A run streams its actions
+        through the engine instead (engine/stream.py), calling `one` for each."""
         kept: list[TopicOutcome] = []
 
-        def settle(_: Action, outcome: TopicOutcome | object) -> None:
-            assert isinstance(outcome, TopicOutcome)  # `one` decides itself whether an action starts
-            if receive is not None:
-                receive(outcome)
-            else:
+        def receive(_: Action, outcome: TopicOutcome | object) -> None:
+            if isinstance(outcome, TopicOutcome):  # every action starts: `one` defers it itself
                 kept.append(outcome)
 
         with Workers(min(self.concurrency, len(actions) or 1), "lineage-apply") as workers:
-            workers.each(actions, lambda action: self._one(action, stop), settle)
+            workers.each(actions, self.one, receive)
         position = {action.key: index for index, action in enumerate(actions)}
         return sorted(kept, key=lambda outcome: position[outcome.key])
 
-    def ending(self) -> bool:
-        return self.deadline.ending()
-
-    def _one(self, action: Action, stop: Callable[[], bool] | None = None) -> TopicOutcome:
+    def one(self, action: Action) -> TopicOutcome:
+        """One action's outcome; never raises for the action's own failure (per-edge isolation)."""
         previous = action.previous if action.previous is not None else LineageState()
-        if self.ending() or (stop is not None and stop()):
-            return TopicOutcome(action.key, "deferred", previous, False, "deferred: the invocation is ending")
+        if self.deadline.ending():
+            return deferred_outcome(action)
         try:
             if isinstance(action, Retract):
                 return self._retract(action)

@@ -45,7 +45,8 @@ from kafka_lineage.drift import DownstreamWalker, DriftSummary, Readers
 from kafka_lineage.engine.checkpoints import Changes, Checkpoints, SaveReport
 from kafka_lineage.engine.deadline import Deadline
 from kafka_lineage.engine.lease import LEASE_WAIT_SECONDS, Lease, hold
-from kafka_lineage.lineage.apply import Applier, ParsedFields, TopicOutcome
+from kafka_lineage.engine.stream import stream
+from kafka_lineage.lineage.apply import Applier, ParsedFields, TopicOutcome, deferred_outcome
 from kafka_lineage.lineage.consumer_inputs import read_consumers
 from kafka_lineage.lineage.content import TopicField
 from kafka_lineage.lineage.delivery_inputs import read_delivery
@@ -58,7 +59,7 @@ from kafka_lineage.lineage.drift_check import (
     with_drift,
 )
 from kafka_lineage.lineage.model import LoadedStates, load_states
-from kafka_lineage.lineage.plan import EmitScope, LineagePlan, make_plan, select, tables_needed
+from kafka_lineage.lineage.plan import Action, EmitScope, LineagePlan, make_plan, select, tables_needed
 from kafka_lineage.lineage.ports import (
     Announcer,
     AssetRecordReader,
@@ -386,8 +387,9 @@ def _save_drift(run: RunContext, drift: DriftRound, result: EmitResult) -> None:
 
 
 def _apply(run: RunContext, planned: _Planned, drift: DriftRound, result: EmitResult) -> SaveReport:
-    """Apply the actions in hash-group order while the checkpoints save each group that finished; near the
-    deadline (the margin plus the unsaved groups' write time) the actions not started are left undone."""
+    """Apply the actions in hash-group order while the checkpoints save each group that finished (the
+    engine's streamed apply); near the deadline (the margin plus the unsaved groups' write time) the actions
+    not started are deferred."""
     store, facets = run.world.state, drift.facets()
     group = {a.key.key: hash_group(a.key.key, store.group_bits) for a in planned.plan.actions}
     actions = sorted(
@@ -407,19 +409,33 @@ def _apply(run: RunContext, planned: _Planned, drift: DriftRound, result: EmitRe
         reload=store.load,
         write_seconds=run.write_seconds,
     )
+    steps = _Steps(applier, planned.loaded, result)
+    return stream(steps, actions, run.settings.tuning.max_concurrency, checkpoints, run.deadline)
 
-    def stop() -> bool:
-        return checkpoints.halted or run.deadline.ending(checkpoints.backlog_seconds())
 
-    def receive(outcome: TopicOutcome) -> None:  # in this thread: the one owner of the result
-        checkpoints.done(
-            outcome.key.key, changes_of(planned.loaded, outcome), worked=outcome.kind != "deferred"
-        )
-        result.record(outcome)
+@dataclass(frozen=True)
+class _Steps:
+    """The engine's `StreamedRun` for one emission: one action -> one outcome (apply.py), what it saves,
+    and the result that records it."""
 
-    with checkpoints:
-        applier.apply(actions, receive=receive, stop=stop)
-    return checkpoints.report
+    applier: Applier
+    loaded: LoadedStates
+    result: EmitResult
+
+    def key(self, action: Action) -> str:
+        return action.key.key
+
+    def apply(self, action: Action) -> TopicOutcome:
+        return self.applier.one(action)
+
+    def deferred(self, action: Action) -> TopicOutcome:
+        return deferred_outcome(action)
+
+    def changes(self, outcome: TopicOutcome) -> tuple[str, Changes, bool]:
+        return outcome.key.key, changes_of(self.loaded, outcome), outcome.kind != "deferred"
+
+    def report(self, outcome: TopicOutcome) -> None:
+        self.result.record(outcome)
 
 
 def changes_of(loaded: LoadedStates, outcome: TopicOutcome) -> Changes:
