@@ -75,9 +75,10 @@ class SyncSteps:
     ledger: failsafe.Ledger  # the read thread's alone: chunks are planned one after the other
     deadline: Deadline
     dry_run: bool
-    plans: list[plan.SyncPlan] = field(default_factory=list)  # each chunk's plan (a dry run's whole plan)
-    leased: bool = False
-    _unsaved: Exception | None = None  # why the last save failed (the save thread's)
+    # Each chunk's plan (a dry run's whole plan), whether the lease is held, why the last save failed.
+    plans: list[plan.SyncPlan] = field(init=False, default_factory=list)
+    leased: bool = field(init=False, default=False)
+    _unsaved: Exception | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:
         self.leased = self.adapters.lease is None or self.dry_run
