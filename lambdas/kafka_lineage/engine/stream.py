@@ -4,8 +4,8 @@ writes each group once all of its actions are done.
 
 The run gives a `StreamedRun`: `apply` (on a worker) answers one action's outcome, `deferred` the outcome
 of an action that did not start (the deadline, less the saver's backlog, was near, or the saver stopped),
-`changes` what an outcome writes to the saved state, and `report` records it. `changes` and `report` run in
-the thread that called `stream`: the one writer of the run's result.
+`changes` what an outcome writes to the saved state (the worker hands it to the saver at once), and `report`
+records it, in the thread that called `stream`: the one writer of the run's result.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any, Protocol
 
 from kafka_lineage.engine.checkpoints import Changes, Checkpoints, SaveReport
 from kafka_lineage.engine.deadline import Deadline
-from kafka_lineage.engine.pool import NOT_STARTED, Workers
+from kafka_lineage.engine.pool import Workers
 
 
 class StreamedRun(Protocol):
@@ -49,12 +49,14 @@ def stream(
     def may_start() -> bool:
         return not checkpoints.halted and not deadline.ending(checkpoints.backlog_seconds())
 
-    def receive(action: Any, value: Any) -> None:
-        outcome = run.deferred(action) if value is NOT_STARTED else value
+    def one(action: Any) -> Any:
+        outcome = run.apply(action) if may_start() else run.deferred(action)
+        # The saver hears of it at once, from the worker (it keeps its own state under its lock): a group is
+        # saved as soon as its last action ends, not when the owner gets to it.
         key, changes, worked = run.changes(outcome)
         checkpoints.done(key, changes, worked=worked)
-        run.report(outcome)
+        return outcome
 
     with checkpoints, Workers(min(workers, len(actions) or 1), "run-apply") as pool:
-        pool.each(actions, run.apply, receive, may_start)
+        pool.each(actions, one, lambda _, outcome: run.report(outcome))
     return checkpoints.report
