@@ -13,7 +13,9 @@ governance.py), so a problem reads the same here and in a failed deploy. Checks:
   (GetDomainUnit);
 - lake-formation: ListPermissions on the tables of each database the lineage function reads;
 - cloudtrail: DescribeTrails, GetTrailStatus, GetEventSelectors: a logging trail records Glue's write
-  management events in the region, unless `createCloudTrail` is set.
+  management events in the region, unless `createCloudTrail` is set;
+- consumer-roles (with `access`): the roles of this account that `access.consumerRoles` admits, and which
+  of them a permissions boundary keeps from any grant (doctor_access.py).
 The credentials are taken to be the target account's (GetCallerIdentity names it).
 """
 
@@ -21,7 +23,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from asset_type_resource.governance import (
@@ -36,9 +38,12 @@ from kafka_lineage.aws.calls import instrument
 from kafka_lineage.model.events import GLUE_EVENT_NAMES, GLUE_EVENT_SOURCE
 from kafka_lineage.model.failures import AccessDenied, AwsError, NotFound
 
+from .doctor_access import consumer_roles
+from .findings import FAIL, OK, WARN, Finding, Target
 from .read_only import read_only
 
-OK, WARN, FAIL = "ok", "warn", "FAIL"
+__all__ = ["FAIL", "OK", "WARN", "Finding", "Target", "exit_code", "read_only_clients", "run_checks"]
+
 DEFAULT_QUALIFIER = "hnb659fds"  # CDK's default bootstrap qualifier
 QUALIFIER_CONTEXT = "@aws-cdk/core:bootstrapQualifier"
 # The stack's roles and the designation each needs (stacks/lineage_stack.py add_governance_check); their
@@ -50,23 +55,6 @@ STACK_MEMBERS = (
 )
 # Lake Formation permissions that let the lineage function read a table's metadata (GetTables).
 _DESCRIBES = {"DESCRIBE", "ALL"}
-
-
-@dataclass(frozen=True)
-class Finding:
-    check: str
-    status: str  # ok, warn (to do, the deploy is not stopped), FAIL (the deploy or the functions would fail)
-    message: str
-
-
-@dataclass(frozen=True)
-class Target:
-    """Where the stack goes: the caller's account, the region, and the CloudFormation execution role."""
-
-    account: str
-    partition: str
-    region: str
-    execution_role_arn: str
 
 
 Clients = Callable[[str], Any]
@@ -128,6 +116,8 @@ def run_checks(config: Any, target: Target, clients: Clients) -> list[Finding]:
         findings += _grants(datazone, request, target, project.get("domainUnitId"))
     findings += lake_formation(clients("lakeformation"), config, target)
     findings += cloudtrail(clients("cloudtrail"), config, target)
+    if config.deployment.access is not None:
+        findings += consumer_roles(clients("iam"), config, target)
     return findings
 
 

@@ -28,7 +28,7 @@ from typing import Any
 import boto3
 
 from kafka_lineage_cdk.local_runs import route_function_logs
-from local import access_world, lineage_view, world
+from local import access_checks, access_world, lineage_view, world
 from local.standins import LocalAws
 
 OUT = world.REPO / "out" / "demo"
@@ -248,6 +248,7 @@ def main(log_file: Path | None = None) -> int:
 
         lineage = _lineage(aws)
         _drift(aws)
+        _access(aws)
         # The page again, now with the v3 run's schemaDrift facet on the customers edge.
         lineage_view.show(boto3.client("datazone"), world.DOMAIN_ID, OUT)
         say("IAM: each function's calls, authorised against its own role as synthesized from the stack")
@@ -347,6 +348,51 @@ def _drift(aws: LocalAws) -> None:
             print(table([[key, form.get(key)] for key in keys], ["member", "value"]))
     again = handler({}, Context())
     print(f"Lineage again: drift announced {len(again['drift'])}, caught {len(catcher.drain())} (once only)")
+
+
+def _access(aws: LocalAws) -> None:
+    """7. Access through the catalog: a subscription grants reading the topic; its revoke takes that away."""
+    from subscription_grants.handler import handler
+
+    # The stack's `access` setting: roles under /analytics/ may receive grants; a project's consumers join
+    # the groups named after it. (Deployed with `access`, the stack holds the subscription-grants function.)
+    os.environ["ACCESS"] = json.dumps(
+        {"consumerRoles": ["arn:aws:iam::*:role/analytics/*"], "consumerGroups": ["{projectId}-*"]}
+    )
+    requested = world.BusCatcher("aws.datazone", "Subscription Grant Requested")
+    revoking = world.BusCatcher("aws.datazone", "Subscription Grant Revoke Requested")
+    orders, other = "dbserver1.inventory.orders", "dbserver1.inventory.customers"
+    role = access_world.consumer_role("orders-reader", path="/analytics/")
+    project = "prjordersapp01"
+    consumer = access_world.add_consumer(aws.datazone, project, [role])
+    subscription = access_world.subscribe(aws.datazone, consumer, orders)
+    say(
+        f"7. Access: project {project} subscribed to {orders} (its subscription target names the role "
+        f"{role.rsplit('/', 1)[-1]}), and the owner approved; DataZone asks for the grant"
+    )
+
+    def deliver(catcher: world.BusCatcher) -> None:
+        for event in catcher.drain():
+            result = handler(event, Context())
+            counts = ", ".join(f"{key} {n}" for key, n in sorted(result.get("counts", {}).items()) if n)
+            print(f"subscription-grants <- {event['detail-type']}: {counts or 'nothing to do'}")
+
+    def show() -> None:
+        grant = access_world.grant_of(aws.datazone, subscription)
+        print(f"grant {grant.id}: " + ", ".join(status for _, status in grant.assets))
+        group = f"{project}-app"
+        rows = [
+            [topic, group, "allowed" if access_checks.reads(role, topic, group) else "denied"]
+            for topic in (orders, other)
+        ]
+        print(table(rows, [f"IAM: may {role.rsplit('/', 1)[-1]} read", "as group", "decision"]))
+
+    deliver(requested)
+    show()
+    access_world.revoke(subscription)
+    say("8. The owner revoked the subscription: DataZone asks for the revoke, and the access goes")
+    deliver(revoking)
+    show()
 
 
 if __name__ == "__main__":

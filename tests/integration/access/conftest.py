@@ -2,7 +2,8 @@
 assets; a consuming project's environment has a subscription target naming its IAM roles; the project
 subscribes and the owner accepts; DataZone puts "Subscription Grant Requested" on the default bus, and the
 real subscription-grants handler (its `wiring.build`, against the stand-ins' endpoint) fulfils it.
-`may(role, action, resource)` asks the stand-ins' IAM evaluator what the role may now do."""
+`may(role, action, resource)` (from local.access_checks) asks the stand-ins' IAM evaluator what the role may
+now do."""
 
 from __future__ import annotations
 
@@ -14,11 +15,10 @@ from typing import Any
 
 import pytest
 
-from kafka_lineage.access.arns import ClusterArn, RoleArn
-from local import access_world, world
+from kafka_lineage.access.arns import ClusterArn
+from local import access_checks, access_world, world
 from local.access_world import Consumer
 from local.standins import LocalAws
-from local.standins.iam_effective import decide
 from tests.fixtures import FakeContext, VirtualClock
 
 CONSUMER_PROJECT = "prjconsumer01"
@@ -120,25 +120,11 @@ class AccessWorld:
         self.aws.calls.clear()
 
 
-def may(role_arn: str, action: str, *resources: str) -> bool:
-    """True when IAM (the stand-ins' evaluator over moto's state) lets the role do `action` on `resources`."""
-    role = RoleArn.parse(role_arn)
-    return decide(role.account, role.name, action, *resources).allowed
-
-
 def reads(
     role_arn: str, topic: str, cluster: ClusterArn = CLUSTER, group: str = f"{CONSUMER_PROJECT}-app"
 ) -> bool:
     """True when the role may consume the topic as a member of `group`: every action MSK asks of a reader."""
-    return all(
-        (
-            may(role_arn, "kafka-cluster:Connect", cluster.arn),
-            may(role_arn, "kafka-cluster:DescribeTopic", cluster.topic(topic)),
-            may(role_arn, "kafka-cluster:ReadData", cluster.topic(topic)),
-            may(role_arn, "kafka-cluster:DescribeGroup", cluster.group(group)),
-            may(role_arn, "kafka-cluster:AlterGroup", cluster.group(group)),
-        )
-    )
+    return access_checks.reads(role_arn, topic, group, cluster.arn)
 
 
 @pytest.fixture

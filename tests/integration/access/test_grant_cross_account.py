@@ -8,8 +8,9 @@ from __future__ import annotations
 import json
 
 from local import access_world, world
+from local.access_checks import may
 from local.synth import consumer_account_roles, deployment_roles
-from tests.integration.access.conftest import CLUSTER, CUSTOMERS, ORDERS, AccessWorld, may, reads
+from tests.integration.access.conftest import CLUSTER, CUSTOMERS, ORDERS, AccessWorld, reads
 
 CONSUMER_ACCOUNT = "444455556666"
 ACCOUNT_ROLE = "KafkaLineageConsumer"

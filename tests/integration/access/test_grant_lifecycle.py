@@ -8,6 +8,7 @@ import json
 import pytest
 
 from local import access_world
+from local.access_checks import may
 from tests.fixtures import load_event
 from tests.integration.access.conftest import (
     CLUSTER,
@@ -17,7 +18,6 @@ from tests.integration.access.conftest import (
     OTHER_CLUSTER,
     OTHER_PROJECT,
     AccessWorld,
-    may,
     reads,
 )
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 import boto3
 
 from local import world
-from tests.integration.access.conftest import CLUSTER, ORDERS, AccessWorld, may, reads
+from local.access_checks import may
+from tests.integration.access.conftest import CLUSTER, ORDERS, AccessWorld, reads
 from tests.integration.sync.conftest import AVRO_VALUE
 
 MANY = 120

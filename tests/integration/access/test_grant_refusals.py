@@ -9,7 +9,8 @@ import json
 import boto3
 
 from local import access_world
-from tests.integration.access.conftest import CLUSTER, ORDERS, AccessWorld, may
+from local.access_checks import may
+from tests.integration.access.conftest import CLUSTER, ORDERS, AccessWorld
 
 IAM_WRITES = ("iam:PutRolePolicy", "iam:CreatePolicy", "iam:AttachRolePolicy", "iam:CreatePolicyVersion")
 

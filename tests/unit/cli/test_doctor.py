@@ -58,7 +58,7 @@ class Account:
             service: boto3.client(
                 service, region_name=REGION, aws_access_key_id="x", aws_secret_access_key="y"
             )
-            for service in ("sts", "datazone", "lakeformation", "cloudtrail")
+            for service in ("sts", "datazone", "lakeformation", "cloudtrail", "iam")
         }
         self.stubs = {service: Stubber(client) for service, client in self.clients.items()}
         self.stubs["sts"].add_response(
@@ -137,6 +137,48 @@ class Account:
         self.add("cloudtrail", "get_trail_status", {"IsLogging": logging}, {"Name": TRAIL})
         answer = selectors or {"EventSelectors": [{"ReadWriteType": "All", "IncludeManagementEvents": True}]}
         self.add("cloudtrail", "get_event_selectors", {"TrailARN": TRAIL, **answer}, {"TrailName": TRAIL})
+
+    # --- IAM (the consumer-roles check)
+    def roles(self, prefix: str, *arns: str) -> None:
+        answer = {
+            "Roles": [
+                {
+                    "Path": "/" + arn.split(":role/", 1)[1].rsplit("/", 1)[0] + "/"
+                    if arn.count("/") > 1
+                    else "/",
+                    "RoleName": arn.rsplit("/", 1)[1],
+                    "RoleId": "AROAEXAMPLEEXAMPLE01",
+                    "Arn": arn,
+                    "CreateDate": "2026-01-01T00:00:00Z",
+                }
+                for arn in arns
+            ]
+        }
+        self.add("iam", "list_roles", answer, {"PathPrefix": prefix})
+
+    def role(self, arn: str, boundary: dict[str, Any] | None = None) -> None:
+        name = arn.rsplit("/", 1)[1]
+        role: dict[str, Any] = {
+            "Path": "/",
+            "RoleName": name,
+            "RoleId": "AROAEXAMPLEEXAMPLE01",
+            "Arn": arn,
+            "CreateDate": "2026-01-01T00:00:00Z",
+        }
+        policy = f"arn:aws:iam::{ACCOUNT}:policy/{name}-boundary"
+        if boundary is not None:
+            role["PermissionsBoundary"] = {
+                "PermissionsBoundaryType": "Policy",
+                "PermissionsBoundaryArn": policy,
+            }
+        self.add("iam", "get_role", {"Role": role}, {"RoleName": name})
+        self.add("iam", "list_role_policies", {"PolicyNames": []}, {"RoleName": name})
+        self.add("iam", "list_attached_role_policies", {"AttachedPolicies": []}, {"RoleName": name})
+        if boundary is not None:
+            self.add("iam", "get_policy", {"Policy": {"DefaultVersionId": "v1"}}, {"PolicyArn": policy})
+            version = {"Document": json.dumps(boundary), "VersionId": "v1", "IsDefaultVersion": True}
+            expected = {"PolicyArn": policy, "VersionId": "v1"}
+            self.add("iam", "get_policy_version", {"PolicyVersion": version}, expected)
 
     def healthy(self, skip: str = "") -> None:
         """Every check's reads, answered as an account ready for the first deploy (but `skip`'s)."""
@@ -480,3 +522,75 @@ def test_a_refused_read_fails_its_check_and_names_the_call(aws: Account, tmp_pat
     assert (status, done.exit_code) == ("FAIL", PARTIAL)
     assert message.startswith("datazone:GetUserProfile was refused")
     assert _lines(done.stdout)["grants"][0][0] == "ok"
+
+
+# --- consumer-roles: who `access.consumerRoles` admits, and whom a boundary keeps from any grant ---------
+
+
+def test_without_access_the_consumer_roles_check_reads_nothing(aws: Account, tmp_path: Path):
+    # Given the repository's cdk.json, which sets no `access`
+    aws.healthy()
+    # When doctor runs, Then it makes no IAM call (the stubs would fail on one) and prints no such check
+    done = _doctor(_cdk_json(tmp_path, _context()))
+    assert "consumer-roles" not in _lines(done.stdout)
+
+
+def test_a_role_whose_boundary_denies_kafka_fails_naming_the_boundary_and_the_rest_pass(
+    aws: Account, tmp_path: Path
+):
+    boundary = json.loads((ROOT / "tests/events/access/sagemaker_project_role_boundary.json").read_text())
+    ok_role = f"arn:aws:iam::{ACCOUNT}:role/analytics/orders-reader"
+    bounded = f"arn:aws:iam::{ACCOUNT}:role/analytics/datazone_usr_role_proj.1@x=y"
+    outside = f"arn:aws:iam::{ACCOUNT}:role/analytics-other/someone"
+    # Given `access` admitting roles under /analytics/, in this account and in another one
+    access = {
+        "consumerRoles": [f"arn:aws:iam::{ACCOUNT}:role/analytics/*", "arn:aws:iam::444455556666:role/*"],
+        "consumerGroups": ["{projectId}-*"],
+    }
+    aws.healthy()
+    # And two roles under that path (one carrying a Unified Studio project boundary), one beside it
+    aws.roles("/analytics/", ok_role, bounded, outside)
+    aws.role(ok_role)
+    aws.role(bounded, boundary)
+    # When doctor runs
+    done = _doctor(_cdk_json(tmp_path, _context(access=access)))
+    # Then the bounded role fails, naming its boundary and the statement; the summary counts the admitted
+    lines = _lines(done.stdout)["consumer-roles"]
+    assert done.exit_code == PARTIAL, done.output
+    failed = [message for status, message in lines if status == "FAIL"]
+    assert len(failed) == 1
+    assert bounded in failed[0]
+    boundary_arn = f"arn:aws:iam::{ACCOUNT}:policy/datazone_usr_role_proj.1@x=y-boundary"
+    assert f"{boundary_arn} of role {bounded} denies kafka-cluster:" in failed[0]
+    assert "NoStreamingOrSchemaRegistry" in failed[0]
+    assert (
+        "warn",
+        f"arn:aws:iam::{ACCOUNT}:role/analytics/*: 1 of 2 admitted role(s) may receive grants",
+    ) in (lines)
+    # And the other account's pattern is left to that account
+    assert any("444455556666" in message and status == "ok" for status, message in lines)
+
+
+def test_an_empty_allow_list_warns_that_every_grant_will_fail(aws: Account, tmp_path: Path):
+    aws.healthy()
+    done = _doctor(_cdk_json(tmp_path, _context(access={"consumerRoles": []})))
+    [(status, message)] = _lines(done.stdout)["consumer-roles"]
+    assert status == "warn"
+    assert "access.consumerRoles is empty" in message
+
+
+@pytest.mark.parametrize(
+    ("pattern", "prefix"),
+    [
+        ("arn:aws:iam::111122223333:role/analytics/*", "/analytics/"),
+        ("arn:aws:iam::111122223333:role/analytics/team-*", "/analytics/"),
+        ("arn:aws:iam::*:role/a/b/c", "/a/b/"),
+        ("arn:aws:iam::111122223333:role/*", "/"),
+        ("arn:aws:iam::111122223333:role/reader", "/"),
+        ("arn:aws:iam::111122223333:role/ana*/x/*", "/"),
+    ],
+)
+def test_the_listing_starts_at_the_patterns_path_up_to_its_first_wildcard(pattern: str, prefix: str):
+    from kafka_lineage_cdk.doctor_access import path_prefix
+
+    assert path_prefix(pattern) == prefix
