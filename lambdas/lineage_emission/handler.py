@@ -18,7 +18,8 @@ from kafka_lineage.lineage.run import emit_lineage
 from kafka_lineage.observability import logger, metrics, tracer
 from lineage_emission.wiring import LEASE_HOLDER, Wiring
 
-Handler = Callable[[dict[str, Any], LambdaContext], dict[str, Any]]
+# The context is Lambda's, or any object with its attributes (tests and the local runs pass their own).
+Handler = Callable[[dict[str, Any], Any], dict[str, Any]]
 
 
 class LineageEmissionFailed(RuntimeError):

@@ -24,7 +24,8 @@ from kafka_lineage.sync.requests import parse_sync_event, with_resume
 from kafka_lineage.sync.run import SchemaSync
 from schema_sync.wiring import HOLDER, Wiring
 
-Handler = Callable[[dict[str, Any], LambdaContext], dict[str, Any]]
+# The context is Lambda's, or any object with its attributes (tests and the local runs pass their own).
+Handler = Callable[[dict[str, Any], Any], dict[str, Any]]
 
 
 class SyncFailed(RuntimeError):

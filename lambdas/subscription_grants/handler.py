@@ -71,7 +71,8 @@ def run(
     return result
 
 
-def make_handler(wiring: Wiring) -> Callable[[dict[str, Any], LambdaContext], dict[str, Any]]:
+def make_handler(wiring: Wiring) -> Callable[[dict[str, Any], Any], dict[str, Any]]:
+    # (the context is Lambda's, or any object with its attributes: tests and the local runs pass their own)
     """The Lambda handler over `wiring` (the composition root: the deployed one below, or a test's)."""
 
     @logger.inject_lambda_context(clear_state=True)
