@@ -14,12 +14,16 @@ export PYTHONPATH := lambdas:.
 
 .PHONY: venv node demo test docs wheel deploy lint typecheck unit integration infrastructure synth bench clean lock python
 
-# Everything installs from the lock (exact versions, hashes checked); `make lock` refreshes it.
+# Everything installs from the lock (exact versions, hashes checked); `make lock` refreshes it. Then the
+# checkout itself, editable and without dependencies (the lock has them): its .pth puts the package's two
+# import roots (the repository's top and lambdas/, pyproject.toml dev-mode-dirs) on the path, and it
+# installs the `kafka-lineage` script.
 venv: $(STAMP)
 $(STAMP): requirements-dev.lock
 	@test -n "$(PYTHON)" || { echo "Python 3.11+ is required ($(FUNCTIONS_PYTHON), python3.13, python3.12, python3.11 or python3)"; exit 1; }
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --require-hashes -r requirements-dev.lock
+	$(PY) -m pip install --quiet --no-deps --editable .
 	touch $(STAMP)
 
 # Resolve the pinned requirements (every platform and Python from 3.11) into the locks, with hashes: the
@@ -74,14 +78,16 @@ infrastructure: venv
 
 # The wheel as a user gets it: `python -m build` (the sdist, and the wheel built from it), installed into a
 # fresh virtual environment of its own (no checkout on its path: neither PYTHONPATH nor the repository's
-# venv), which synthesizes the existing-app example from a temporary directory, cdk-nag included, and the
-# `kafka-lineage` script and each of its commands answer (`--help`), and every module of the command line
-# imports there (local_runs aside: `local` needs a checkout). The Lambda layer comes from the checkout's cache (build/), as a user's
-# comes from theirs. pip fetches the build backend (hatchling) and the wheel's dependencies from the
-# package index or its cache. The new venv has its own pip: the stack bundles the functions' layer with the
-# Python that synthesizes it (a fresh clone has no cached layer yet). `twine check --strict` first reads both
-# distributions' metadata as the package index would (the README rendered as the project's description): a
-# release (.github/workflows/release.yml) publishes exactly what this target built and checked.
+# venv), which synthesizes the existing-app example from a temporary directory, cdk-nag included (the code
+# asset holds the function packages, staged from site-packages). There tests/installed_wheel.py checks the
+# one-name scheme (the wheel's top-level packages are the checkout's import roots, all from site-packages,
+# every module of the command line and the constructs imports, no local/ and no `local` command) and lists
+# the commands, each of which must answer `--help`. The Lambda layer comes from the checkout's cache (build/),
+# as a user's comes from theirs. pip fetches the build backend (hatchling) and the wheel's dependencies from
+# the package index or its cache. The new venv has its own pip: the stack bundles the functions' layer with
+# the Python that synthesizes it (a fresh clone has no cached layer yet). `twine check --strict` first reads
+# both distributions' metadata as the package index would (the README rendered as the project's description):
+# a release (.github/workflows/release.yml) publishes exactly what this target built and checked.
 WHEEL_VENV := build/wheel-venv
 TWINE := $(VENV)/bin/twine
 wheel: venv
@@ -92,15 +98,16 @@ wheel: venv
 	$(PY) -m pip --python $(WHEEL_VENV)/bin/python install --quiet --disable-pip-version-check --no-compile \
 		"$$(ls build/dist/*.whl)[nag]"
 	set -e; app=$$(mktemp -d); trap 'rm -rf "$$app"' EXIT; cp examples/existing-app/app.py "$$app"; \
+	cp tests/installed_wheel.py "$$app/check_installed.py"; \
 	cd "$$app" && env -u PYTHONPATH JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION=20 CDK_OUTDIR="$$app/cdk.out" KAFKA_LINEAGE_BUILD_DIR="$(CURDIR)/build" \
 		"$(CURDIR)/$(WHEEL_VENV)/bin/python" app.py; \
 	test -f cdk.out/DataPlatform.template.json; ls cdk.out/asset.*/schema_sync/handler.py >/dev/null; \
-	"$(CURDIR)/$(WHEEL_VENV)/bin/kafka-lineage" --version; \
-	for command in $$("$(CURDIR)/$(WHEEL_VENV)/bin/python" -c 'from kafka_lineage_cdk.cli import main; print(*main.commands)'); do \
-		"$(CURDIR)/$(WHEEL_VENV)/bin/kafka-lineage" $$command --help >/dev/null; done; \
-	"$(CURDIR)/$(WHEEL_VENV)/bin/python" -c 'import importlib, pkgutil, kafka_lineage_cdk as k; \
-		[importlib.import_module(f"kafka_lineage_cdk.{m.name}") for m in pkgutil.iter_modules(k.__path__) if m.name not in ("__main__", "stacks", "lambdas", "smithy", "local_runs")]'
-	@echo "wheel: $$(ls build/dist/*.whl) installs, embeds and synthesizes"
+	test -z "$$(ls -d cdk.out/asset.*/click cdk.out/asset.*/stacks cdk.out/asset.*/kafka_lineage_cdk 2>/dev/null)"; \
+	env -u PYTHONPATH "$(CURDIR)/$(WHEEL_VENV)/bin/kafka-lineage" --version; \
+	commands=$$(env -u PYTHONPATH "$(CURDIR)/$(WHEEL_VENV)/bin/python" -P check_installed.py); \
+	for command in $$commands; do \
+		env -u PYTHONPATH "$(CURDIR)/$(WHEEL_VENV)/bin/kafka-lineage" $$command --help >/dev/null; done
+	@echo "wheel: $$(ls build/dist/*.whl) installs, embeds and synthesizes; one name per module"
 
 # `cdk deploy` of the repository's app with the cdk.json context (CDK_CONTEXT adds -c options).
 deploy: venv node

@@ -17,8 +17,7 @@ os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
 
 import aws_cdk as cdk
 
-# Imported first: it puts the functions' code (lambdas/) on the path, whose settings model the stacks use.
-from kafka_lineage_cdk import ConfigError
+from kafka_lineage.config import ConfigError
 from stacks.app import build_app
 
 

@@ -262,9 +262,7 @@ def render(measured: Sequence[Measured]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    import sys
-
-    sys.path[:0] = [str(Path(__file__).resolve().parent.parent / "lambdas")]
+    # The functions' packages come from the path the Makefile sets (PYTHONPATH=lambdas:.), as for every bench.
     args = parse_args(argv)
     bench = GrantsBench(args)
     try:

@@ -198,6 +198,19 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     return args
 
 
+@dataclass(frozen=True)
+class Shape:
+    """How one measurement runs beyond its event and tuning: each invocation's deadline and how many may chain
+    (None: the command line's), the schemas it concerns (None: all) and their format, and the share of each
+    quota a neighbour takes."""
+
+    deadline_seconds: float | None = None
+    max_invocations: int | None = None
+    schemas: int | None = None
+    data_format: str = ""
+    neighbour: float = 0.0
+
+
 @dataclass
 class Run:
     """One scenario's invocations, added up."""
@@ -361,13 +374,10 @@ class Bench:
         kind: str,
         event: dict[str, Any] | None = None,
         tuning: dict[str, Any] | None = None,
-        *,
-        deadline_seconds: float | None = None,
-        max_invocations: int | None = None,
-        schemas: int | None = None,
-        data_format: str = "",
-        neighbour: float = 0.0,
+        shape: Shape = Shape(),
     ) -> Measurement:
+        deadline_seconds, max_invocations = shape.deadline_seconds, shape.max_invocations
+        schemas, data_format, neighbour = shape.schemas, shape.data_format, shape.neighbour
         job: dict[str, Any] = {
             "kind": kind,
             "event": event or {},
@@ -523,7 +533,11 @@ class Bench:
             self.log(f"project next to a neighbour taking {args.neighbour:g} of every quota:")
             self.prepare()
             self.measure(
-                "first_sync_neighbour", PROJECT, "sync", tuning=args.tuning, neighbour=args.neighbour
+                "first_sync_neighbour",
+                PROJECT,
+                "sync",
+                tuning=args.tuning,
+                shape=Shape(neighbour=args.neighbour),
             )
             if wanted("lineage_first_neighbour"):
                 self.measure(
@@ -531,7 +545,7 @@ class Bench:
                     PROJECT,
                     "lineage",
                     tuning=args.tuning,
-                    neighbour=args.neighbour,
+                    shape=Shape(neighbour=args.neighbour),
                 )
         if wanted("by_format"):
             self.measure_by_format()
@@ -560,9 +574,11 @@ class Bench:
                     PROJECT,
                     kind,
                     tuning=args.tuning,
-                    deadline_seconds=args.checkpoint_deadline_seconds,
-                    max_invocations=args.checkpoint_max_invocations,
-                    neighbour=neighbour,
+                    shape=Shape(
+                        deadline_seconds=args.checkpoint_deadline_seconds,
+                        max_invocations=args.checkpoint_max_invocations,
+                        neighbour=neighbour,
+                    ),
                 )
 
     def main_world(self) -> None:
@@ -627,8 +643,7 @@ class Bench:
                 "sync",
                 {"schemaArns": [arn + topic.name for topic in chosen]},
                 tuning,
-                schemas=len(chosen),
-                data_format=data_format,
+                shape=Shape(schemas=len(chosen), data_format=data_format),
             )
             self.measure(
                 report.FORMAT_LINEAGE,
@@ -636,8 +651,7 @@ class Bench:
                 "lineage",
                 {"topics": [{"registryName": REGISTRY, "topic": topic.name} for topic in chosen]},
                 tuning,
-                schemas=len(chosen),
-                data_format=data_format,
+                shape=Shape(schemas=len(chosen), data_format=data_format),
             )
 
     def document(self) -> dict[str, Any]:

@@ -42,13 +42,6 @@ _NAMED_VALIDATORS: dict[Callable[[str], str], tuple[str, str]] = {
     names.glue_catalog_name: ("Glue Data Catalog name, lower-cased", names.GLUE_CATALOG_NAME.pattern),
     names.source_key: ("source key (registry name or `<account>:<registry name>`)", names.SOURCE_KEY.pattern),
 }
-# cdk.json keys the stack passes on unparsed, for the functions' Settings to validate (so that an error names
-# the key once): their type is the runtime model's.
-_VALIDATED_BY_SETTINGS: dict[tuple[type[BaseModel], str], str] = {
-    (deployment.DeploymentContext, "sources"): "list of [Source](#sources)",
-    (deployment.DeploymentContext, "tuning"): "[Tuning](#tuning) (camelCase keys)",
-    (deployment.DeploymentContext, "drift_downstream_depth"): "integer",
-}
 _SCALARS = {str: "string", int: "integer", float: "number", bool: "boolean", type(None): "null"}
 _BOUNDS = (("gt", "> {}"), ("ge", "≥ {}"), ("lt", "< {}"), ("le", "≤ {}"))
 
@@ -65,9 +58,20 @@ class Section:
     key: Callable[[str, FieldInfo], str] = lambda name, field: field.alias or name
     second_key: tuple[str, Callable[[str, FieldInfo], str]] | None = None
 
+    def fields(self) -> list[tuple[str, FieldInfo]]:
+        """The rows: the model's fields; the context object's `settings` stand for the Settings' own keys,
+        which cdk.json writes at its top level."""
+        rows: list[tuple[str, FieldInfo]] = []
+        for name, field in self.model.model_fields.items():
+            if self.model is deployment.DeploymentContext and name == "settings":
+                rows += list(runtime.Settings.model_fields.items())
+            else:
+                rows.append((name, field))
+        return rows
+
 
 def _environment_variable(name: str, field: FieldInfo) -> str:
-    return runtime._VARIABLES.get(name, name)
+    return runtime.variable(name)
 
 
 SECTIONS = (
@@ -103,10 +107,8 @@ SECTIONS = (
         "`tuning`",
         "tuning",
         runtime.Tuning,
-        "`kafkaLineage.tuning` (camelCase keys) and the functions' `TUNING` (snake_case members)",
+        "`kafkaLineage.tuning`, and the functions' `TUNING` (JSON, the same keys)",
         "Optional knobs with safe defaults.",
-        key=lambda name, field: deployment._camel(name),
-        second_key=("`TUNING` member", lambda name, field: name),
     ),
     Section(
         "`schedules`",
@@ -154,9 +156,11 @@ SECTIONS = (
         runtime.Settings,
         "the Lambda environment, which the stack derives from `kafkaLineage`",
         "What both functions read when they start (`Settings.from_environment`); an error names the variable "
-        "and the member at fault. `SOURCES` and `TUNING` are JSON.",
+        "and the member at fault. Each variable is its `kafkaLineage` key in capitals, words split by `_`; a "
+        "text setting is written as it is, any other as JSON with the keys cdk.json uses. The stack writes "
+        "the required ones and each that is not at its default.",
         key=_environment_variable,
-        second_key=("`kafkaLineage` key", lambda name, field: deployment._SETTINGS_KEYS.get(name, name)),
+        second_key=("`kafkaLineage` key", lambda name, field: field.alias or name),
     ),
 )
 
@@ -174,7 +178,7 @@ def all_sections() -> tuple[Section, ...]:
     sections = list(SECTIONS)
     shown = {section.model for section in sections}
     for section in sections:  # grows while it runs: nested models of nested models
-        for name, field in section.model.model_fields.items():
+        for name, field in section.fields():
             for model in _models_in(field.annotation):
                 if model not in shown:
                     shown.add(model)
@@ -228,10 +232,8 @@ def _named_patterns(annotation: Any, in_list: bool = False) -> Iterator[str]:
         yield from _named_patterns(arg, in_list or origin in (tuple, list))
 
 
-def field_type_text(model: type[BaseModel], name: str, field: FieldInfo) -> str:
-    """The type of `model.name`: pydantic moves a constrained name type's validator into the metadata."""
-    if (model, name) in _VALIDATED_BY_SETTINGS:
-        return _VALIDATED_BY_SETTINGS[(model, name)]
+def field_type_text(field: FieldInfo) -> str:
+    """The type of a field: pydantic moves a constrained name type's validator into the metadata."""
     named = [
         _NAMED_VALIDATORS[m.func][0] for m in field.metadata if getattr(m, "func", None) in _NAMED_VALIDATORS
     ]
@@ -283,7 +285,7 @@ def missing_descriptions() -> list[str]:
     return [
         f"{section.model.__name__}.{name}"
         for section in all_sections()
-        for name, field in section.model.model_fields.items()
+        for name, field in section.fields()
         if not (field.description or "").strip()
     ]
 
@@ -305,13 +307,13 @@ def render_section(section: Section) -> str:
         "| " + " | ".join([*header, "description"]) + " |",
         "|" + "---|" * (len(header) + 1),
     ]
-    for name, field in section.model.model_fields.items():
+    for name, field in section.fields():
         keys = [f"`{section.key(name, field)}`"]
         if section.second_key:
             keys.append(f"`{section.second_key[1](name, field)}`")
         cells = [
             *keys,
-            field_type_text(section.model, name, field),
+            field_type_text(field),
             default_text(field),
             constraints_text(field),
         ]

@@ -11,31 +11,19 @@ naming the key at fault), or the typed model `KafkaLineageConfig`. `KafkaLineage
 subscription grants' IAM access in a consumer account.
 
 The exports load on first use: importing the package (the command line does) does not start CDK's jsii
-runtime. Installed from the wheel, the package carries the stacks' code (kafka_lineage_cdk.stacks), the
-functions' code (lambdas/) and the Smithy models (smithy/); in a checkout they sit beside it (stacks/,
-lambdas/, smithy/), and the same names resolve there.
+runtime. The constructs live in the `stacks` package and the functions' code in theirs (`kafka_lineage`,
+`schema_sync`, ...): top-level both in a checkout (stacks/, lambdas/) and in the installed wheel, so each
+module has one name (pyproject.toml, the wheel, says why). Nothing here touches sys.path.
 """
 
 from __future__ import annotations
 
 import importlib
-import importlib.util
-import sys
-from pathlib import Path
-from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 # The one version source: the build backend reads it (pyproject.toml [tool.hatch.version]). Semantic
 # versioning; CHANGELOG.md says what each version changed.
 __version__ = "0.2.0.dev0"
-
-_HERE = Path(__file__).resolve().parent
-# The wheel ships stacks/ as kafka_lineage_cdk/stacks; a checkout has it at the top level.
-INSTALLED = (_HERE / "stacks" / "__init__.py").is_file()
-# The functions' code: the stacks validate their settings with its model (kafka_lineage.config) at synth.
-FUNCTIONS_DIR = (_HERE if INSTALLED else _HERE.parent) / "lambdas"
-if importlib.util.find_spec("kafka_lineage") is None and FUNCTIONS_DIR.is_dir():
-    sys.path.append(str(FUNCTIONS_DIR))
 
 _EXPORTS = {
     "KafkaLineage": ("lineage_stack", "KafkaLineage"),
@@ -65,17 +53,12 @@ if TYPE_CHECKING:
     from stacks.source_stack import KafkaLineageSource
 
 
-def stacks_module(name: str) -> ModuleType:
-    """One module of the stacks' code, wherever it is (the wheel's kafka_lineage_cdk.stacks, or stacks/)."""
-    return importlib.import_module(f"{__name__}.stacks.{name}" if INSTALLED else f"stacks.{name}")
-
-
 def __getattr__(name: str) -> Any:
     if name == "ConfigError":
         return importlib.import_module("kafka_lineage.config").ConfigError
     if name in _EXPORTS:
         module, attribute = _EXPORTS[name]
-        value = getattr(stacks_module(module), attribute)
+        value = getattr(importlib.import_module(f"stacks.{module}"), attribute)
         globals()[name] = value
         return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

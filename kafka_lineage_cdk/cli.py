@@ -5,7 +5,6 @@
     kafka-lineage lineage --stack KafkaLineage [--topic [REGISTRY:]TOPIC ...] [--force] [--dry-run]
     kafka-lineage status  --stack KafkaLineage
     kafka-lineage doctor  --context cdk.json              # before the first deploy: the account, read only
-    kafka-lineage local sync | local lineage | local demo  # the same on the local stand-ins (a checkout)
 
 Against a deployed stack it reads the stack's outputs (CloudFormation DescribeStacks) for the function
 names and invokes the function (Lambda Invoke, RequestResponse). Tables by default, `--json` for the result
@@ -16,8 +15,6 @@ attention), 2 bad input (usage, payload refused, stack or construct not found), 
 from __future__ import annotations
 
 import json
-import logging
-import sys
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -167,7 +164,7 @@ _EVENT = click.option(
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="kafka-lineage")
 def main() -> None:
-    """Run and inspect kafka-lineage: a deployed stack, or the local stand-ins.
+    """Run and inspect kafka-lineage: a deployed stack, or an account before the first deploy.
 
     Exit codes: 0 success; 1 partial failure (some items failed, the rest was done; for status: needs
     attention); 2 bad input (usage, a payload the function refused, stack or construct not found); 3 the run
@@ -301,7 +298,8 @@ def status(ctx: click.Context, **common: Any) -> None:
 def _doctor_config(context: Path) -> tuple[Any, str | None]:
     """The validated settings of a cdk.json (or of a file that is the `kafkaLineage` object) and the CDK
     bootstrap qualifier it names, as synth reads them (stacks/config.py load_config)."""
-    from . import stacks_module
+    from stacks import config as config_module
+
     from .doctor import kafka_lineage_context
 
     try:
@@ -311,7 +309,6 @@ def _doctor_config(context: Path) -> tuple[Any, str | None]:
     if not isinstance(document, dict):
         raise click.BadParameter(f"{context} holds no JSON object", param_hint="--context")
     raw, qualifier = kafka_lineage_context(document)
-    config_module = stacks_module("config")
     try:
         return config_module.load_config(raw), qualifier
     except config_module.ConfigError as error:
@@ -382,119 +379,6 @@ def doctor(
         for finding in findings:
             click.echo(f"{finding.status:<4}  {finding.check:<14}  {finding.message}")
     ctx.exit(PARTIAL if exit_code(findings) else OK)
-
-
-# --- the local stand-ins ------------------------------------------------------------------------------
-@main.group()
-def local() -> None:
-    """The same runs on the local AWS stand-ins (no account; needs a checkout and `make venv`)."""
-
-
-_LOG_FILE = click.option(
-    "--log-file",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Write the functions' JSON logs (INFO) to this file; without it, warnings go to stderr.",
-)
-_REVOKE = click.option(
-    "--revoke",
-    multiple=True,
-    help="Take a grant out of a function's role, e.g. schema-sync=datazone:CreateAsset (repeatable).",
-)
-_JSON = click.option("--json", "as_json", is_flag=True, help="Print the result as JSON, not as tables.")
-
-
-def _run_local(
-    ctx: click.Context,
-    which: str,
-    payload: dict[str, Any],
-    revoke: tuple[str, ...],
-    log_file: Path | None,
-    as_json: bool,
-) -> None:
-    from .local_runs import StandInsMissing, run
-
-    try:
-        if log_file is not None:
-            with (
-                log_file.open("a", encoding="utf-8") as stream,
-                _progress(f"{which}: starting the stand-ins") as say,
-            ):
-                outcome = run(
-                    which, payload, revoke=revoke, log_stream=stream, log_level=logging.INFO, progress=say
-                )
-        else:
-            with _progress(f"{which}: starting the stand-ins") as say:
-                outcome = run(which, payload, revoke=revoke, log_stream=sys.stderr, progress=say)
-    except StandInsMissing as error:
-        _err.print(f"[red]kafka-lineage: {error}[/]")
-        ctx.exit(BAD_INPUT)
-    _emit(outcome, as_json)
-    ctx.exit(outcome.exit_code)
-
-
-@local.command("sync")
-@click.option("--dry-run", is_flag=True, help="The plan only (nothing written).")
-@click.option("--verify", is_flag=True, help="Deep verification.")
-@_EVENT
-@_REVOKE
-@_LOG_FILE
-@_JSON
-@click.pass_context
-def local_sync(
-    ctx: click.Context,
-    dry_run: bool,
-    verify: bool,
-    event: str | None,
-    revoke: tuple[str, ...],
-    log_file: Path | None,
-    as_json: bool,
-) -> None:
-    """schema-sync on the stand-ins' world (the demo's registry cdc)."""
-    payload = _payload(event, {"dryRun": dry_run, "verify": verify})
-    _run_local(ctx, "schema-sync", payload, revoke, log_file, as_json)
-
-
-@local.command("lineage")
-@_lineage_options
-@_REVOKE
-@_LOG_FILE
-@_JSON
-@click.pass_context
-def local_lineage(
-    ctx: click.Context,
-    topics: tuple[str, ...],
-    force: bool,
-    dry_run: bool,
-    allow_mass_delete: bool,
-    event: str | None,
-    revoke: tuple[str, ...],
-    log_file: Path | None,
-    as_json: bool,
-) -> None:
-    """lineage-emission on the stand-ins' world, after a schema-sync there."""
-    payload = _lineage_payload(topics, force, dry_run, allow_mass_delete, event)
-    _run_local(ctx, "lineage-emission", payload, revoke, log_file, as_json)
-
-
-@local.command("demo")
-@click.option(
-    "--log-file",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Where the functions' JSON logs go (default out/demo/functions.log); the terminal shows the tables.",
-)
-@click.pass_context
-def local_demo(ctx: click.Context, log_file: Path | None) -> None:
-    """`make demo`: the whole pipeline on the stand-ins, step by step."""
-    from .local_runs import StandInsMissing, demo
-
-    try:
-        code = demo(log_file)
-    except StandInsMissing as error:
-        _err.print(f"[red]kafka-lineage: {error}[/]")
-        ctx.exit(BAD_INPUT)
-    ctx.exit(OK if code == 0 else FAILED)
 
 
 from . import access_cli  # noqa: E402,F401  (registers `access` and `grants` on main)

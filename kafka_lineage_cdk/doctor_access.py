@@ -48,7 +48,6 @@ def consumer_roles(iam: Any, config: Any, target: Target) -> list[Finding]:
                 "with a cause naming access.consumerRoles",
             )
         ]
-    clusters = sorted({source.cluster_arn for source in config.settings.sources})
     findings: list[Finding] = []
     for pattern in access.consumer_roles:
         account = _account(pattern)
@@ -57,24 +56,25 @@ def consumer_roles(iam: Any, config: Any, target: Target) -> list[Finding]:
             findings.append(Finding(CHECK, OK, message))
             continue
         try:
-            findings += _check_pattern(iam, pattern, access, clusters, target)
+            findings += _check_pattern(iam, pattern, config, target)
         except AwsError as error:
             message = f"{pattern}: the roles could not be listed ({error.code}: {error.message})"
             findings.append(Finding(CHECK, WARN, message))
     return findings
 
 
-def _check_pattern(
-    iam: Any, pattern: str, access: AccessSettings, clusters: Sequence[str], target: Target
-) -> list[Finding]:
+def _check_pattern(iam: Any, pattern: str, config: Any, target: Target) -> list[Finding]:
+    access: AccessSettings = config.deployment.access
+    clusters = sorted({source.cluster_arn for source in config.settings.sources})
     admitted = [arn for arn in _roles(iam, path_prefix(pattern)) if role_pattern_matches(pattern, arn)]
     if not admitted:
         message = f"{pattern}: no role of account {target.account} matches it yet (grants to them would)"
         return [Finding(CHECK, WARN, message)]
     reader = IamRoles(lambda _account: iam, Naming().path)
+    naming = Naming.for_stack(config.settings.domain_id, config.settings.asset_type_name)
     refused: list[Finding] = []
     for arn in admitted[:MAX_ROLES]:
-        cause = _refusal(reader, arn, access, clusters, target)
+        cause = _refusal(reader, arn, (access, naming), clusters, target)
         if cause is not None:
             refused.append(Finding(CHECK, FAIL, f"grants to {arn} would fail: {cause}"))
     checked = min(len(admitted), MAX_ROLES)
@@ -85,8 +85,13 @@ def _check_pattern(
 
 
 def _refusal(
-    reader: IamRoles, arn: str, access: AccessSettings, clusters: Sequence[str], target: Target
+    reader: IamRoles,
+    arn: str,
+    settings: tuple[AccessSettings, Naming],
+    clusters: Sequence[str],
+    target: Target,
 ) -> str | None:
+    access, naming = settings
     try:
         record = reader.read(arn)
     except AwsError as error:
@@ -109,7 +114,7 @@ def _refusal(
         )
         for cluster in clusters
     ]
-    return boundary_refusal(role_state(record), role_access(arn, grants, access), Naming())
+    return boundary_refusal(role_state(record), role_access(arn, grants, access), naming)
 
 
 def _account(pattern: str) -> str:

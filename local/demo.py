@@ -27,8 +27,8 @@ from typing import Any
 
 import boto3
 
-from kafka_lineage_cdk.local_runs import route_function_logs
 from local import access_checks, access_world, lineage_view, world
+from local.runs import Context, route_function_logs
 from local.standins import LocalAws
 
 OUT = world.REPO / "out" / "demo"
@@ -43,16 +43,6 @@ structure DataOwnershipForm {
 }
 """
 CONSUMER_PROJECT = "analyticsprj01"
-
-
-class Context:
-    function_name = "demo"
-    memory_limit_in_mb = 512
-    invoked_function_arn = f"arn:aws:lambda:{world.REGION}:{world.ACCOUNT}:function:demo"
-    aws_request_id = "00000000-0000-4000-8000-00000000demo"
-
-    def get_remaining_time_in_millis(self) -> int:
-        return 900_000
 
 
 def table(rows: Sequence[Sequence[Any]], headers: Sequence[str]) -> str:

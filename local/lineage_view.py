@@ -456,7 +456,7 @@ DEMO_OPERATOR_MAPPING = {
 }
 
 
-def _demo_tables() -> list[tuple[str, str, list[tuple[str, str]]]]:
+def demo_tables() -> list[tuple[str, str, list[tuple[str, str]]]]:
     """(database, table, columns) per inventory table: the row's columns in Iceberg types, as a sink
     makes them. customers gained `phone` in the demo's schema evolution; products_enriched adds a column of
     its own (no topic field feeds it, so its lineage leaves it out); the archive sink's copy of orders.
@@ -495,7 +495,7 @@ def demo(aws: Any, domain_id: str, state_root: str, out_dir: Path, context: Any,
     from local import demo_connectors, demo_consumers, demo_delivery
 
     glue, ssm = boto3.client("glue"), boto3.client("ssm")
-    for database, name, columns in _demo_tables():
+    for database, name, columns in demo_tables():
         try:
             glue.create_database(DatabaseInput={"Name": database})
         except ClientError as error:
@@ -512,14 +512,14 @@ def demo(aws: Any, domain_id: str, state_root: str, out_dir: Path, context: Any,
         )
     mapping = f"{state_root}/table-mappings/team-analytics/products"
     ssm.put_parameter(Name=mapping, Value=json.dumps(DEMO_OPERATOR_MAPPING), Type="String")
-    print(f"Glue Data Catalog: {len(_demo_tables())} Iceberg tables; operator mapping {mapping}")
+    print(f"Glue Data Catalog: {len(demo_tables())} Iceberg tables; operator mapping {mapping}")
     kafkaconnect = boto3.client("kafkaconnect")
     for name, config in demo_connectors.CONNECTORS.items():
         demo_connectors.create(kafkaconnect, name, config, brokers)
         routing = config.get("topics.regex") and f"topics.regex {config['topics.regex']}"
         what = routing or config.get("topics") or config.get("table.include.list", "")
         print(f"MSK Connect connector {name} ({config['connector.class'].rsplit('.', 1)[1]}): {what}")
-    lakehouse = {name: columns for database, name, columns in _demo_tables() if database == DEMO_DATABASE}
+    lakehouse = {name: columns for database, name, columns in demo_tables() if database == DEMO_DATABASE}
     for line in demo_delivery.create(aws, lakehouse):
         print(line)
     for group, read_topic in demo_consumers.create(boto3.client("cloudwatch")):

@@ -35,7 +35,7 @@ class Deployment:
 
     domain_id: str
     project_id: str
-    state_root: str
+    mapping_path: str
     sources: tuple[str, ...]  # each SOURCES entry as canonical JSON (hashable)
     asset_type_name: str = "KafkaTopicAssetType"
     extra_databases: tuple[str, ...] = ()
@@ -54,14 +54,14 @@ class Deployment:
         **overrides: Any,
     ) -> Deployment:
         """The deployment whose functions would run with this environment (docs/configuration.md)."""
-        missing = [k for k in ("DATAZONE_DOMAIN_ID", "DATAZONE_PROJECT_ID", "SOURCES") if k not in env]
+        missing = [k for k in ("DOMAIN_ID", "PROJECT_ID", "SOURCES") if k not in env]
         if missing:
             raise ValueError(f"cannot tell the deployment: the environment lacks {', '.join(missing)}")
         sources = json.loads(env["SOURCES"])
         return cls(
-            domain_id=env["DATAZONE_DOMAIN_ID"],
-            project_id=env["DATAZONE_PROJECT_ID"],
-            state_root=env.get("MAPPING_PATH", "/kafka-lineage"),
+            domain_id=env["DOMAIN_ID"],
+            project_id=env["PROJECT_ID"],
+            mapping_path=env.get("MAPPING_PATH", "/kafka-lineage"),
             sources=tuple(json.dumps(s, sort_keys=True) for s in sources),
             asset_type_name=env.get("ASSET_TYPE_NAME") or "KafkaTopicAssetType",
             extra_databases=tuple(sorted({d.lower() for d in extra_databases})),
@@ -75,7 +75,7 @@ class Deployment:
             "stackName": STACK_NAME,
             "domainId": self.domain_id,
             "projectId": self.project_id,
-            "mappingPath": self.state_root,
+            "mappingPath": self.mapping_path,
             "sources": [json.loads(s) for s in self.sources],
             "assetTypeName": self.asset_type_name,
             "extraDatabases": list(self.extra_databases),

@@ -98,8 +98,8 @@ def source_config(registry: str = "cdc", **extra: Any) -> dict[str, Any]:
 
 def environment(sources: Iterable[dict[str, Any]], tuning: dict[str, Any] | None = None) -> dict[str, str]:
     env = {
-        "DATAZONE_DOMAIN_ID": DOMAIN_ID,
-        "DATAZONE_PROJECT_ID": PROJECT_ID,
+        "DOMAIN_ID": DOMAIN_ID,
+        "PROJECT_ID": PROJECT_ID,
         "MAPPING_PATH": MAPPING_PATH,
         "SOURCES": json.dumps(list(sources)),
     }
@@ -201,8 +201,8 @@ def deployment_for(aws: Any, function: str, event: Mapping[str, Any]) -> Deploym
         env = {
             "SOURCES": json.dumps([source_config()]),
             **{k: v for k, v in os.environ.items() if k in ("SOURCES", "MAPPING_PATH")},
-            "DATAZONE_DOMAIN_ID": str(props.get("DomainId", DOMAIN_ID)),
-            "DATAZONE_PROJECT_ID": str(props.get("ProjectId", PROJECT_ID)),
+            "DOMAIN_ID": str(props.get("DomainId", DOMAIN_ID)),
+            "PROJECT_ID": str(props.get("ProjectId", PROJECT_ID)),
             "ASSET_TYPE_NAME": str(json.loads(props.get("Spec") or "{}").get("name") or ""),
         }
         return Deployment.from_environment(

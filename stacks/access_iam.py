@@ -3,8 +3,9 @@ statements for the governance account's subscription-grants role and a consumer 
 (stacks/consumer_stack.py).
 
 What the function does to a consumer role (kafka_lineage.aws.iam_roles): reads it (GetRole, its inline and
-attached policies, its boundary), writes its one inline policy and its own managed policies
-`KafkaLineageAccess-<role>-<n>` under the IAM path `/kafka-lineage/` (access.model.Naming), and attaches and
+attached policies, its boundary), writes its one inline policy `KafkaLineageAccess-<token>` and its own
+managed policies `KafkaLineageAccess-<token>-<role>-<n>` under the IAM path `/kafka-lineage/`
+(access.model.Naming.for_stack: the token names the stack's domain and asset type), and attaches and
 detaches those. So:
 
 - Role reads and writes only on the roles `access.consumerRoles` names. Its patterns become the Resource list
@@ -13,7 +14,8 @@ detaches those. So:
   and the function's own check (`AccessSettings.admits_role`) admit the same roles.
 - AttachRolePolicy and DetachRolePolicy only with our managed policies (`iam:PolicyARN`, a condition key the
   SAR lists for both): the function can never attach, say, AdministratorAccess to a consumer role.
-- Managed-policy writes only under our path and name prefix.
+- Managed-policy writes only under our path and this stack's name prefix (a consumer account's role, which
+  any stack of the governance account may use, under every stack's: `KafkaLineageAccess-*`).
 - GetPolicy and GetPolicyVersion on any customer managed policy of the account and on AWS managed policies: a
   boundary, or another policy attached to a consumer role, can be any of them, and the function reads its
   document to find a Deny before it grants (access.guards). IAM has no condition that limits a read to the
@@ -34,7 +36,7 @@ from constructs import IConstruct
 
 from kafka_lineage.access.model import Naming
 
-NAMING = Naming()  # what subscription-grants names its policies by (GrantSettings.naming)
+ANY_STACK = Naming()  # `KafkaLineageAccess-*` covers every stack's policies (Naming.for_stack)
 ROLE_READS = ["iam:GetRole", "iam:ListRolePolicies", "iam:GetRolePolicy", "iam:ListAttachedRolePolicies"]
 INLINE_WRITES = ["iam:PutRolePolicy", "iam:DeleteRolePolicy"]
 ATTACHMENTS = ["iam:AttachRolePolicy", "iam:DetachRolePolicy"]
@@ -64,13 +66,13 @@ def patterns_in(patterns: Iterable[str], account: str) -> list[str]:
     return [pattern for pattern in found if pattern_account(pattern) in (account, "*")]
 
 
-def own_policies_arn(scope: IConstruct) -> str:
-    """Our managed policies in the scope's account: `policy/kafka-lineage/KafkaLineageAccess-*`."""
+def own_policies_arn(scope: IConstruct, naming: Naming) -> str:
+    """Our managed policies in the scope's account: `policy/kafka-lineage/<prefix>-*`."""
     return cdk.Stack.of(scope).format_arn(
         service="iam",
         region="",
         resource="policy",
-        resource_name=f"{NAMING.path.strip('/')}/{NAMING.prefix}-*",
+        resource_name=f"{naming.path.strip('/')}/{naming.prefix}-*",
         arn_format=cdk.ArnFormat.SLASH_RESOURCE_NAME,
     )
 
@@ -90,13 +92,16 @@ def any_policy_arns(scope: IConstruct) -> list[str]:
     ]
 
 
-def role_statements(scope: IConstruct, patterns: Sequence[str]) -> list[iam.PolicyStatement]:
+def role_statements(
+    scope: IConstruct, patterns: Sequence[str], naming: Naming = ANY_STACK
+) -> list[iam.PolicyStatement]:
     """The statements that let a role fulfil grants to the roles `patterns` names, in the scope's account
-    (none when no pattern is left: a role that may receive nothing needs no IAM)."""
+    (none when no pattern is left: a role that may receive nothing needs no IAM), with the policies `naming`
+    names."""
     if not patterns:
         return []
     roles = list(patterns)
-    ours = own_policies_arn(scope)
+    ours = own_policies_arn(scope, naming)
     return [
         iam.PolicyStatement(sid="ConsumerRoleRead", actions=ROLE_READS, resources=roles),
         iam.PolicyStatement(sid="ConsumerRoleInlinePolicy", actions=INLINE_WRITES, resources=roles),
@@ -117,7 +122,7 @@ def _rendered(value: str, pseudo: str) -> str:
     return f"<AWS::{pseudo}>" if cdk.Token.is_unresolved(value) else value
 
 
-def nag_wildcards(scope: IConstruct, patterns: Sequence[str]) -> list[str]:
+def nag_wildcards(scope: IConstruct, patterns: Sequence[str], naming: Naming = ANY_STACK) -> list[str]:
     """The wildcard resources of `role_statements`, as cdk-nag names them in its IAM5 findings."""
     if not patterns:
         return []
@@ -126,7 +131,7 @@ def nag_wildcards(scope: IConstruct, patterns: Sequence[str]) -> list[str]:
     account = _rendered(stack.account, "AccountId")
     found = [pattern for pattern in patterns if "*" in pattern]
     found += [
-        f"arn:{partition}:iam::{account}:policy/{NAMING.path.strip('/')}/{NAMING.prefix}-*",
+        f"arn:{partition}:iam::{account}:policy/{naming.path.strip('/')}/{naming.prefix}-*",
         f"arn:{partition}:iam::{account}:policy/*",
         f"arn:{partition}:iam::aws:policy/*",
     ]

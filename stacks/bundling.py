@@ -12,11 +12,13 @@ again.
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import cast
 
@@ -25,14 +27,26 @@ import jsii
 from aws_cdk import aws_lambda as lambda_
 from constructs import Construct
 
-# In a checkout ROOT is the repository. Installed from the wheel it is the kafka_lineage_cdk package, which
-# carries lambdas/ and smithy/ beside stacks/ just as the repository does (pyproject.toml: the wheel).
+# The functions' packages, top-level both in lambdas/ (a checkout) and in an installed wheel (pyproject.toml:
+# the wheel): the code asset is assembled from wherever Python finds them, the same way in both.
+FUNCTION_PACKAGES = (
+    "kafka_lineage",
+    "schema_sync",
+    "lineage_emission",
+    "subscription_grants",
+    "asset_type_resource",
+)
+# The data the constructs read: the wheel carries them inside this package (stacks/_data, pyproject.toml
+# force-include); a checkout keeps them at the repository's top (smithy/, lambdas/requirements.lock). The one
+# place that tells the two apart.
+_PACKAGED = Path(__file__).resolve().parent / "_data"
+INSTALLED = _PACKAGED.is_dir()
 ROOT = Path(__file__).resolve().parent.parent
-INSTALLED = (ROOT / "__init__.py").is_file()
-LAMBDAS_DIR = ROOT / "lambdas"
-REQUIREMENTS = LAMBDAS_DIR / "requirements.lock"
-# The layer cache: build/ in a checkout; never inside an installed package (site-packages may be read-only,
-# and is no place for 70 MB of wheels), but the user's cache directory. KAFKA_LINEAGE_BUILD_DIR overrides.
+SMITHY_DIR = _PACKAGED / "smithy" if INSTALLED else ROOT / "smithy"
+REQUIREMENTS = _PACKAGED / "requirements.lock" if INSTALLED else ROOT / "lambdas" / "requirements.lock"
+# The layer and code caches: build/ in a checkout; never inside an installed package (site-packages may be
+# read-only, and is no place for 70 MB of wheels), but the user's cache directory. KAFKA_LINEAGE_BUILD_DIR
+# overrides.
 BUILD_DIR = Path(
     os.environ.get("KAFKA_LINEAGE_BUILD_DIR")
     or (
@@ -51,17 +65,8 @@ _PIP_PLATFORMS = {
     "x86_64": ("manylinux_2_28_x86_64", "manylinux2014_x86_64"),
 }
 
-# What the function code asset leaves out of lambdas/: tests, caches and the dependency lists.
-CODE_EXCLUDES = [
-    "**/__pycache__",
-    "**/*.pyc",
-    "**/.pytest_cache",
-    "**/.mypy_cache",
-    "**/.ruff_cache",
-    "**/tests",
-    "requirements.txt",
-    "requirements.lock",
-]
+# What the function code asset leaves out of the functions' packages: tests and caches.
+CODE_EXCLUDES = ("__pycache__", "*.pyc", ".pytest_cache", ".mypy_cache", ".ruff_cache", "tests")
 
 
 def python_version(runtime: lambda_.Runtime = RUNTIME) -> str:
@@ -177,7 +182,8 @@ def dependencies_layer(
     """The functions' third-party dependencies as one layer."""
     architecture = ARCHITECTURE.name
     code = lambda_.Code.from_asset(
-        str(LAMBDAS_DIR),
+        # Only the hash and the bundling matter: the layer is pip's, not this folder's.
+        str(requirements.parent),
         # A custom hash computed before bundling lets CDK skip bundling when cdk.out already holds the asset.
         asset_hash_type=cdk.AssetHashType.CUSTOM,
         asset_hash=layer_fingerprint(requirements, RUNTIME, architecture),
@@ -198,6 +204,61 @@ def dependencies_layer(
     )
 
 
+def function_package_dirs(names: Sequence[str] = FUNCTION_PACKAGES) -> dict[str, Path]:
+    """Each function package's folder, found as Python finds it (without importing it)."""
+    found: dict[str, Path] = {}
+    for name in names:
+        spec = importlib.util.find_spec(name)
+        if spec is None or not spec.submodule_search_locations:
+            raise RuntimeError(f"the functions' package {name!r} is not importable: is the wheel installed?")
+        found[name] = Path(next(iter(spec.submodule_search_locations)))
+    return found
+
+
+def _code_files(packages: Mapping[str, Path]) -> list[tuple[str, Path]]:
+    ignored = shutil.ignore_patterns(*CODE_EXCLUDES)
+    files: list[tuple[str, Path]] = []
+    for name, folder in sorted(packages.items()):
+        for directory, subdirs, names in os.walk(folder):
+            skip = ignored(directory, [*subdirs, *names])
+            subdirs[:] = sorted(d for d in subdirs if d not in skip)
+            base = Path(directory)
+            files += [
+                (f"{name}/{(base / n).relative_to(folder).as_posix()}", base / n)
+                for n in sorted(names)
+                if n not in skip
+            ]
+    return files
+
+
+def build_code_cache(cache_root: Path = BUILD_DIR, packages: Mapping[str, Path] | None = None) -> Path:
+    """The functions' code (their packages, side by side, without tests or caches), staged once per content
+    under `code-<hash>`: the asset's folder, the same from a checkout (lambdas/) and from an installed wheel
+    (site-packages, which holds much more than the functions)."""
+    files = _code_files(packages if packages is not None else function_package_dirs())
+    digest = hashlib.sha256()
+    for relative, path in files:
+        digest.update(f"{relative}\0".encode())
+        digest.update(path.read_bytes())
+    cache = cache_root / f"code-{digest.hexdigest()[:16]}"
+    if cache.is_dir():
+        return cache
+    cache_root.mkdir(parents=True, exist_ok=True)
+    building = Path(tempfile.mkdtemp(prefix=f"{cache.name}-", dir=cache_root))
+    try:
+        for relative, path in files:
+            (building / relative).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(path, building / relative)
+        try:
+            building.rename(cache)
+        except OSError:
+            if not cache.is_dir():  # not a concurrent build that won the race
+                raise
+    finally:
+        shutil.rmtree(building, ignore_errors=True)
+    return cache
+
+
 def function_code() -> lambda_.Code:
-    """The functions' own code: lambdas/ without tests, caches or the dependency lists."""
-    return lambda_.Code.from_asset(str(LAMBDAS_DIR), exclude=CODE_EXCLUDES)
+    """The functions' own code: their packages without tests, caches or the dependency lists."""
+    return lambda_.Code.from_asset(str(build_code_cache()))

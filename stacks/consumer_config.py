@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from kafka_lineage.access.settings import AccessSettings
-from kafka_lineage.config import EXTERNAL_ID, ROLE_ARN, ConfigError
+from kafka_lineage.config import EXTERNAL_ID, ROLE_ARN, SETTINGS_MODEL, ConfigError
 
 from .source_config import load_context_object
 
@@ -27,26 +27,22 @@ DEFAULT_ROLE_NAME = "KafkaLineageConsumer"
 class ConsumerAccountConfig(BaseModel):
     """The consumer-account stack: the role subscription-grants assumes to write IAM in this account."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+    model_config = SETTINGS_MODEL
 
     stack_name: str = Field(
         default="KafkaLineageConsumer",
-        alias="stackName",
         pattern=r"^[A-Za-z][A-Za-z0-9-]{0,127}$",  # CloudFormation stack names (anchored: pydantic searches)
         description="The consumer stack's CloudFormation stack name.",
     )
     trusted_role_arn: str = Field(
-        alias="trustedRoleArn",
         description="The governance stack's subscription-grants role (its output "
         "`SubscriptionGrantsRoleArn`), the only principal the role trusts.",
     )
     external_id: str = Field(
-        alias="externalId",
         description="The external id subscription-grants sends with AssumeRole (the governance stack's "
         "`access.externalId`).",
     )
     consumer_roles: tuple[str, ...] = Field(
-        alias="consumerRoles",
         min_length=1,
         description="This account's roles that may receive grants, as IAM role ARN patterns (`*` matches any "
         "run of characters): the role may write IAM on these roles only, and only our own policies. The "
@@ -55,7 +51,6 @@ class ConsumerAccountConfig(BaseModel):
     )
     role_name: str = Field(
         default=DEFAULT_ROLE_NAME,
-        alias="roleName",
         pattern=r"^[\w+=,.@-]{1,64}$",
         description="The role's name, fixed so that the governance stack's `access.consumerAccountRole` "
         "(`arn:aws:iam::{account}:role/<roleName>`) names it before it is deployed.",

@@ -16,10 +16,9 @@ from aws_cdk import aws_logs as logs
 from aws_cdk import custom_resources as cr
 from constructs import Construct
 
-from .bundling import ARCHITECTURE, RUNTIME, function_code
+from .bundling import ARCHITECTURE, RUNTIME, SMITHY_DIR, function_code
+from .resources import SharedResources
 
-ROOT = Path(__file__).resolve().parent.parent
-SMITHY_DIR = ROOT / "smithy"
 ASSET_TYPE_FILE = SMITHY_DIR / "KafkaTopicAssetType.json"
 MANAGED_FORM_PREFIX = "amazon.datazone."
 # botocore datazone FormName / FormTypeName / Smithy shapes.
@@ -121,18 +120,16 @@ class DataZoneTypes(Construct):
         self,
         scope: Construct,
         construct_id: str,
+        shared: SharedResources,
         *,
-        domain_id: str,
-        project_id: str,
         asset_type_name: str,
-        layer: lambda_.ILayerVersion,
         removal_policy: str,
-        log_retention: logs.RetentionDays,
         domain_unit_id: str | None = None,
         handler_role_name: str | None = None,
-        create_membership: bool = True,
     ) -> None:
         super().__init__(scope, construct_id)
+        domain_id, project_id, layer = shared.domain_id, shared.project_id, shared.layer
+        log_retention, create_membership = shared.log_retention, shared.create_membership
         self.domain_id, self.project_id, self.domain_unit_id = domain_id, project_id, domain_unit_id
         models = read_form_models()
         # The functions find the type by ASSET_TYPE_NAME (assetTypeName): create it under that name.

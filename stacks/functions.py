@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import aws_cdk as cdk
 from aws_cdk import aws_cloudwatch as cloudwatch
@@ -12,7 +13,6 @@ from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_lambda_destinations as destinations
 from aws_cdk import aws_logs as logs
-from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
 from kafka_lineage.config import Source
@@ -20,6 +20,7 @@ from kafka_lineage.model.metrics import ERRORS
 
 from .bundling import ARCHITECTURE, RUNTIME, function_code
 from .datazone_types import ignore_membership_identity_lint
+from .resources import SharedResources
 
 # Asynchronous invocations (every trigger here is asynchronous): Lambda retries a failed run twice, and
 # gives up on events older than six hours; then the event goes to the on-failure queue.
@@ -48,35 +49,34 @@ def connector_resource_names(sources: Sequence[Source]) -> list[str]:
     return sorted(names)
 
 
+@dataclass(frozen=True)
+class FunctionSpec:
+    """One function: its handler, environment, size and limits, its role's fixed name (None: generated),
+    and whether it is a member of the project (subscription-grants writes no asset: it is not)."""
+
+    handler: str
+    description: str
+    environment: Mapping[str, str]
+    memory_mb: int
+    timeout_seconds: int
+    reserved_concurrency: int | None = None
+    role_name: str | None = None
+    member: bool = True
+
+
 class LineageFunction(Construct):
     """A Python function on the shared code asset and dependency layer, least-privilege role included."""
 
     def __init__(
-        self,
-        scope: Construct,
-        construct_id: str,
-        *,
-        handler: str,
-        description: str,
-        environment: Mapping[str, str],
-        layer: lambda_.ILayerVersion,
-        memory_mb: int,
-        timeout_seconds: int,
-        reserved_concurrency: int | None,
-        failure_queue: sqs.IQueue,
-        log_retention: logs.RetentionDays,
-        domain_id: str,
-        project_id: str,
-        role_name: str | None = None,
-        create_membership: bool = True,
-        kms_key_arn: str | None = None,
+        self, scope: Construct, construct_id: str, spec: FunctionSpec, shared: SharedResources
     ) -> None:
         super().__init__(scope, construct_id)
-        self.log_group = logs.LogGroup(self, "Logs", retention=log_retention)
+        description = spec.description
+        self.log_group = logs.LogGroup(self, "Logs", retention=shared.log_retention)
         self.role = iam.Role(
             self,
             "Role",
-            role_name=role_name,
+            role_name=spec.role_name,
             assumed_by=iam.ServicePrincipal("lambda.amazonaws.com"),
             description=f"kafka-lineage {construct_id}: {description}",
         )
@@ -87,15 +87,15 @@ class LineageFunction(Construct):
             "Function",
             runtime=RUNTIME,
             architecture=ARCHITECTURE,
-            handler=handler,
+            handler=spec.handler,
             code=function_code(),
-            layers=[layer],
+            layers=[shared.layer],
             role=self.role,
             description=description,
-            environment=dict(environment),
-            memory_size=memory_mb,
-            timeout=cdk.Duration.seconds(timeout_seconds),
-            reserved_concurrent_executions=reserved_concurrency,
+            environment=dict(spec.environment),
+            memory_size=spec.memory_mb,
+            timeout=cdk.Duration.seconds(spec.timeout_seconds),
+            reserved_concurrent_executions=spec.reserved_concurrency,
             # CDK grants X-Ray's PutTraceSegments/PutTelemetryRecords on "*": SAR, no resource type.
             tracing=lambda_.Tracing.ACTIVE,
             log_group=self.log_group,
@@ -104,26 +104,26 @@ class LineageFunction(Construct):
             system_log_level_v2=lambda_.SystemLogLevel.WARN,
             retry_attempts=ASYNC_RETRY_ATTEMPTS,
             max_event_age=ASYNC_MAX_EVENT_AGE,
-            on_failure=destinations.SqsDestination(failure_queue),
+            on_failure=destinations.SqsDestination(shared.failure_queue),
         )
         # DataZone authorises writes by project membership as well as by IAM. Under projectMembership
         # "manual" a project owner adds the role instead (docs/governed-domains.md).
         self.membership: datazone.CfnProjectMembership | None = None
-        if create_membership:
+        if shared.create_membership and spec.member:
             self.membership = datazone.CfnProjectMembership(
                 self,
                 "ProjectMembership",
                 designation=MEMBER_DESIGNATION,
-                domain_identifier=domain_id,
-                project_identifier=project_id,
+                domain_identifier=shared.domain_id,
+                project_identifier=shared.project_id,
                 member=datazone.CfnProjectMembership.MemberProperty(user_identifier=self.role.role_arn),
             )
             ignore_membership_identity_lint(self.membership)
-        if kms_key_arn is not None:
+        if shared.kms_key_arn is not None:
             # A domain with a customer managed key: DataZone uses the key on the caller's behalf for the
             # calls that read or write the domain's data (docs/governed-domains.md, "Keys"). That one key
             # only; SAR: both actions take the `key` resource type.
-            self.allow("DomainKey", ["kms:Decrypt", "kms:GenerateDataKey"], [kms_key_arn])
+            self.allow("DomainKey", ["kms:Decrypt", "kms:GenerateDataKey"], [shared.kms_key_arn])
         self.errors_alarm = cloudwatch.Alarm(
             self,
             ERRORS.construct_id,

@@ -138,8 +138,8 @@ BY_SID: dict[str, str] = {
         "`access.consumerRoles` names (its patterns are the resources)."
     ),
     "ConsumerRoleInlinePolicy": (
-        "Write and delete the one inline policy (`KafkaLineageAccess`) that holds a role's granted access: "
-        "only the roles `access.consumerRoles` names."
+        "Write and delete the one inline policy (`KafkaLineageAccess-<token>`) that holds a role's granted "
+        "access: only the roles `access.consumerRoles` names."
     ),
     "ConsumerRoleAttach": (
         "Attach and detach the managed policies that hold the access an inline policy has no room for: only "
@@ -148,7 +148,8 @@ BY_SID: dict[str, str] = {
     ),
     "AccessPolicies": (
         "Create, revise (IAM keeps five versions), read and delete our own managed policies: the path "
-        "`/kafka-lineage/` and the name prefix `KafkaLineageAccess-` only."
+        "`/kafka-lineage/` and this stack's name prefix `KafkaLineageAccess-<token>-` only (a consumer "
+        "account's role: every stack's, `KafkaLineageAccess-`)."
     ),
     "ConsumerRolePoliciesRead": (
         "Read the documents of a consumer role's permissions boundary and of its other attached policies, "

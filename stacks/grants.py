@@ -16,10 +16,13 @@ import aws_cdk as cdk
 from aws_cdk import aws_events as events
 from constructs import Construct
 
+from kafka_lineage.access.model import Naming
+
 from .access_iam import nag_wildcards, pattern_account, patterns_in, role_statements
 from .config import StackConfig
-from .functions import LineageFunction
+from .functions import FunctionSpec, LineageFunction
 from .nag import nag_arn
+from .resources import SharedResources
 from .triggers import subscription_grant_pattern
 
 GRANTS_HANDLER = "subscription_grants.handler.handler"
@@ -62,7 +65,7 @@ class SubscriptionGrants:
         scope: Construct,
         *,
         config: StackConfig,
-        common: Mapping[str, Any],
+        shared: SharedResources,
         extra_environment: Mapping[str, str],
         reserve: bool,
         target: Target,
@@ -74,19 +77,21 @@ class SubscriptionGrants:
         self.scope, self.config, self.access = scope, config, access
         stack = cdk.Stack.of(scope)
         self.patterns = patterns_in(access.consumer_roles, stack.account)
+        # The policies this stack's function writes (GrantSettings.naming, from the same two settings).
+        self.naming = Naming.for_stack(config.settings.domain_id, config.settings.asset_type_name)
         self.function = LineageFunction(
             scope,
             "SubscriptionGrants",
-            handler=GRANTS_HANDLER,
-            description="Fulfils DataZone subscription grants on Kafka topic assets with IAM access",
-            memory_mb=GRANTS_MEMORY_MB,
-            timeout_seconds=GRANTS_TIMEOUT_SECONDS,
-            reserved_concurrency=GRANTS_CONCURRENCY if reserve else None,
-            **{
-                **common,
-                "environment": {**environment, **extra_environment},
-                "create_membership": False,
-            },
+            FunctionSpec(
+                handler=GRANTS_HANDLER,
+                description="Fulfils DataZone subscription grants on Kafka topic assets with IAM access",
+                environment={**environment, **extra_environment},
+                memory_mb=GRANTS_MEMORY_MB,
+                timeout_seconds=GRANTS_TIMEOUT_SECONDS,
+                reserved_concurrency=GRANTS_CONCURRENCY if reserve else None,
+                member=False,
+            ),
+            shared,
         )
         self._warn_other_accounts(stack)
         self._grant()
@@ -115,9 +120,9 @@ class SubscriptionGrants:
     def _grant(self) -> None:
         fn, stack = self.function, cdk.Stack.of(self.scope)
         # SAR: DataZone's subscription actions take no resource type, so only "*" grants them; every call
-        # names the domain (the function's DATAZONE_DOMAIN_ID).
+        # names the domain (the function's DOMAIN_ID).
         fn.allow("DataZoneSubscriptionGrants", DATAZONE_GRANT_ACTIONS, ["*"])
-        for statement in role_statements(self.scope, self.patterns):
+        for statement in role_statements(self.scope, self.patterns, self.naming):
             fn.role.add_to_policy(statement)
         clusters = self.cluster_arns()
         if clusters:
@@ -142,7 +147,7 @@ class SubscriptionGrants:
 
     @property
     def lease_resource_name(self) -> str:
-        return f"{self.config.settings.state_root.lstrip('/')}/{LEASE_PATH}/{ROLE_LEASES}"
+        return f"{self.config.settings.mapping_path.lstrip('/')}/{LEASE_PATH}/{ROLE_LEASES}"
 
     def cluster_arns(self) -> list[str]:
         """The sources' clusters in this account that a consumer in another account may be granted: those
@@ -207,7 +212,7 @@ class SubscriptionGrants:
         )
         found += [
             (f"AwsSolutions-IAM5[Resource::{resource}]", why_roles)
-            for resource in nag_wildcards(self.scope, self.patterns)
+            for resource in nag_wildcards(self.scope, self.patterns, self.naming)
         ]
         found += [
             (

@@ -21,10 +21,11 @@ from kafka_lineage.model.events import DRIFT_DETAIL_TYPE, DRIFT_SOURCE, TopicAss
 from .bundling import dependencies_layer
 from .config import DeploymentContext, StackConfig, as_stack_config
 from .datazone_types import DataZoneTypes
-from .functions import MEMBER_DESIGNATION, LineageFunction
+from .functions import MEMBER_DESIGNATION, FunctionSpec, LineageFunction
 from .grants import SubscriptionGrants
 from .monitoring import Monitoring
 from .nag import nag_arn
+from .resources import SharedResources
 from .trail import ManagementEventsTrail
 from .triggers import asset_changed_pattern, drift_detected_pattern, glue_registry_change_pattern
 
@@ -110,52 +111,53 @@ class KafkaLineage(Construct):
             retention_period=cdk.Duration.days(14),
         )
 
+        shared = SharedResources(
+            layer=self.layer,
+            failure_queue=self.failure_queue,
+            log_retention=retention,
+            domain_id=settings.domain_id,
+            project_id=settings.project_id,
+            create_membership=deployment.project_membership == "stack",
+            kms_key_arn=deployment.domain_kms_key_arn,
+        )
         self.types = DataZoneTypes(
             self,
             "DataZoneTypes",
-            domain_id=settings.domain_id,
-            project_id=settings.project_id,
+            shared,
             asset_type_name=settings.asset_type_name,
-            layer=self.layer,
             removal_policy=deployment.asset_type_removal_policy,
-            log_retention=retention,
             domain_unit_id=deployment.domain_unit_id,
             handler_role_name=config.role_name("AssetTypeHandler", stack_name),
-            create_membership=deployment.project_membership == "stack",
         )
 
-        common: dict[str, Any] = {
-            "environment": environment,
-            "layer": self.layer,
-            "failure_queue": self.failure_queue,
-            "log_retention": retention,
-            "domain_id": settings.domain_id,
-            "project_id": settings.project_id,
-            "create_membership": deployment.project_membership == "stack",
-            "kms_key_arn": deployment.domain_kms_key_arn,
-        }
         reserve = deployment.reserve_concurrency
         self.schema_sync = LineageFunction(
             self,
             "SchemaSync",
-            handler=SCHEMA_SYNC_HANDLER,
-            description="Mirrors Glue Schema Registry schemas into DataZone assets (KafkaTopicAssetType)",
-            memory_mb=deployment.schema_sync_memory_mb,
-            timeout_seconds=deployment.schema_sync_timeout_seconds,
-            reserved_concurrency=SCHEMA_SYNC_CONCURRENCY if reserve else None,
-            role_name=config.role_name("SchemaSync", stack_name),
-            **common,
+            FunctionSpec(
+                handler=SCHEMA_SYNC_HANDLER,
+                description="Mirrors Glue Schema Registry schemas into DataZone assets (KafkaTopicAssetType)",
+                environment=environment,
+                memory_mb=deployment.schema_sync_memory_mb,
+                timeout_seconds=deployment.schema_sync_timeout_seconds,
+                reserved_concurrency=SCHEMA_SYNC_CONCURRENCY if reserve else None,
+                role_name=config.role_name("SchemaSync", stack_name),
+            ),
+            shared,
         )
         self.lineage = LineageFunction(
             self,
             "LineageEmission",
-            handler=LINEAGE_HANDLER,
-            description="Posts OpenLineage runs (Kafka topic -> Glue table) to DataZone",
-            memory_mb=deployment.lineage_memory_mb,
-            timeout_seconds=deployment.lineage_timeout_seconds,
-            reserved_concurrency=LINEAGE_CONCURRENCY if reserve else None,
-            role_name=config.role_name("LineageEmission", stack_name),
-            **common,
+            FunctionSpec(
+                handler=LINEAGE_HANDLER,
+                description="Posts OpenLineage runs (Kafka topic -> Glue table) to DataZone",
+                environment=environment,
+                memory_mb=deployment.lineage_memory_mb,
+                timeout_seconds=deployment.lineage_timeout_seconds,
+                reserved_concurrency=LINEAGE_CONCURRENCY if reserve else None,
+                role_name=config.role_name("LineageEmission", stack_name),
+            ),
+            shared,
         )
         # Before any type is created: the domain, the project, its grants, key and members as the stack needs
         # them, each missing piece named (lambdas/asset_type_resource/governance.py).
@@ -180,7 +182,7 @@ class KafkaLineage(Construct):
             self.subscription_grants = SubscriptionGrants(
                 self,
                 config=config,
-                common=common,
+                shared=shared,
                 extra_environment=EXTRA_ENVIRONMENT,
                 reserve=reserve,
                 target=self._target,
@@ -263,7 +265,7 @@ class KafkaLineage(Construct):
         return arns
 
     def _parameter_arn(self, suffix: str = "") -> str:
-        path = self.config.settings.state_root.lstrip("/") + suffix
+        path = self.config.settings.mapping_path.lstrip("/") + suffix
         return self.format_arn(
             service="ssm",
             resource="parameter",
@@ -536,7 +538,7 @@ class KafkaLineage(Construct):
 
     # --- cdk-nag: each acknowledgment on one resource, for one exact finding, with its reason ------------
     def _suppress_nag_findings(self) -> None:
-        state_root = self.config.settings.state_root
+        state_root = self.config.settings.mapping_path
         for fn, owned, holder in (
             (self.schema_sync, ("assets",), SCHEMA_SYNC_HOLDER),
             (self.lineage, ("lineage", "drift"), LINEAGE_HOLDER),

@@ -33,7 +33,6 @@ from typing import Any, TypeVar
 
 from pydantic import (
     BaseModel,
-    ConfigDict,
     Field,
     StrictBool,
     ValidationError,
@@ -41,11 +40,8 @@ from pydantic import (
     model_validator,
 )
 
-from kafka_lineage.config import (
-    EXTERNAL_ID,
-    ROLE_ARN,
-    ConfigError,
-)
+from kafka_lineage.config import EXTERNAL_ID, ROLE_ARN, SETTINGS_MODEL, ConfigError
+from kafka_lineage.model.errors import describe
 from kafka_lineage.model.names import GlueCatalogName, GlueName
 
 SOURCE_CONTEXT_KEY = "kafkaLineageSource"
@@ -53,22 +49,19 @@ DEFAULT_ROLE_NAME = "kafka-lineage-source-reader"
 
 
 class SourceAccountConfig(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+    model_config = SETTINGS_MODEL
 
     stack_name: str = Field(
         default="KafkaLineageSource",
-        alias="stackName",
         pattern=r"^[A-Za-z][A-Za-z0-9-]{0,127}$",  # CloudFormation stack names (anchored: pydantic searches)
         description="The source stack's CloudFormation stack name.",
     )
     trusted_role_arns: tuple[str, ...] = Field(
-        alias="trustedRoleArns",
         min_length=1,
         description="The governance stack's two function roles (its outputs `SchemaSyncRoleArn` and "
         "`LineageRoleArn`), the only principals the read-only role trusts; all in the governance account.",
     )
     external_id: str = Field(
-        alias="externalId",
         description="The external id the functions send with AssumeRole (the governance source's "
         "`externalId`).",
     )
@@ -82,19 +75,16 @@ class SourceAccountConfig(BaseModel):
     )
     read_brokers: StrictBool = Field(
         default=True,
-        alias="readBrokers",
         description="Allow kafka:GetBootstrapBrokers, for a source without an explicit `namespace`.",
     )
     read_connectors: StrictBool = Field(
         default=True,
-        alias="readConnectors",
         description="Allow the MSK Connect reads (ListConnectors, DescribeConnector) of connector-derived "
         'lineage; turn it off together with `"connectors": "off"` on the governance side\'s source, or '
         "lineage reports the denied listing every run.",
     )
     read_delivery: StrictBool = Field(
         default=True,
-        alias="readDelivery",
         description="Allow the reads of the managed delivery paths: MSK Data Delivery channels (kafka "
         "ListChannels, DescribeChannel), Firehose streams (ListDeliveryStreams, DescribeDeliveryStream) and "
         'the metadata of S3 Tables catalogs; turn it off together with `"channels": "off"` and '
@@ -102,20 +92,17 @@ class SourceAccountConfig(BaseModel):
     )
     read_consumers: StrictBool = Field(
         default=True,
-        alias="readConsumers",
         description="Allow cloudwatch:ListMetrics, which lists the consumer groups that read this account's "
         'clusters (MSK\'s consumer-lag metrics); turn it off together with `"consumers": "off"` on the '
         "governance side's source, or lineage reports the denied listing every run.",
     )
     role_name: str = Field(
         default=DEFAULT_ROLE_NAME,
-        alias="roleName",
         pattern=r"[\w+=,.@-]{1,64}",
         description="The read-only role's name, fixed so that its ARN is known before deploying.",
     )
     forward_events: StrictBool = Field(
         default=True,
-        alias="forwardEvents",
         description="Forward this account's Glue Schema Registry CloudTrail events to the governance "
         "account's default bus (targeted syncs; needs CloudTrail management events in this account).",
     )
@@ -203,7 +190,4 @@ def load_context_object(raw: Any, key: str, model: type[Model]) -> Model | None:
     try:
         return model.model_validate(values)
     except ValidationError as error:
-        problems = "; ".join(
-            f"{key}.{'.'.join(str(p) for p in item['loc'])}: {item['msg']}" for item in error.errors()
-        )
-        raise ConfigError(f"invalid context: {problems}") from error
+        raise ConfigError(f"invalid context: {describe(error, root=key, model=model)}") from error

@@ -30,8 +30,8 @@ PROJECT_ID = "prj1234local"
 def environment(**overrides: str) -> dict[str, str]:
     """A valid schema-sync / lineage environment (docs/configuration.md) with one `cdc` source."""
     env = {
-        "DATAZONE_DOMAIN_ID": DOMAIN_ID,
-        "DATAZONE_PROJECT_ID": PROJECT_ID,
+        "DOMAIN_ID": DOMAIN_ID,
+        "PROJECT_ID": PROJECT_ID,
         "MAPPING_PATH": "/kafka-lineage",
         "SOURCES": json.dumps(
             [

@@ -42,7 +42,7 @@ _KNOWN_PATHS: dict[str, dict[str, KnownPath]] = {}
 def connect(settings: Settings, account: str = "", function_name: str = "lineage-emission") -> LineageWorld:
     """The world of one invocation: every adapter, paced per service (and per account for Glue)."""
     ssm = client("ssm")
-    tuning, state_root = settings.tuning, settings.state_root
+    tuning, state_root = settings.tuning, settings.mapping_path
     # Glue is read in each source's account (a source with a role) under that account's own pacing.
     sessions = SourceSessions(settings, function_name)
     limiters: dict[str, Pacing] = {}
@@ -118,7 +118,7 @@ def state_lease(settings: Settings, context: LambdaContext) -> StateLease:
     remaining = float(context.get_remaining_time_in_millis()) / 1000
     return StateLease(
         client("ssm"),
-        settings.state_root,
+        settings.mapping_path,
         LEASE_HOLDER,
         ttl_seconds=remaining + LEASE_MARGIN_SECONDS,
         owner=context.aws_request_id,

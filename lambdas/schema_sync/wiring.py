@@ -68,12 +68,12 @@ def build_adapters(
     return SyncAdapters(
         registry=SourceRegistries(settings, lambda source: sessions.client(source, "glue"), limiter_of),
         catalog=Catalog(client("datazone"), settings.domain_id, settings.project_id, datazone),
-        asset_records=AssetRecordStore(ssm, settings.state_root, ssm_pacing),
+        asset_records=AssetRecordStore(ssm, settings.mapping_path, ssm_pacing),
         events=TopicEvents(client("events")),
         namespace_of=namespace_of,
         rates=rates,
         lease=lease,
-        drift=DriftSummaries(PackedStore(ssm, state_path(settings.state_root, DRIFT))),
+        drift=DriftSummaries(PackedStore(ssm, state_path(settings.mapping_path, DRIFT))),
         topics=ClusterTopics(lambda source: sessions.client(source, "kafka")),
     )
 
@@ -83,7 +83,7 @@ def state_lease(settings: Settings, context: LambdaContext) -> StateLease:
     remaining = float(context.get_remaining_time_in_millis()) / 1000
     return StateLease(
         client("ssm"),
-        settings.state_root,
+        settings.mapping_path,
         HOLDER,
         ttl_seconds=remaining + LEASE_MARGIN_SECONDS,
         owner=context.aws_request_id,

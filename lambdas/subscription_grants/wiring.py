@@ -82,7 +82,11 @@ def build(settings: GrantSettings, context: LambdaContext, environ: Mapping[str,
         roles=IamRoles(lambda account: iam.client(account, "iam"), settings.naming.path),
         clusters=ClusterPolicies(kafka_for),
         leases=RoleLeases(
-            client("ssm"), settings.state_root, context.aws_request_id, remaining, settings.lease_wait_seconds
+            client("ssm"),
+            settings.mapping_path,
+            context.aws_request_id,
+            remaining,
+            settings.lease_wait_seconds,
         ),
     )
 

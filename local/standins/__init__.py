@@ -22,6 +22,7 @@ from types import TracebackType
 from typing import Any
 
 from local.standins.cloudwatch import CloudWatchMetrics
+from local.standins.environment import CLEARED, FAKE_KEY, aws_environment, reset_cached_clients
 from local.standins.errors import ServiceError
 from local.standins.faults import Call, CallLog, Fault, Faults
 from local.standins.firehose import Firehose
@@ -55,48 +56,6 @@ __all__ = [
     "aws_environment",
     "reset_cached_clients",
 ]
-
-_FAKE_KEY = "testing"
-# Removed while the stand-ins are active so that nothing reaches real AWS or a developer's profile.
-_CLEARED = (
-    "AWS_SESSION_TOKEN",
-    "AWS_SECURITY_TOKEN",
-    "AWS_PROFILE",
-    "AWS_DEFAULT_PROFILE",
-    "AWS_IGNORE_CONFIGURED_ENDPOINT_URLS",
-    "AWS_USE_FIPS_ENDPOINT",
-    "AWS_USE_DUALSTACK_ENDPOINT",
-)
-
-
-def aws_environment(endpoint_url: str, region: str) -> dict[str, str]:
-    """Environment that points boto3 at the stand-ins (AWS_ENDPOINT_URL), with fake credentials."""
-    return {
-        "AWS_ENDPOINT_URL": endpoint_url,
-        "AWS_ACCESS_KEY_ID": _FAKE_KEY,
-        "AWS_SECRET_ACCESS_KEY": _FAKE_KEY,
-        "AWS_DEFAULT_REGION": region,
-        "AWS_REGION": region,
-        "AWS_CONFIG_FILE": os.devnull,
-        "AWS_SHARED_CREDENTIALS_FILE": os.devnull,
-    }
-
-
-def reset_cached_clients() -> None:
-    """Cached boto3 clients keep the endpoint they were made with: have the adapters build new ones."""
-    import boto3
-
-    # boto3's default session re-reads endpoint and region from the environment for each new client, but
-    # caches credentials: drop it only when those are not the fake ones (keeping it keeps its model cache).
-    session = boto3.DEFAULT_SESSION
-    credentials = session.get_credentials() if session is not None else None
-    if credentials is None or credentials.access_key != _FAKE_KEY:
-        boto3.DEFAULT_SESSION = None
-    try:
-        from kafka_lineage.aws.clients import reset_clients
-    except ImportError:  # lambdas/ not on sys.path: nothing cached to reset
-        return
-    reset_clients()
 
 
 class LocalAws:
@@ -237,7 +196,7 @@ class LocalAws:
         if self._saved_env is not None:
             return
         wanted = self.environment()
-        touched = {*wanted, *_CLEARED, *(k for k in os.environ if k.startswith("AWS_ENDPOINT_URL_"))}
+        touched = {*wanted, *CLEARED, *(k for k in os.environ if k.startswith("AWS_ENDPOINT_URL_"))}
         self._saved_env = {key: os.environ.get(key) for key in touched}
         for key in touched:
             os.environ.pop(key, None)
@@ -270,7 +229,7 @@ class LocalAws:
         as AWS does: how tests seed and inspect another account)."""
         import boto3
 
-        keys = {"aws_access_key_id": _FAKE_KEY, "aws_secret_access_key": _FAKE_KEY}
+        keys = {"aws_access_key_id": FAKE_KEY, "aws_secret_access_key": FAKE_KEY}
         if account is not None and account != self.account:
             credentials = self.client("sts").assume_role(
                 RoleArn=f"arn:aws:iam::{account}:role/local-seeding", RoleSessionName="local-seeding"

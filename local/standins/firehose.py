@@ -145,6 +145,7 @@ class Firehose:
         return found
 
     def _describe(self, stream: _Stream) -> dict[str, Any]:
+        # CREATING for the reads the reading gave at creation (not moto's ManagedState: kafka_channels._read).
         if stream.status == "CREATING" and stream.creating_reads > 0:
             stream.creating_reads -= 1
             if stream.creating_reads == 0:

@@ -17,12 +17,12 @@ CreateTable.
 
 from __future__ import annotations
 
-import base64
 import re
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from local.standins import paging
 from local.standins.errors import ServiceError
 from local.standins.readings import Readings
 
@@ -114,10 +114,14 @@ class GlueCatalogs:
         expression = params.get("Expression")
         pattern = re.compile(expression) if expression else None
         names = sorted(name for name in tables if pattern is None or pattern.fullmatch(name))
-        start = int(base64.b64decode(params["NextToken"]).decode()) if params.get("NextToken") else 0
         size = params.get("MaxResults") or DEFAULT_PAGE
-        page = names[start : start + size]
+        query = {k: v for k, v in params.items() if k not in ("NextToken", "MaxResults")}
+        page, token = paging.page(names, size, params.get("NextToken"), query, _invalid_input)
         answer: dict[str, Any] = {"TableList": [{**tables[name], "CatalogId": answered} for name in page]}
-        if start + size < len(names):
-            answer["NextToken"] = base64.b64encode(str(start + size).encode()).decode()
+        if token is not None:
+            answer["NextToken"] = token
         return answer
+
+
+def _invalid_input(message: str) -> ServiceError:
+    return ServiceError("InvalidInputException", message, 400)

@@ -9,14 +9,13 @@ would still show. Undocumented behaviour follows `Readings`.
 
 from __future__ import annotations
 
-import base64
-import json
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from local.standins import paging
 from local.standins.errors import ServiceError
 from local.standins.readings import Readings
 
@@ -290,22 +289,4 @@ def _page(
 ) -> tuple[list[dict[str, Any]], str | None]:
     """One page after the item the NextToken names (by sort key, so deletions between pages skip nothing)."""
     size = params.get("MaxResults") or DEFAULT_PAGE
-    token = params.get("NextToken")
-    if token:
-        try:
-            decoded = json.loads(base64.urlsafe_b64decode(token.encode()))
-            if decoded["scope"] != list(scope):
-                raise ValueError("token from another listing")
-            after = decoded["after"]
-        except (ValueError, KeyError, TypeError) as error:
-            raise _invalid("Invalid NextToken.") from error
-        items = [i for i in items if _comparable(key(i)) > _comparable(after)]
-    page = items[:size]
-    if len(items) <= size:
-        return page, None
-    state = {"scope": list(scope), "after": key(page[-1])}
-    return page, base64.urlsafe_b64encode(json.dumps(state).encode()).decode()
-
-
-def _comparable(key: Any) -> Any:
-    return tuple(key) if isinstance(key, list) else key
+    return paging.page_after(items, size, params.get("NextToken"), {"scope": scope}, key, _invalid)

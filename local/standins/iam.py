@@ -39,6 +39,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from local.standins import protocol
+from local.standins.environment import reset_cached_clients
 from local.standins.errors import ServiceError
 from local.standins.iam_policy import (
     Decision,
@@ -208,8 +209,6 @@ class Iam:
     def acting_as(self, role: Role) -> Iterator[dict[str, str]]:
         """boto3 in this process signs as `role` inside the block (nested and concurrent blocks of the same
         role share it; another role at the same time is an error, the environment being process-wide)."""
-        from local.standins import reset_cached_clients
-
         credentials = self.credentials_for(role)
         with self._lock:
             if self._acting and self._acting[0] != role:

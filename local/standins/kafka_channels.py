@@ -21,8 +21,6 @@ reads, then ACTIVE. DeleteChannel moves it to DELETING; it stays listed for
 
 from __future__ import annotations
 
-import base64
-import json
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -30,6 +28,7 @@ from datetime import UTC, datetime
 from itertools import count
 from typing import Any
 
+from local.standins import paging
 from local.standins.errors import ServiceError
 from local.standins.readings import Readings
 
@@ -168,6 +167,9 @@ class KafkaChannels:
         return {"ChannelArn": arn, "ClusterOperationArn": _operation_arn(params["ClusterArn"])}
 
     def _read(self, channel: _Channel) -> None:
+        # Not moto's ManagedState: its "manual" transition (`times`) is one process-wide setting per model
+        # name in moto's state manager, where this count is the server's reading when the channel was
+        # created, per channel and per stand-in server; the counter below is all it takes.
         if channel.status == "CREATING" and channel.creating_reads > 0:
             channel.creating_reads -= 1
             if channel.creating_reads == 0:
@@ -184,16 +186,15 @@ class KafkaChannels:
             for c in self._channels.values()
             if c.cluster_arn == cluster_arn and (wanted is None or wanted in _topic_names(c))
         ]
-        after = _position(params.get("NextToken"), cluster_arn)
-        remaining = [c for c in listed if c.seq > after]
-        page = remaining[:size]
+        query = {"ClusterArn": cluster_arn}
+        page, token = paging.page_after(listed, size, params.get("NextToken"), query, _seq, _bad_request)
         for channel in page:
             self._read(channel)
             if channel.linger is not None:
                 channel.linger -= 1
         answer: dict[str, Any] = {"Channels": [self._summary(c) for c in page]}
-        if len(remaining) > size:
-            answer["NextToken"] = _token(page[-1].seq, cluster_arn)
+        if token is not None:
+            answer["NextToken"] = token
         return answer
 
     def _find(self, cluster_arn: str, arn: str) -> _Channel:
@@ -264,18 +265,9 @@ def _operation_arn(cluster_arn: str) -> str:
 _OPERATIONS = count(1)
 
 
-def _token(position: int, cluster_arn: str) -> str:
-    return base64.urlsafe_b64encode(json.dumps({"i": position, "c": cluster_arn}).encode()).decode()
+def _seq(channel: _Channel) -> int:
+    return channel.seq
 
 
-def _position(token: str | None, cluster_arn: str) -> int:
-    if not token:
-        return 0
-    try:
-        decoded = json.loads(base64.urlsafe_b64decode(token.encode()))
-        index, same = int(decoded["i"]), decoded["c"] == cluster_arn
-    except (ValueError, KeyError, TypeError) as error:
-        raise ServiceError("BadRequestException", "The nextToken is not valid.", 400) from error
-    if not same or index < 0:
-        raise ServiceError("BadRequestException", "The nextToken does not belong to this request.", 400)
-    return index
+def _bad_request(message: str) -> ServiceError:
+    return ServiceError("BadRequestException", message, 400)

@@ -14,8 +14,6 @@ listing shows it is undocumented). `create()` is the test hook: a connector with
 
 from __future__ import annotations
 
-import base64
-import json
 import threading
 import uuid
 from collections.abc import Callable, Mapping
@@ -24,6 +22,7 @@ from datetime import UTC, datetime
 from itertools import count
 from typing import Any
 
+from local.standins import paging
 from local.standins.errors import ServiceError
 from local.standins.readings import Readings
 
@@ -172,12 +171,11 @@ class KafkaConnect:
         size = params.get("maxResults") or DEFAULT_PAGE
         prefix = params.get("connectorNamePrefix") or ""
         listed = [c for c in self._live() if _region_of(c.arn) == region and c.name.startswith(prefix)]
-        after = _token_position(params.get("nextToken"), prefix)
-        remaining = [c for c in listed if c.seq > after]
-        page = remaining[:size]
+        query = {"prefix": prefix}
+        page, token = paging.page_after(listed, size, params.get("nextToken"), query, _seq, _bad_request)
         answer: dict[str, Any] = {"connectors": [self._summary(c) for c in page]}
-        if len(remaining) > size:
-            answer["nextToken"] = _token(page[-1].seq, prefix)
+        if token is not None:
+            answer["nextToken"] = token
         for connector in page:
             if connector.linger is not None:
                 connector.linger -= 1
@@ -245,19 +243,9 @@ def _version() -> str:
     return uuid.uuid4().hex[:14].upper()
 
 
-def _token(position: int, prefix: str) -> str:
-    return base64.urlsafe_b64encode(json.dumps({"i": position, "p": prefix}).encode()).decode()
+def _seq(connector: _Connector) -> int:
+    return connector.seq
 
 
-def _token_position(token: str | None, prefix: str) -> int:
-    if not token:
-        return 0
-    try:
-        decoded = json.loads(base64.urlsafe_b64decode(token.encode()))
-        index = int(decoded["i"])
-        same = decoded["p"] == prefix
-    except (ValueError, KeyError, TypeError) as error:
-        raise ServiceError("BadRequestException", "The nextToken is not valid.", 400) from error
-    if not same or index < 0:
-        raise ServiceError("BadRequestException", "The nextToken does not belong to this request.", 400)
-    return index
+def _bad_request(message: str) -> ServiceError:
+    return ServiceError("BadRequestException", message, 400)

@@ -16,6 +16,7 @@ import aws_cdk as cdk
 import pytest
 from aws_cdk.assertions import Annotations, Match, Template
 
+from kafka_lineage.access.model import Naming
 from kafka_lineage.access.settings import AccessSettings
 from kafka_lineage.aws.lease import lease_path, role_holder
 from kafka_lineage.model import metrics as catalog
@@ -38,7 +39,11 @@ from tests.infrastructure.stack_synth import (
 
 ACCOUNT = "111122223333"
 REGION = "eu-west-1"
-OURS = f"arn:aws:iam::{ACCOUNT}:policy/kafka-lineage/KafkaLineageAccess-orders-reader-1"
+# The full context's stack: its domain and asset type name its policies (Naming.for_stack).
+PREFIX = Naming.for_stack(
+    full_context()[CONTEXT_KEY]["domainId"], full_context()[CONTEXT_KEY]["assetTypeName"]
+).prefix
+OURS = f"arn:aws:iam::{ACCOUNT}:policy/kafka-lineage/{PREFIX}-orders-reader-1"
 ANALYTICS_ROLE = f"arn:aws:iam::{ACCOUNT}:role/analytics/team/orders-reader"
 
 
@@ -114,7 +119,9 @@ def test_without_access_no_function_rule_alarm_or_output_is_deployed(unset: Synt
 def test_with_access_the_function_reads_only_its_variables_and_access_as_json(full: Synthesized):
     _, function = _grants_function(full)
     variables = function["Environment"]["Variables"]
-    assert set(variables) == {*GRANTS_VARIABLES, ACCESS_VARIABLE, *EXTRA_ENVIRONMENT}
+    # (the settings it reads are written when required or not at their defaults)
+    assert {"DOMAIN_ID", "SOURCES", ACCESS_VARIABLE} <= set(variables)
+    assert set(variables) <= {*GRANTS_VARIABLES, ACCESS_VARIABLE, *EXTRA_ENVIRONMENT}
     # ACCESS is what the function reads back into the same settings
     assert AccessSettings.from_environment(variables) == AccessSettings.parse(FULL_ACCESS)
     assert function["Timeout"] == GRANTS_TIMEOUT_SECONDS
@@ -241,9 +248,11 @@ def test_role_writes_are_granted_exactly_where_consumer_roles_admits(
     "policy_arn",
     [
         "arn:aws:iam::aws:policy/AdministratorAccess",
-        f"arn:aws:iam::{ACCOUNT}:policy/KafkaLineageAccess-orders-reader-1",  # our name, not our path
+        f"arn:aws:iam::{ACCOUNT}:policy/{PREFIX}-orders-reader-1",  # our name, not our path
         f"arn:aws:iam::{ACCOUNT}:policy/kafka-lineage/SomethingElse",
-        f"arn:aws:iam::{CONSUMER_ACCOUNT}:policy/kafka-lineage/KafkaLineageAccess-orders-reader-1",
+        f"arn:aws:iam::{CONSUMER_ACCOUNT}:policy/kafka-lineage/{PREFIX}-orders-reader-1",
+        # another stack's of this account (another domain or asset type): never ours to attach or detach
+        f"arn:aws:iam::{ACCOUNT}:policy/kafka-lineage/KafkaLineageAccess-0badc0de-orders-reader-1",
     ],
 )
 def test_only_our_own_policies_can_be_attached_or_detached(role: Role, policy_arn: str):

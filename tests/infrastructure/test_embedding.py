@@ -33,11 +33,12 @@ EXAMPLES = ROOT / "examples"
 
 
 def _run_example(name: str, outdir: Path) -> dict[str, Any]:
-    """`cdk synth` of an example: its app in a process of its own, the repository as its only import path
-    (the package puts the functions' code on it), the layer not bundled (IAM and nag need the template)."""
+    """`cdk synth` of an example: its app in a process of its own, the checkout's two import roots (lambdas/
+    and the repository, the wheel's top-level packages) as its only path, the layer not bundled (IAM and nag
+    need the template)."""
     environment = {
         **os.environ,
-        "PYTHONPATH": str(ROOT),
+        "PYTHONPATH": f"{ROOT / 'lambdas'}{os.pathsep}{ROOT}",
         "CDK_OUTDIR": str(outdir),
         "CDK_CONTEXT_JSON": json.dumps({"aws:cdk:bundling-stacks": []}),
     }
@@ -152,15 +153,16 @@ def test_the_stacks_synthesize_without_the_functions_runtime_dependencies():
     script = (
         "import sys\n"
         f"for name in {blocked!r}: sys.modules[name] = None\n"
-        "import kafka_lineage_cdk\n"
-        "for module in ('app', 'lineage_stack', 'source_stack'): kafka_lineage_cdk.stacks_module(module)\n"
+        "import importlib\n"
+        "for module in ('app', 'lineage_stack', 'source_stack'):\n"
+        "    importlib.import_module(f'stacks.{module}')\n"
     )
-    # When the stacks' modules are imported through the package
+    # When the stacks' modules are imported by their one name
     done = subprocess.run(
         [sys.executable, "-c", script],
         check=False,
         cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        env={**os.environ, "PYTHONPATH": f"{ROOT / 'lambdas'}{os.pathsep}{ROOT}"},
         capture_output=True,
         text=True,
     )

@@ -109,3 +109,58 @@ def test_the_fingerprint_follows_the_shipped_lock():
         bundling.REQUIREMENTS, bundling.RUNTIME, bundling.ARCHITECTURE.name
     )
     assert bundling.python_version() == "3.14"
+
+
+def _package(root: Path, name: str, files: dict[str, str]) -> Path:
+    folder = root / name
+    for relative, text in files.items():
+        (folder / relative).parent.mkdir(parents=True, exist_ok=True)
+        (folder / relative).write_text(text)
+    return folder
+
+
+def test_the_code_asset_holds_the_function_packages_side_by_side_without_tests_or_caches(tmp_path: Path):
+    # Given two function packages as site-packages holds them: beside other distributions, with caches and
+    # tests, and a name with the characters Python allows
+    site = tmp_path / "site-packages"
+    packages = {
+        "kafka_lineage": _package(site, "kafka_lineage", {"__init__.py": "", "aws/calls.py": "x = 1\n"}),
+        "schema_sync": _package(
+            site,
+            "schema_sync",
+            {
+                "__init__.py": "",
+                "handler.py": "",
+                "__pycache__/handler.cpython-314.pyc": "",
+                "tests/t.py": "",
+            },
+        ),
+    }
+    _package(site, "boto3", {"__init__.py": ""})
+    # When the code is staged
+    code = bundling.build_code_cache(tmp_path / "build", packages)
+    # Then it holds those packages and nothing else
+    staged = sorted(p.relative_to(code).as_posix() for p in code.rglob("*") if p.is_file())
+    assert staged == [
+        "kafka_lineage/__init__.py",
+        "kafka_lineage/aws/calls.py",
+        "schema_sync/__init__.py",
+        "schema_sync/handler.py",
+    ]
+    # And the same content is staged once; a change is a new folder
+    assert bundling.build_code_cache(tmp_path / "build", packages) == code
+    (packages["kafka_lineage"] / "aws" / "calls.py").write_text("x = 2\n")
+    changed = bundling.build_code_cache(tmp_path / "build", packages)
+    assert changed != code
+    assert (changed / "kafka_lineage" / "aws" / "calls.py").read_text() == "x = 2\n"
+    assert sorted(p.name for p in (tmp_path / "build").iterdir()) == sorted([code.name, changed.name])
+
+
+def test_the_function_packages_are_found_where_python_imports_them():
+    # Given a checkout (PYTHONPATH=lambdas:.) / Then each function package is lambdas/<name>
+    found = bundling.function_package_dirs()
+    assert set(found) == set(bundling.FUNCTION_PACKAGES)
+    assert {folder.parent for folder in found.values()} == {bundling.ROOT / "lambdas"}
+    # And a package Python cannot find is named
+    with pytest.raises(RuntimeError, match="no_such_functions"):
+        bundling.function_package_dirs(["no_such_functions"])

@@ -148,7 +148,7 @@ def test_tuning_reaches_the_functions(synth: Synthesized):
     for function in synth.resources("AWS::Lambda::Function").values():
         variables = function["Properties"].get("Environment", {}).get("Variables", {})
         if "SOURCES" in variables and "ACCESS" not in variables:  # subscription-grants paces by quota only
-            assert json.loads(variables["TUNING"]) == {"max_concurrency": 4, "datazone_rps": 5.0}
+            assert json.loads(variables["TUNING"]) == {"maxConcurrency": 4, "datazoneRps": 5.0}
 
 
 def test_alarms_notify_an_encrypted_topic_with_the_email_subscription(synth: Synthesized):

@@ -19,9 +19,9 @@ from kafka_lineage.config import (
     ConfigError,
 )
 from kafka_lineage.model.names import GLUE_REGISTRY_NAME
+from kafka_lineage.model.table_mapping import TableMapping
 from stacks.config import (
     CONTEXT_KEY,
-    TableMapping,
     environment_size,
     load_config,
     table_mapping_parameter_name,
@@ -114,7 +114,19 @@ def test_invalid_context_fails_naming_the_key(raw: Any, named: str):
 
 
 def test_keys_starting_with_an_underscore_are_comments():
-    assert load_config(settings_with(_note="anything")).settings.state_root == "/kafka-lineage"
+    assert load_config(settings_with(_note="anything")).settings.mapping_path == "/kafka-lineage"
+
+
+def test_the_deprecated_state_root_key_is_accepted_with_a_warning_naming_its_replacement():
+    # Given the snake_case spelling the context model accepted before mappingPath was the one name
+    raw = settings_with(state_root="/lineage-state")
+    del raw["mappingPath"]
+    # When the context is loaded, then it is the mapping path, and synth warns naming both keys
+    config = load_config(raw)
+    assert config.settings.mapping_path == "/lineage-state"
+    assert [w for w in config.warnings if "kafkaLineage.state_root is deprecated: write mappingPath" in w]
+    # and the current key gives no such warning
+    assert not [w for w in load_config(settings_with()).warnings if "deprecated" in w]
 
 
 def test_off_disables_a_schedule():

@@ -120,7 +120,7 @@ def test_function_code_is_lambdas_without_tests_caches_or_requirements(synth: Sy
     _, function = _function(synth, SCHEMA_SYNC_HANDLER)
     code = synth.outdir / f"asset.{function['Properties']['Code']['S3Key'].removesuffix('.zip')}"
     # Then it holds the handlers' packages and nothing the functions do not need
-    assert (code / "kafka_lineage" / "config.py").is_file()
+    assert (code / "kafka_lineage" / "config" / "settings.py").is_file()
     assert (code / "asset_type_resource" / "handler.py").is_file()
     assert not (code / "requirements.txt").exists()
     assert not (code / "requirements.lock").exists()
@@ -137,7 +137,8 @@ def test_environment_is_the_settings_the_lambdas_read_back(synth: Synthesized):
         assert variables == {**config.settings.to_environment(), **EXTRA_ENVIRONMENT}
         # And the Lambdas' own parser reads the same settings back
         assert Settings.from_environment(variables) == config.settings
-        assert set(variables) >= {"DATAZONE_DOMAIN_ID", "DATAZONE_PROJECT_ID", "MAPPING_PATH", "SOURCES"}
+        # And the required settings are always written (the others only when not at their defaults)
+        assert set(variables) >= {"DOMAIN_ID", "PROJECT_ID", "SOURCES"}
 
 
 def test_functions_have_tracing_memory_timeout_and_reserved_concurrency(synth: Synthesized):

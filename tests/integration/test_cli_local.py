@@ -1,5 +1,5 @@
-"""`kafka-lineage local sync|lineage` on the stand-ins, through click's CliRunner: what a newcomer runs to
-see a function work without an account, with the exit codes the command line documents."""
+"""`python -m local sync|lineage` (local/cli.py) on the stand-ins, through click's CliRunner: what a newcomer
+runs to see a function work without an account, with the exit codes the command line documents."""
 
 from __future__ import annotations
 
@@ -9,13 +9,13 @@ from typing import Any
 
 from click.testing import CliRunner
 
-from kafka_lineage_cdk import cli
 from kafka_lineage_cdk.outcome import BAD_INPUT, OK, PARTIAL
 from local import world
+from local.cli import main
 
 
 def _run(*args: str) -> Any:
-    return CliRunner().invoke(cli.main, ["local", *args], catch_exceptions=False)
+    return CliRunner().invoke(main, list(args), catch_exceptions=False)
 
 
 def test_local_sync_mirrors_the_demo_registry_and_prints_its_result_as_json():

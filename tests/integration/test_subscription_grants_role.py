@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import boto3
 import pytest
 
+from kafka_lineage.access.model import Naming
 from local import access_world, world
 from local.standins import LocalAws
 from tests.fixtures import FakeContext
@@ -61,7 +62,9 @@ def test_a_grant_and_its_revoke_run_under_the_synthesized_role(published: LocalA
     assert result.get("failed", []) == [], result
     assert access_world.grant_of(published.datazone, subscription).assets[0][1] == "GRANTED"
     iam = boto3.client("iam", region_name=world.REGION)
-    assert iam.list_role_policies(RoleName="orders-reader")["PolicyNames"] == ["KafkaLineageAccess"]
+    assert iam.list_role_policies(RoleName="orders-reader")["PolicyNames"] == [
+        Naming.for_stack(world.DOMAIN_ID, "KafkaTopicAssetType").inline_name
+    ]
 
     # And the revoke, under the same role, takes it away
     access_world.revoke(subscription)

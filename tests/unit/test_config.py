@@ -29,9 +29,9 @@ def test_given_settings_when_written_to_an_environment_then_they_read_back_equal
 @pytest.mark.parametrize(
     ("override", "named"),
     [
-        ({"DATAZONE_DOMAIN_ID": ""}, "DATAZONE_DOMAIN_ID"),
-        ({"DATAZONE_DOMAIN_ID": "domain-1"}, "DATAZONE_DOMAIN_ID"),
-        ({"DATAZONE_PROJECT_ID": "bad project"}, "DATAZONE_PROJECT_ID"),
+        ({"DOMAIN_ID": ""}, "DOMAIN_ID"),
+        ({"DOMAIN_ID": "domain-1"}, "DOMAIN_ID"),
+        ({"PROJECT_ID": "bad project"}, "PROJECT_ID"),
         ({"MAPPING_PATH": "kafka-lineage"}, "MAPPING_PATH"),
         ({"MAPPING_PATH": "/ssm-mappings"}, "MAPPING_PATH"),
         ({"MAPPING_PATH": "/" + "a" * 1000}, "MAPPING_PATH"),
@@ -77,3 +77,47 @@ def test_given_a_template_with_an_unknown_group_when_validated_then_rejected() -
 def test_given_an_ssm_path_ssm_would_reject_when_validated_then_rejected(path: str) -> None:
     with pytest.raises(ValueError, match=r"SSM|too deep"):
         validate_ssm_path(path)
+
+
+def test_given_a_setting_added_as_one_field_then_it_reaches_the_environment_and_back() -> None:
+    # Given a settings model with one more field, and nothing else edited
+    from typing import Annotated
+
+    from pydantic import Field
+
+    class Extended(Settings):
+        lineage_page_size: Annotated[int, Field(ge=1, le=50)] = Field(default=25, description="A page.")
+
+    # When settings with it set are written to an environment
+    settings = Extended.from_environment(environment(LINEAGE_PAGE_SIZE="10"))
+    written = settings.to_environment()
+    # Then its variable is its name in capitals, read back equal, and an error names the variable
+    assert written["LINEAGE_PAGE_SIZE"] == "10"
+    assert Extended.from_environment(written) == settings
+    with pytest.raises(ConfigError, match=r"LINEAGE_PAGE_SIZE: Input should be less than or equal to 50"):
+        Extended.from_environment(environment(LINEAGE_PAGE_SIZE="51"))
+
+
+def test_given_settings_at_their_defaults_then_only_the_required_variables_are_written() -> None:
+    # Given an environment with only the required settings
+    required = {key: environment()[key] for key in ("DOMAIN_ID", "PROJECT_ID", "SOURCES")}
+    settings = Settings.from_environment(required)
+    # Then the defaults apply, and writing them back writes only the required variables
+    assert (settings.mapping_path, settings.asset_type_name) == ("/kafka-lineage", "KafkaTopicAssetType")
+    assert set(settings.to_environment()) == set(required)
+
+
+@pytest.mark.parametrize("tuning", ['{"maxConcurrency": 4}', '{"max_concurrency": 4}'])
+def test_given_tuning_in_either_spelling_then_it_is_read_and_written_as_cdk_json_spells_it(
+    tuning: str,
+) -> None:
+    settings = Settings.from_environment(environment(TUNING=tuning))
+    assert settings.tuning.max_concurrency == 4
+    assert json.loads(settings.to_environment()["TUNING"]) == {"maxConcurrency": 4}
+
+
+def test_given_an_unknown_tuning_key_then_the_error_names_it_and_the_known_keys() -> None:
+    with pytest.raises(
+        ConfigError, match=r"TUNING\.maxConcurency: unknown setting \(known: massDeleteShare, "
+    ):
+        Settings.from_environment(environment(TUNING='{"maxConcurency": 4}'))

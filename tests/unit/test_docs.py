@@ -96,12 +96,12 @@ def test_the_reference_shows_every_key_its_type_default_and_description():
     reference = gen.reference()
     # then every field of every shown model is a row naming its key, with the field's description
     for section in gen.SECTIONS:
-        for name, field in section.model.model_fields.items():
+        for name, field in section.fields():
             key = section.key(name, field)
             rows = [line for line in reference.splitlines() if line.startswith(f"| `{key}` |")]
             assert any(gen._cell(field.description) in row for row in rows), (section.title, key)
     # and declared defaults and constraints come from the models
-    assert "| `datazoneRps` | `datazone_rps` | number | `20.0` | &gt; 0; ≤ 1000 |" in reference
+    assert "| `datazoneRps` | number | `20.0` | &gt; 0; ≤ 1000 |" in reference
     assert '| `assetTypeRemovalPolicy` | `"retain"` or `"destroy"` | `"retain"` |' in reference
     assert "| `domainId` | string | required |" in reference
 

@@ -17,12 +17,15 @@ import click
 import pytest
 
 from kafka_lineage.config import Source
-from kafka_lineage_cdk.cli import main
+from kafka_lineage_cdk.cli import main as installed
+from local.cli import main as local
 from stacks import source_config
 from stacks.source_config import SourceAccountConfig
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
+# docs/cli.md shows both: the installed kafka-lineage, and the checkout's `python -m local` (as `local`).
+main = click.Group(commands={**installed.commands, "local": local})
 
 
 def _commands(
@@ -79,7 +82,9 @@ def test_every_command_and_option_of_the_command_line_is_on_its_page(
     # When a command of `kafka-lineage` is looked up on it
     missing = sorted(flag for flag in _options(command) if not _mentions(page, flag))
     # Then the page names the command and every one of its options
-    assert not path or f"kafka-lineage {' '.join(path)}" in page, f"docs/cli.md never shows {' '.join(path)}"
+    # (the checkout's local commands are shown as `python -m local ...`)
+    program = "python -m" if path[:1] == ("local",) else "kafka-lineage"
+    assert not path or f"{program} {' '.join(path)}" in page, f"docs/cli.md never shows {' '.join(path)}"
     assert not missing, f"docs/cli.md does not name {missing} of `kafka-lineage {' '.join(path)}`"
 
 

@@ -29,6 +29,8 @@ def _every_setting_set() -> Settings:
     """Settings with every optional variable written (not at its default)."""
     raw = _shipped()
     raw.update(
+        mappingPath="/lineage-state",
+        assetTypeName="TopicAssetType",
         tuning={"maxConcurrency": 3},
         driftDownstreamDepth=2,
         assetForms=[{"formName": "Ownership", "typeIdentifier": "DataOwnershipForm", "content": {"a": "b"}}],
@@ -73,7 +75,7 @@ def test_whichever_variable_is_largest_the_error_names_its_cdk_json_key(variable
     # Given an environment over the limit whose largest variable is `variable`
     environment = {**_every_setting_set().to_environment(), variable: "x" * 4200}
     # When its size is checked, then the error names that variable's cdk.json key
-    key = {"DATAZONE_DOMAIN_ID": "domainId", "MAPPING_PATH": "mappingPath", "GLOSSARY_TERMS": "glossaryTerms"}
+    key = {"DOMAIN_ID": "domainId", "MAPPING_PATH": "mappingPath", "GLOSSARY_TERMS": "glossaryTerms"}
     with pytest.raises(ConfigError, match=rf"largest: {variable}, .*kafkaLineage\.(\w+)\)") as refused:
         check_environment_size(environment)
     found = re.search(r"kafkaLineage\.(\w+)\)", str(refused.value))
@@ -83,9 +85,12 @@ def test_whichever_variable_is_largest_the_error_names_its_cdk_json_key(variable
     assert named == key.get(variable, named)
 
 
-def test_every_variable_is_named_by_a_cdk_json_key():
-    # Given every variable of the settings, then each maps to a key (none falls back to its own name)
-    from stacks.config import _context_of_variable
+def test_every_variable_is_its_cdk_json_key_in_capitals():
+    # Given every variable of the settings and the stack's ACCESS
+    from stacks.function_environment import ACCESS_VARIABLE, context_key_of_variable
 
-    assert set(_context_of_variable()) == set(environment_variables().values())
-    assert not [variable for variable, key in _context_of_variable().items() if variable == key]
+    keys = context_key_of_variable()
+    # then each maps to a key (none falls back to its own name), and is that key in capitals, words split by _
+    assert set(keys) == {*environment_variables().values(), ACCESS_VARIABLE}
+    for variable, key in keys.items():
+        assert variable == re.sub(r"(?<!^)(?=[A-Z])", "_", key).upper()

@@ -38,8 +38,8 @@ def own(**extra: Any) -> dict[str, Any]:
 def settings(*sources: dict[str, Any]) -> Settings:
     return Settings.from_environment(
         {
-            "DATAZONE_DOMAIN_ID": "dzd_abc123",
-            "DATAZONE_PROJECT_ID": "prj123",
+            "DOMAIN_ID": "dzd_abc123",
+            "PROJECT_ID": "prj123",
             "MAPPING_PATH": "/kafka-lineage",
             "SOURCES": json.dumps(list(sources)),
         }

@@ -3,6 +3,7 @@ named. The adapters read them from DataZone and IAM; nothing here calls AWS."""
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -126,13 +127,17 @@ class RoleState:
         return RoleArn.parse(self.role_arn)
 
 
+# Every stack's policy names begin with it (a consumer account's role may write any stack's: `-*` after it).
+BASE_PREFIX = "KafkaLineageAccess"
+
+
 @dataclass(frozen=True)
 class Naming:
     """How our policies are named, the one way we recognise them: the inline policy `prefix`, and managed
     policies `prefix-<roleName>-<n>` under the stack's IAM `path`."""
 
     path: str = "/kafka-lineage/"
-    prefix: str = "KafkaLineageAccess"
+    prefix: str = BASE_PREFIX
 
     def __post_init__(self) -> None:
         # botocore iam policyPathType; the prefix leaves room for a 64-character role name and `-<n>`
@@ -141,6 +146,15 @@ class Naming:
             raise ValueError(f"IAM path {self.path!r} must begin and end with / (IAM policyPathType)")
         if not re.fullmatch(r"[\w+=,.@-]{1,60}", self.prefix):
             raise ValueError(f"policy name prefix {self.prefix!r} must be 1-60 of [\\w+=,.@-]")
+
+    @classmethod
+    def for_stack(cls, domain_id: str, asset_type_name: str) -> Naming:
+        """The naming of one stack: `KafkaLineageAccess-<token>`, the token a hash of the domain and the
+        asset type the stack grants (what identifies its grants). Two stacks in one account (dev and prod, or
+        two domains) that grant the same role so write two policies, and neither overwrites the other's:
+        IAM policy names are unique per account, whatever their path."""
+        token = hashlib.sha256(f"{domain_id}/{asset_type_name}".encode()).hexdigest()[:8]
+        return cls(prefix=f"{BASE_PREFIX}-{token}")
 
     @property
     def inline_name(self) -> str:

@@ -9,9 +9,8 @@ from dataclasses import dataclass, field
 
 from kafka_lineage.access.model import Naming
 from kafka_lineage.access.settings import AccessSettings, AccessSettingsError
-from kafka_lineage.config import DEFAULT_ASSET_TYPE_NAME, DOMAIN_ID, ConfigError
+from kafka_lineage.config import DEFAULT_ASSET_TYPE_NAME, read_settings
 from kafka_lineage.engine.lease import LEASE_WAIT_SECONDS
-from kafka_lineage.model.ssm_names import validate_ssm_path
 
 # No new group of roles starts this many seconds before the invocation's deadline.
 DEADLINE_MARGIN_SECONDS = 30.0
@@ -22,7 +21,7 @@ STUCK_SECONDS = 3600.0
 @dataclass(frozen=True)
 class GrantSettings:
     domain_id: str
-    state_root: str
+    mapping_path: str
     asset_type_name: str = DEFAULT_ASSET_TYPE_NAME
     access: AccessSettings = field(default_factory=AccessSettings)
     access_error: str | None = None
@@ -32,28 +31,13 @@ class GrantSettings:
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str]) -> GrantSettings:
-        missing = [name for name in ("DATAZONE_DOMAIN_ID", "MAPPING_PATH") if not environ.get(name)]
-        if missing:
-            raise ConfigError(f"missing required setting(s): {', '.join(missing)}")
-        domain = environ["DATAZONE_DOMAIN_ID"]
-        if not DOMAIN_ID.fullmatch(domain):
-            raise ConfigError(
-                f"invalid settings: DATAZONE_DOMAIN_ID: {domain!r} does not match {DOMAIN_ID.pattern}"
-            )
-        root = environ["MAPPING_PATH"]
-        try:
-            root = validate_ssm_path(root.rstrip("/") or root)
-        except ValueError as error:
-            raise ConfigError(f"invalid settings: MAPPING_PATH: {error}") from error
+        """The settings' variables it is given, read and checked as `Settings` does, and `ACCESS`."""
+        given = read_settings(environ, ("domain_id", "mapping_path", "asset_type_name"))
         access, access_error = AccessSettings(), None
         try:
             access = AccessSettings.from_environment(environ)
         except AccessSettingsError as error:
             access_error = f"the ACCESS setting is malformed, so no grant can be fulfilled: {error}"
-        return cls(
-            domain_id=domain,
-            state_root=root,
-            asset_type_name=environ.get("ASSET_TYPE_NAME") or DEFAULT_ASSET_TYPE_NAME,
-            access=access,
-            access_error=access_error,
-        )
+        asset_type_name = str(given.get("asset_type_name") or DEFAULT_ASSET_TYPE_NAME)
+        naming = Naming.for_stack(str(given["domain_id"]), asset_type_name)
+        return cls(**given, access=access, access_error=access_error, naming=naming)

@@ -240,7 +240,7 @@ def _read_inputs(run: RunContext) -> _Inputs:
     world, settings = run.world, run.settings
     records: dict[str, AssetRecord] = world.asset_records.load()
     parameters: list[MappingParameter] = world.table_mappings.load()
-    mappings, invalid = parse_mappings(parameters, state_path(settings.state_root, TABLE_MAPPINGS))
+    mappings, invalid = parse_mappings(parameters, state_path(settings.mapping_path, TABLE_MAPPINGS))
     derivation, read_errors, connectors = _derive(run, records.values())
     delivery = read_delivery(settings, world.delivery, records.values(), run.ending, run.scope.force)
     consumers = read_consumers(

@@ -167,14 +167,3 @@ def clashes(forms: tuple[AssetForm, ...], asset_type_forms: set[str] | frozenset
 # The settings' types (kafka_lineage.config.Settings): checked as a whole once each entry is.
 AssetForms = Annotated[tuple[AssetForm, ...], AfterValidator(check_asset_forms)]
 GlossaryTerms = Annotated[tuple[str, ...], AfterValidator(check_glossary_terms)]
-
-
-def environment(forms: tuple[AssetForm, ...], terms: tuple[str, ...]) -> dict[str, str]:
-    """ASSET_FORMS and GLOSSARY_TERMS, when set (the functions' environment the stack writes)."""
-    env: dict[str, str] = {}
-    if forms:
-        dumped = [form.model_dump(by_alias=True, exclude_none=True) for form in forms]
-        env["ASSET_FORMS"] = json.dumps(dumped, separators=(",", ":"), ensure_ascii=False)
-    if terms:
-        env["GLOSSARY_TERMS"] = json.dumps(list(terms), separators=(",", ":"))
-    return env

@@ -3,29 +3,10 @@ an asset carries (CreateAsset, CreateAssetRevision). Only what assets and rules 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from local.standins.datazone.records import Glossary, GlossaryTerm
 from local.standins.datazone.state import Domain, Store
 from local.standins.datazone.wire import Params, Response, compact
 from local.standins.errors import conflict, not_found, validation
-
-
-@dataclass
-class Glossary:
-    id: str
-    name: str
-    owning_project_id: str
-    description: str | None
-    status: str
-
-
-@dataclass
-class GlossaryTerm:
-    id: str
-    glossary_id: str
-    name: str
-    status: str
-    short_description: str | None
 
 
 def create_glossary(store: Store, domain: Domain, params: Params) -> Response:

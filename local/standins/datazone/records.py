@@ -235,3 +235,88 @@ class DataProductListing:
 
     def status(self, calls: int) -> str:
         return "ACTIVE"
+
+
+# Governance (rules.py, glossaries.py) and subscriptions (subscriptions.py): records the Domain holds.
+
+
+@dataclass
+class Glossary:
+    id: str
+    name: str
+    owning_project_id: str
+    description: str | None
+    status: str
+
+
+@dataclass
+class GlossaryTerm:
+    id: str
+    glossary_id: str
+    name: str
+    status: str
+    short_description: str | None
+
+
+@dataclass
+class Rule:
+    id: str
+    name: str
+    rule_type: str
+    target: dict[str, Any]
+    action: str
+    scope: dict[str, Any]
+    detail: dict[str, Any]
+    description: str | None
+    created_at: datetime
+    revision: str = "1"
+
+    @property
+    def domain_unit(self) -> str:
+        return str(self.target.get("domainUnitTarget", {}).get("domainUnitId", ""))
+
+    def takes_project(self, project_id: str) -> bool:
+        projects = self.scope.get("project") or {"selectionMode": "ALL"}
+        return projects["selectionMode"] == "ALL" or project_id in projects.get("specificProjects", [])
+
+    def takes_asset_type(self, asset_type: str) -> bool:
+        types = self.scope.get("assetType") or {"selectionMode": "ALL"}
+        return types["selectionMode"] == "ALL" or asset_type in types.get("specificAssetTypes", [])
+
+    def targets(self, units: list[str]) -> bool:
+        """Whether the rule's target takes in a project of the first of `units` (its unit, then the unit's
+        parents up to the root): its own unit, or a parent's with includeChildDomainUnits."""
+        if not units:
+            return True  # a domain without domain units modelled: every rule's target holds the project
+        if self.domain_unit == units[0]:
+            return True
+        cascades = bool(self.target.get("domainUnitTarget", {}).get("includeChildDomainUnits"))
+        return cascades and self.domain_unit in units[1:]
+
+    def covers(self, project_id: str, asset_type: str, units: list[str]) -> bool:
+        """Whether the rule's target and scope take in this project's assets of this type."""
+        return self.targets(units) and self.takes_project(project_id) and self.takes_asset_type(asset_type)
+
+
+@dataclass
+class SubscriptionRequest:
+    id: str
+    project_id: str  # the subscribing project
+    listing_id: str
+    reason: str
+    status: str  # PENDING | ACCEPTED | REJECTED
+    created_at: datetime
+    updated_at: datetime
+    subscription_id: str | None = None
+
+
+@dataclass
+class Subscription:
+    id: str
+    request_id: str
+    listing_id: str
+    listing_revision: str
+    project_id: str
+    status: str  # APPROVED | REVOKED | CANCELLED
+    created_at: datetime
+    updated_at: datetime

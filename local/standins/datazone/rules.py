@@ -14,11 +14,9 @@ What AWS leaves open, each a reading (local/standins/readings.py):
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
-from local.standins.datazone.records import Asset, AssetRevision
+from local.standins.datazone.records import Asset, AssetRevision, Rule
 from local.standins.datazone.state import Domain, Store, paginate
 from local.standins.datazone.types import find_form_type
 from local.standins.datazone.wire import Params, Response, compact
@@ -27,46 +25,6 @@ from local.standins.errors import not_found, validation
 PUBLISH_ACTION = "CREATE_LISTING_CHANGE_SET"
 FORMS_RULE = "METADATA_FORM_ENFORCEMENT"
 TERMS_RULE = "GLOSSARY_TERM_ENFORCEMENT"
-
-
-@dataclass
-class Rule:
-    id: str
-    name: str
-    rule_type: str
-    target: dict[str, Any]
-    action: str
-    scope: dict[str, Any]
-    detail: dict[str, Any]
-    description: str | None
-    created_at: datetime
-    revision: str = "1"
-
-    @property
-    def domain_unit(self) -> str:
-        return str(self.target.get("domainUnitTarget", {}).get("domainUnitId", ""))
-
-    def takes_project(self, project_id: str) -> bool:
-        projects = self.scope.get("project") or {"selectionMode": "ALL"}
-        return projects["selectionMode"] == "ALL" or project_id in projects.get("specificProjects", [])
-
-    def takes_asset_type(self, asset_type: str) -> bool:
-        types = self.scope.get("assetType") or {"selectionMode": "ALL"}
-        return types["selectionMode"] == "ALL" or asset_type in types.get("specificAssetTypes", [])
-
-    def targets(self, units: list[str]) -> bool:
-        """Whether the rule's target takes in a project of the first of `units` (its unit, then the unit's
-        parents up to the root): its own unit, or a parent's with includeChildDomainUnits."""
-        if not units:
-            return True  # a domain without domain units modelled: every rule's target holds the project
-        if self.domain_unit == units[0]:
-            return True
-        cascades = bool(self.target.get("domainUnitTarget", {}).get("includeChildDomainUnits"))
-        return cascades and self.domain_unit in units[1:]
-
-    def covers(self, project_id: str, asset_type: str, units: list[str]) -> bool:
-        """Whether the rule's target and scope take in this project's assets of this type."""
-        return self.targets(units) and self.takes_project(project_id) and self.takes_asset_type(asset_type)
 
 
 def unit_chain(domain: Domain, project_id: str) -> list[str]:

@@ -4,17 +4,15 @@ readings), and what every operation shares: clientToken idempotency and paging.
 
 from __future__ import annotations
 
-import base64
 import copy
-import hashlib
-import json
 import random
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from local.standins import paging
 from local.standins.datazone.events import LineageEvent
 from local.standins.datazone.graph import LineageGraph, NativeLineage
 from local.standins.datazone.index import SearchIndex
@@ -25,18 +23,18 @@ from local.standins.datazone.records import (
     EmittedEvent,
     Environment,
     FormType,
+    Glossary,
+    GlossaryTerm,
     Governance,
     Listing,
+    Rule,
+    Subscription,
     SubscriptionGrant,
+    SubscriptionRequest,
     SubscriptionTarget,
 )
 from local.standins.datazone.wire import Params, Response, canonical
 from local.standins.errors import ServiceError, conflict, not_found, validation
-
-if TYPE_CHECKING:
-    from local.standins.datazone.glossaries import Glossary, GlossaryTerm
-    from local.standins.datazone.rules import Rule
-    from local.standins.datazone.subscriptions import Subscription, SubscriptionRequest
 
 MAX_PAGE = 50
 
@@ -276,23 +274,9 @@ class Store:
 
 
 def paginate(items: list[Any], params: Params) -> tuple[list[Any], str | None]:
-    """Offset pagination; the token is bound to the query it came from (the request less its paging)."""
+    """A page by `maxResults` (1-50) and `nextToken`, bound to the query it came from (paging.py)."""
     query = {k: v for k, v in params.items() if k not in ("nextToken", "maxResults")}
     size = int(params.get("maxResults") or MAX_PAGE)
     if not 1 <= size <= MAX_PAGE:
         raise validation(f"maxResults must be between 1 and {MAX_PAGE}")
-    binding = hashlib.sha256(canonical(query).encode()).hexdigest()[:16]
-    offset = 0
-    if params.get("nextToken"):
-        try:
-            decoded = json.loads(base64.urlsafe_b64decode(params["nextToken"].encode()))
-            offset, bound = int(decoded["o"]), decoded["q"]
-        except (ValueError, KeyError, TypeError):
-            raise validation("The nextToken is not valid") from None
-        if bound != binding or offset < 0:
-            raise validation("The nextToken does not belong to this request")
-    chosen = items[offset : offset + size]
-    if offset + size >= len(items):
-        return chosen, None
-    token = base64.urlsafe_b64encode(json.dumps({"o": offset + size, "q": binding}).encode()).decode()
-    return chosen, token
+    return paging.page(items, size, params.get("nextToken"), query, validation)

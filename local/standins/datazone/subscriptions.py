@@ -11,39 +11,14 @@ DataZone user guide: "You can't delete an asset listing that has existing subscr
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 from local.standins.datazone.grants import request_grants, revoke_grants
 from local.standins.datazone.products import subscribed_product
+from local.standins.datazone.records import Subscription, SubscriptionRequest
 from local.standins.datazone.state import Domain, Store, paginate
 from local.standins.datazone.wire import Params, Response, compact
 from local.standins.errors import conflict, not_found, validation
-
-
-@dataclass
-class SubscriptionRequest:
-    id: str
-    project_id: str  # the subscribing project
-    listing_id: str
-    reason: str
-    status: str  # PENDING | ACCEPTED | REJECTED
-    created_at: datetime
-    updated_at: datetime
-    subscription_id: str | None = None
-
-
-@dataclass
-class Subscription:
-    id: str
-    request_id: str
-    listing_id: str
-    listing_revision: str
-    project_id: str
-    status: str  # APPROVED | REVOKED | CANCELLED
-    created_at: datetime
-    updated_at: datetime
 
 
 def approved(domain: Domain, listing_id: str) -> list[Subscription]:

@@ -11,9 +11,10 @@ from typing import Any
 import boto3
 from click.testing import CliRunner
 
+from kafka_lineage.access.model import Naming
 from kafka_lineage_cdk import cli
 from kafka_lineage_cdk.outcome import PARTIAL
-from local import access_world
+from local import access_world, world
 from tests.integration.access.conftest import CUSTOMERS, ORDERS, AccessWorld
 
 
@@ -21,7 +22,7 @@ def deploy_stack(access: AccessWorld) -> None:
     """The stack's outputs (CloudFormation) and the function's configuration (Lambda), as deployed."""
     import os
 
-    variables = {key: os.environ[key] for key in ("DATAZONE_DOMAIN_ID", "MAPPING_PATH", "ACCESS")}
+    variables = {key: os.environ[key] for key in ("DOMAIN_ID", "MAPPING_PATH", "ACCESS")}
     code = io.BytesIO()
     with zipfile.ZipFile(code, "w") as archive:
         archive.writestr("handler.py", "def handler(event, context):\n    return {}\n")
@@ -89,7 +90,10 @@ def test_access_shows_what_the_function_granted_and_a_policy_deleted_by_hand(acc
 
     # When the reader's policy is deleted by hand, then the view says IAM no longer lets it read
     iam = boto3.client("iam")
-    iam.delete_role_policy(RoleName="orders-reader", PolicyName="KafkaLineageAccess")
+    iam.delete_role_policy(
+        RoleName="orders-reader",
+        PolicyName=Naming.for_stack(world.DOMAIN_ID, "KafkaTopicAssetType").inline_name,
+    )
     code, view = shown(access)
     assert code == PARTIAL
     assert view["access"][0]["iam"].startswith("no policy allows kafka-cluster:Connect")

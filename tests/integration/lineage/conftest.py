@@ -60,8 +60,8 @@ class Lakehouse:
 
     def configure(self, *sources: dict[str, Any], tuning: dict[str, Any] | None = None) -> None:
         env = {
-            "DATAZONE_DOMAIN_ID": DOMAIN_ID,
-            "DATAZONE_PROJECT_ID": PROJECT_ID,
+            "DOMAIN_ID": DOMAIN_ID,
+            "PROJECT_ID": PROJECT_ID,
             "MAPPING_PATH": MAPPING_PATH,
             "SOURCES": json.dumps(
                 list(sources) or [{"registryName": "cdc", "clusterArn": CLUSTER_ARN, "tableRule": RULE}]

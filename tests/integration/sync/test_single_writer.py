@@ -150,7 +150,7 @@ def test_a_run_that_loses_its_lease_stops_writing_and_the_next_run_adopts_what_i
         cdc.register(f"t{i}")
 
     def taken_over(settings: Any, invocation: Any) -> StateLease:
-        return TakenOver(client("ssm"), settings.state_root, HOLDER, 900, invocation.aws_request_id)
+        return TakenOver(client("ssm"), settings.mapping_path, HOLDER, 900, invocation.aws_request_id)
 
     # When it runs, then it saves nothing more, stops, and reports the unsaved items as failed
     with pytest.raises(Exception, match="mapping not saved") as raised:

@@ -18,11 +18,14 @@ from botocore.response import StreamingBody
 from botocore.stub import Stubber
 from click.testing import CliRunner
 
+from kafka_lineage.access.model import Naming
 from kafka_lineage_cdk import cli
 from kafka_lineage_cdk.outcome import BAD_INPUT, OK, PARTIAL
 
 ACCOUNT = "111122223333"
 DOMAIN = "dzd_4p5kx2n9lqv7ab"
+# The function's inline policy: this stack's (its domain and the default asset type name it).
+OURS = Naming.for_stack(DOMAIN, "KafkaTopicAssetType").inline_name
 FUNCTION = "KafkaLineage-SubscriptionGrantsFunction7A8B9C-EXAMPLE"
 CLUSTER = f"arn:aws:kafka:eu-west-1:{ACCOUNT}:cluster/cdc/0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0-2"
 TOPIC_PREFIX = f"arn:aws:kafka:eu-west-1:{ACCOUNT}:topic/cdc/0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0-2"
@@ -36,7 +39,7 @@ CAUSE = (
     "denies kafka-cluster:Connect"
 )
 ENVIRONMENT = {
-    "DATAZONE_DOMAIN_ID": DOMAIN,
+    "DOMAIN_ID": DOMAIN,
     "MAPPING_PATH": "/kafka-lineage",
     "ACCESS": json.dumps({"consumerRoles": ["arn:aws:iam::*:role/analytics/*"]}),
 }
@@ -249,7 +252,7 @@ def test_access_shows_each_roles_topics_beside_iam_and_the_failed_grants_with_th
     aws.settings()
     _domain(aws)
     orders_and_revoked = _reader_policy("dbserver1.inventory.orders", "dbserver1.inventory.payments")
-    aws.read_role(READER, {"KafkaLineageAccess": orders_and_revoked})
+    aws.read_role(READER, {OURS: orders_and_revoked})
     aws.read_role(STUDIO, {})
 
     # When access is asked for, as JSON
@@ -273,7 +276,7 @@ def test_access_says_what_iam_would_refuse_when_the_policy_lacks_the_topic(aws: 
     # Given a granted topic whose policy someone narrowed by hand (no ReadData on it any more)
     aws.settings()
     _domain(aws)
-    aws.read_role(READER, {"KafkaLineageAccess": _reader_policy("dbserver1.inventory.products")})
+    aws.read_role(READER, {OURS: _reader_policy("dbserver1.inventory.products")})
 
     # When only the reader is asked for (the other roles are not read)
     pattern = "arn:aws:iam::*:role/analytics/orders-*"
@@ -298,7 +301,7 @@ def test_access_as_tables_with_everything_in_order_exits_zero(aws: Aws):
     aws.answer("datazone", "get_listing", _listing("1", "dbserver1.inventory.orders"))
     aws.answer("datazone", "get_subscription_target", _target("a", "prjconsumera", READER))
     aws.answer("datazone", "get_environment", _environment("a", ACCOUNT))
-    aws.read_role(READER, {"KafkaLineageAccess": _reader_policy("dbserver1.inventory.orders")})
+    aws.read_role(READER, {OURS: _reader_policy("dbserver1.inventory.orders")})
 
     # When access is shown as tables
     done = _run("access", "--stack", "KafkaLineage")

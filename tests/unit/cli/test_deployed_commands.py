@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import io
 import json
-import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -272,15 +271,6 @@ def test_status_reads_the_functions_and_the_failure_queue(aws: Aws, messages: st
     found = json.loads(done.stdout)
     assert found["failureQueueMessages"] == int(messages)
     assert [f["state"] for f in found["functions"]] == ["Active", "Active"]
-
-
-def test_the_local_commands_outside_a_checkout_are_bad_input(monkeypatch: pytest.MonkeyPatch):
-    # Given an installation without the stand-ins (the wheel carries no local/)
-    monkeypatch.setitem(sys.modules, "local.standins", None)
-    # When a local command runs / Then it says what it needs and exits with the bad-input code
-    done = CliRunner().invoke(cli.main, ["local", "sync"], catch_exceptions=False)
-    assert done.exit_code == BAD_INPUT
-    assert "checkout" in done.stderr
 
 
 def test_the_aws_clients_invoke_once_and_wait_for_a_whole_run():

@@ -19,8 +19,8 @@ CLUSTER_ARN = "arn:aws:kafka:eu-west-1:123456789012:cluster/orders/11111111-2222
 def environment(**source: Any) -> dict[str, str]:
     entry = {"registryName": "cdc", "clusterArn": CLUSTER_ARN, **source}
     return {
-        "DATAZONE_DOMAIN_ID": "dzd_abc",
-        "DATAZONE_PROJECT_ID": "p1",
+        "DOMAIN_ID": "dzd_abc",
+        "PROJECT_ID": "p1",
         "MAPPING_PATH": "/kafka-lineage",
         "SOURCES": json.dumps([entry]),
     }

@@ -50,6 +50,8 @@ class FakeDataZone:
         self.calls: Counter[str] = Counter()
         self.updates: list[tuple[str, str, str, str | None]] = []
         self.on_list: Callable[[], None] | None = None
+        # An error every read of a grant raises (DataZone refusing the function, say).
+        self.refuse_reads: Exception | None = None
         self.fail_status: Exception | None = None
         self._lock = threading.RLock()
 
@@ -103,6 +105,8 @@ class FakeDataZone:
     def grant(self, grant_id: str) -> GrantRecord | None:
         with self._lock:
             self.calls["GetSubscriptionGrant"] += 1
+            if self.refuse_reads is not None:
+                raise self.refuse_reads
             return self.records.get(grant_id)
 
     def grants(self) -> Iterator[GrantRecord]:

@@ -19,7 +19,7 @@ from tests.unit.grants.fakes import ACCOUNT, DOMAIN, ROLE, FakeWorld
 from tests.unit.grants.test_grants_run import event
 
 ENVIRON = {
-    "DATAZONE_DOMAIN_ID": DOMAIN,
+    "DOMAIN_ID": DOMAIN,
     "MAPPING_PATH": "/kafka-lineage",
     "ACCESS": json.dumps({"consumerRoles": [f"arn:aws:iam::{ACCOUNT}:role/*"]}),
 }

@@ -334,7 +334,7 @@ def test_one_grant_event_to_granted_with_real_adapters_takes_at_most_12_calls(ia
             FakeLeases(),
         )
         access = AccessSettings.parse({"consumerRoles": [f"arn:aws:iam::{MOTO_ACCOUNT}:role/*"]})
-        settings = GrantSettings(domain_id=DOMAIN, state_root="/kafka-lineage", access=access)
+        settings = GrantSettings(domain_id=DOMAIN, mapping_path="/kafka-lineage", access=access)
         before = calls_of(iam).counts()
         # When the event is handled
         result = GrantRun(settings, ports, Deadline(lambda: 900.0, DEADLINE_MARGIN_SECONDS)).run(

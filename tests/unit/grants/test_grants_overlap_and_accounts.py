@@ -24,7 +24,7 @@ REMOTE_ROLE = f"arn:aws:iam::{CONSUMER_ACCOUNT}:role/payments-reader"
 
 
 def settings(access: AccessSettings = BOTH_ACCOUNTS) -> GrantSettings:
-    return GrantSettings(domain_id=DOMAIN, state_root="/kafka-lineage", access=access)
+    return GrantSettings(domain_id=DOMAIN, mapping_path="/kafka-lineage", access=access)
 
 
 def grant_run(world: FakeWorld, remaining: Any = lambda: 900.0) -> GrantRun:

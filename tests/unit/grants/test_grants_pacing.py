@@ -68,7 +68,7 @@ def seconds_left(context: CountdownContext) -> float:
 
 def settings() -> GrantSettings:
     access = AccessSettings.parse({"consumerRoles": [f"arn:aws:iam::{ACCOUNT}:role/*"]})
-    return GrantSettings(domain_id=DOMAIN, state_root="/kafka-lineage", access=access)
+    return GrantSettings(domain_id=DOMAIN, mapping_path="/kafka-lineage", access=access)
 
 
 def test_120_pending_grants_to_one_role_go_at_the_subscription_quota(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -33,7 +33,7 @@ def access(**overrides: Any) -> AccessSettings:
 
 def settings(**overrides: Any) -> GrantSettings:
     return GrantSettings(
-        **{"domain_id": DOMAIN, "state_root": "/kafka-lineage", "access": access(), **overrides}
+        **{"domain_id": DOMAIN, "mapping_path": "/kafka-lineage", "access": access(), **overrides}
     )
 
 
@@ -218,7 +218,7 @@ def test_without_access_settings_every_grant_fails_naming_consumer_roles() -> No
     world = FakeWorld()
     world.datazone.add_grant(1, TOPIC)
     world.iam.add_role(ROLE)
-    environ = {"DATAZONE_DOMAIN_ID": DOMAIN, "MAPPING_PATH": "/kafka-lineage"}
+    environ = {"DOMAIN_ID": DOMAIN, "MAPPING_PATH": "/kafka-lineage"}
     loaded = GrantSettings.from_environment(environ)
     result = GrantRun(loaded, world.ports(), Deadline(lambda: 900.0, DEADLINE_MARGIN_SECONDS)).run(
         parse_request(event("subscription_grant_requested.json"))
@@ -235,7 +235,7 @@ def test_a_malformed_access_setting_fails_pending_grants_and_touches_no_role() -
     world.datazone.add_grant(2, "orders", status="GRANT_PENDING")
     world.iam.add_role(ROLE)
     environ = {
-        "DATAZONE_DOMAIN_ID": DOMAIN,
+        "DOMAIN_ID": DOMAIN,
         "MAPPING_PATH": "/kafka-lineage",
         "ACCESS": '{"consumerRoles": 5}',
     }
@@ -409,5 +409,27 @@ def test_a_grant_that_lists_no_asset_yet_is_left_to_the_schedule() -> None:
     result = run(world, event("subscription_grant_requested.json"))
     assert result.ignored.total == 1
     assert "reconciling run" in result.ignored.items[0]["reason"]
+    assert world.iam_writes() == 0
+    assert world.datazone.updates == []
+
+
+def test_datazone_refusing_the_functions_reads_fails_the_grant_with_its_cause_and_writes_nothing() -> None:
+    from kafka_lineage.model.failures import AccessDenied
+
+    # Given DataZone refusing the function's reads (the pessimistic reading of its authorization: IAM alone
+    # not enough, as for a caller that is no member of any project)
+    world = FakeWorld()
+    world.datazone.add_grant(1, TOPIC)
+    world.iam.add_role(ROLE)
+    world.datazone.refuse_reads = AccessDenied(
+        "GetSubscriptionGrant", "AccessDeniedException", "User is not permitted to perform operation"
+    )
+    # When the grant's event arrives
+    result = run(world, event("subscription_grant_requested.json")).to_dict()
+    # Then the event is a failure naming DataZone's answer, not retried as transient, and nothing is written
+    [failure] = result["failed"]
+    assert failure["grantId"] == "grant0001"
+    assert "AccessDeniedException" in failure["cause"]
+    assert "errors" not in result
     assert world.iam_writes() == 0
     assert world.datazone.updates == []

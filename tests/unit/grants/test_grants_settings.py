@@ -21,10 +21,9 @@ EVENTS = Path(__file__).resolve().parents[2] / "events"
 @pytest.mark.parametrize(
     ("environ", "named"),
     [
-        ({"MAPPING_PATH": "/kafka-lineage"}, "DATAZONE_DOMAIN_ID"),
-        ({"DATAZONE_DOMAIN_ID": "dzd_5x7example"}, "MAPPING_PATH"),
-        ({"DATAZONE_DOMAIN_ID": "not-a-domain", "MAPPING_PATH": "/kafka-lineage"}, "DATAZONE_DOMAIN_ID"),
-        ({"DATAZONE_DOMAIN_ID": "dzd_5x7example", "MAPPING_PATH": "/aws/kafka"}, "MAPPING_PATH"),
+        ({"MAPPING_PATH": "/kafka-lineage"}, "DOMAIN_ID"),
+        ({"DOMAIN_ID": "not-a-domain", "MAPPING_PATH": "/kafka-lineage"}, "DOMAIN_ID"),
+        ({"DOMAIN_ID": "dzd_5x7example", "MAPPING_PATH": "/aws/kafka"}, "MAPPING_PATH"),
     ],
 )
 def test_a_missing_or_malformed_setting_fails_naming_the_variable(
@@ -34,16 +33,23 @@ def test_a_missing_or_malformed_setting_fails_naming_the_variable(
         GrantSettings.from_environment(environ)
 
 
+def test_an_unset_mapping_path_is_the_default_the_stack_leaves_out() -> None:
+    # Given only the domain (the stack writes MAPPING_PATH only when it is not the default)
+    loaded = GrantSettings.from_environment({"DOMAIN_ID": "dzd_5x7example"})
+    # Then the state root is the settings' default
+    assert loaded.mapping_path == "/kafka-lineage"
+
+
 def test_the_settings_read_the_asset_type_and_access() -> None:
     loaded = GrantSettings.from_environment(
         {
-            "DATAZONE_DOMAIN_ID": "dzd_5x7example",
+            "DOMAIN_ID": "dzd_5x7example",
             "MAPPING_PATH": "/kafka-lineage/",
             "ASSET_TYPE_NAME": "TopicAssetType",
             "ACCESS": json.dumps({"consumerRoles": "arn:aws:iam::111122223333:role/*"}),
         }
     )
-    assert (loaded.state_root, loaded.asset_type_name, loaded.access_error) == (
+    assert (loaded.mapping_path, loaded.asset_type_name, loaded.access_error) == (
         "/kafka-lineage",
         "TopicAssetType",
         None,

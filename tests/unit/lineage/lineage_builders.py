@@ -22,7 +22,7 @@ def settings(*sources: dict[str, Any], share: float = 0.5) -> Settings:
         {
             "domain_id": "dzd_local1234",
             "project_id": "prj1234local",
-            "state_root": "/kafka-lineage",
+            "mapping_path": "/kafka-lineage",
             "sources": list(sources) or [source()],
             "tuning": {"mass_delete_share": share},
         }

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import re
+from urllib.parse import quote
 
 import botocore.session
 import pytest
 
 from local.standins import protocol
+from local.standins.errors import ServiceError
 from local.standins.faults import Faults
-from local.standins.validation import java_pattern, problems_in
+from local.standins.validation import java_pattern, problems_in, validate
 
 SERVICES = ("datazone", "glue", "ssm", "events", "sts", "kafka", "sqs")
 
@@ -58,16 +60,27 @@ def _request(method: str, path: str, query: str = "", **headers: str) -> protoco
 
 @pytest.mark.parametrize("service", ["datazone", "kafka"])
 def test_every_rest_operation_routes_back_to_itself(service: str) -> None:
-    # Given a request built from each operation's own URI template, labels filled in
+    # Given a request built from each operation's own URI template, labels filled in, with the query and
+    # header members the model requires (botocore always sends them; moto's router matches on them)
     model = botocore.session.get_session().get_service_model(service)
     for name in model.operation_names:
-        http = model.operation_model(name).http
+        operation = model.operation_model(name)
+        http = operation.http
         path, _, query = http["requestUri"].partition("?")
         path = re.sub(r"\{[^}]+\}", "x1", path)
-        query = "&".join(f"{item.partition('=')[0]}=1" for item in query.split("&") if item)
+        keys = [item.partition("=")[0] for item in query.split("&") if item]
+        headers: dict[str, str] = {}
+        shape = operation.input_shape
+        for member in shape.required_members if shape is not None else ():
+            serialization = shape.members[member].serialization
+            if serialization.get("location") == "querystring":
+                keys.append(serialization.get("name", member))
+            elif serialization.get("location") == "header":
+                headers[serialization.get("name", member).lower()] = "1"
+        query = "&".join(f"{key}=1" for key in keys)
 
         # When routed
-        route = protocol.route(_request(http["method"], path, query, service=service))
+        route = protocol.route(_request(http["method"], path, query, service=service, **headers))
 
         # Then it is that operation (two templates that differ only in a label's name would be ambiguous)
         assert route is not None
@@ -122,3 +135,39 @@ def test_faults_fire_after_k_calls_for_n_calls() -> None:
 
     assert fired == [False, True, True, False, False]
     assert faults.take("ssm", "GetParameter") is None
+
+
+def test_a_label_with_encoded_slashes_routes_and_arrives_decoded() -> None:
+    # Given DescribeClusterV2 for a cluster ARN, whose slashes botocore percent-encodes in the path
+    arn = "arn:aws:kafka:eu-west-1:123456789012:cluster/cdc$#.-_/1a2b3c4d-5"
+    request = _request("GET", "/api/v2/clusters/" + quote(arn, safe=""), service="kafka")
+
+    # When routed and parsed
+    route = protocol.route(request)
+    assert route is not None
+    params = protocol.parse(route, request)
+
+    # Then it is that operation, and the stand-in gets the ARN as sent
+    assert route.operation_name == "DescribeClusterV2"
+    assert params == {"ClusterArn": arn}
+
+
+def test_text_members_that_do_not_fit_their_shape_are_kept_for_validation() -> None:
+    # Given a rest-json request whose query integer is not a number and a json body whose integer is text
+    listing = _request("GET", "/v2/domains/dzd_abc/lineage/events", "maxResults=ten", service="datazone")
+    glue = _request("POST", "/", service="glue", **{"x-amz-target": "AWSGlue.ListSchemas"})
+    glue.body = b'{"MaxResults": "10"}'
+
+    # When parsed
+    routes = [route for route in (protocol.route(listing), protocol.route(glue)) if route is not None]
+    assert len(routes) == 2
+    parsed = [protocol.parse(routes[0], listing), protocol.parse(routes[1], glue)]
+
+    # Then both values arrive as sent, and validation answers SerializationException naming the member
+    assert parsed == [{"domainIdentifier": "dzd_abc", "maxResults": "ten"}, {"MaxResults": "10"}]
+    for route, params in zip(routes, parsed, strict=True):
+        assert route.operation is not None
+        with pytest.raises(ServiceError) as refused:
+            validate(route.operation.input_shape, params)
+        assert refused.value.code == "SerializationException"
+        assert "axResults" in refused.value.message

@@ -26,7 +26,7 @@ TABLE_TYPE = "amazon.datazone.RelationalTableFormType"
 EVERY_TABLE_MEMBER = frozenset(
     {"tableName", "columns", "columns.columnName", "columns.dataType", "columns.description"}
 )
-SOURCE = Source(registryName=REGISTRY, clusterArn="arn:aws:kafka:eu-west-1:111122223333:cluster/cdc/0f1e")
+SOURCE = Source(registry_name=REGISTRY, cluster_arn="arn:aws:kafka:eu-west-1:111122223333:cluster/cdc/0f1e")
 VERSION = SchemaVersion(1, "b7c8e1a0-0000-4000-8000-000000000001", "AVAILABLE", "2026-03-01T10:00:00Z")
 DETAILS = SchemaDetails(
     schema_arn=ARN,

@@ -24,7 +24,7 @@ REGISTRY = "cdc.prod-$1"
 TOPIC = "dbserver1.inventory.customers#v2_legacy"
 ARN = f"arn:aws:glue:eu-west-1:111122223333:schema/{REGISTRY}/{TOPIC}"
 NAMESPACE = "kafka://b-1.cdc.abc123.kafka.eu-west-1.amazonaws.com:9098"
-SOURCE = Source(registryName=REGISTRY, clusterArn="arn:aws:kafka:eu-west-1:111122223333:cluster/cdc/0f1e")
+SOURCE = Source(registry_name=REGISTRY, cluster_arn="arn:aws:kafka:eu-west-1:111122223333:cluster/cdc/0f1e")
 V1 = SchemaVersion(1, "b7c8e1a0-0000-4000-8000-000000000001", "AVAILABLE", "2026-03-01T10:00:00Z")
 V2 = SchemaVersion(2, "b7c8e1a0-0000-4000-8000-000000000002", "AVAILABLE", "2026-03-02T10:00:00Z")
 DETAILS = SchemaDetails(

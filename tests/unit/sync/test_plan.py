@@ -18,7 +18,7 @@ from kafka_lineage.sync.desired import Desired
 from kafka_lineage.sync.requests import SchemaRef
 from tests.fixtures import CLUSTER_ARN
 
-SOURCE = Source(registryName="cdc", clusterArn=CLUSTER_ARN, exclude=("^__debezium-heartbeat",))
+SOURCE = Source(registry_name="cdc", cluster_arn=CLUSTER_ARN, exclude=("^__debezium-heartbeat",))
 NAMESPACE = "kafka://b-1.cdc.example:9098"
 
 

@@ -1,12 +1,13 @@
-"""The functions run by hand on the local AWS stand-ins (local/), as `make demo` runs them.
+"""The functions run by hand on the local AWS stand-ins, as `make demo` runs them (`python -m local`,
+local/cli.py).
 
 Each run starts the stand-ins in this process, deploys the world the demo uses (a DataZone domain with the
 project's types, the Glue registry `cdc` holding the Debezium tutorial's inventory topics in Avro, JSON
 Schema and Protobuf, an MSK cluster) and invokes the handler with the payload, each function under its own
 role as synthesized from the stack (IAM mode). A lineage run syncs first, so that there are topic assets.
 
-The stand-ins and the development dependencies (moto) come with a checkout of the repository (`make venv`),
-not with the wheel: there these commands say so and exit with BAD_INPUT.
+The checkout's tool, as the stand-ins are: the wheel carries neither, and its `kafka-lineage` has no `local`.
+It imports the package (kafka_lineage_cdk's Outcome), never the other way round.
 """
 
 from __future__ import annotations
@@ -15,10 +16,9 @@ import contextlib
 import logging
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from pathlib import Path
 from typing import IO, Any
 
-from .outcome import Outcome
+from kafka_lineage_cdk.outcome import Outcome
 
 SERVICE = "kafka-lineage"  # the functions' logger (kafka_lineage.model.service.SERVICE)
 TABLE_RULE = {
@@ -34,20 +34,22 @@ QUIET = {
 }
 
 
-class StandInsMissing(RuntimeError):
-    """local/ or its dependencies are not importable (not a checkout with the development venv)."""
+class Context:
+    """The Lambda context a handler run by hand gets (the demo's and these runs')."""
 
+    function_name = "demo"
+    memory_limit_in_mb = 512
+    aws_request_id = "00000000-0000-4000-8000-00000000demo"
 
-def _require_checkout() -> None:
-    try:
-        import moto  # noqa: F401
+    @property
+    def invoked_function_arn(self) -> str:
+        # local.world is imported late: its imports start the functions' logging, which QUIET configures.
+        from local import world
 
-        import local.standins  # noqa: F401
-    except ImportError as error:
-        raise StandInsMissing(
-            f"the local commands need a checkout of the repository and its development venv ({error}): "
-            "run them from the checkout (make venv; .venv/bin/kafka-lineage local ...)"
-        ) from error
+        return f"arn:aws:lambda:{world.REGION}:{world.ACCOUNT}:function:demo"
+
+    def get_remaining_time_in_millis(self) -> int:
+        return 900_000
 
 
 @contextlib.contextmanager
@@ -104,15 +106,15 @@ def _seed(aws: Any) -> None:
 
 
 def _tables() -> None:
-    """The lakehouse's Iceberg tables the demo's table rule maps the topics to (local.lineage_view's)."""
+    """The lakehouse's Iceberg tables the demo's table rule maps the topics to (lineage_view.demo_tables)."""
     import boto3
 
-    from local.lineage_view import _demo_tables
+    from local.lineage_view import demo_tables
 
     glue = boto3.client("glue")
-    for database in sorted({database for database, _, _ in _demo_tables()}):
+    for database in sorted({database for database, _, _ in demo_tables()}):
         glue.create_database(DatabaseInput={"Name": database})
-    for database, name, columns in _demo_tables():
+    for database, name, columns in demo_tables():
         glue.create_table(
             DatabaseName=database,
             TableInput={
@@ -126,8 +128,6 @@ def _tables() -> None:
 
 def _call(function: str, handler_path: str, payload: Mapping[str, Any]) -> Outcome:
     import importlib
-
-    from local.demo import Context
 
     module = importlib.import_module(handler_path)
     try:
@@ -150,7 +150,6 @@ def run(
 
     `revoke` takes grants out of the functions' roles (`schema-sync=datazone:CreateAsset`), to see what a
     missing permission does."""
-    _require_checkout()
     with _environment({key: os.environ.get(key, value) for key, value in QUIET.items()}):
         from local.standins import LocalAws
 
@@ -171,12 +170,3 @@ def run(
             progress(f"{function}: running")
             handler = "schema_sync.handler" if function == "schema-sync" else "lineage_emission.handler"
             return _call(function, handler, payload)
-
-
-def demo(log_file: Path | None) -> int:
-    """`make demo`: its tables on the terminal, the functions' logs in `log_file` (default
-    out/demo/functions.log)."""
-    _require_checkout()
-    from local import demo as local_demo
-
-    return local_demo.main(log_file)
