@@ -19,6 +19,7 @@ from gen_common import Generated, ensure_paths, fill, marker, page_uri
 
 ensure_paths()
 
+from kafka_lineage.engine.lease import Deferred  # noqa: E402
 from kafka_lineage.lineage.result import EmitResult  # noqa: E402
 from kafka_lineage.model.delivery import InactivePath  # noqa: E402
 from kafka_lineage.model.report import Sample, failure_item  # noqa: E402
@@ -66,7 +67,8 @@ def sync_sample() -> SyncResult:
 def sync_everything() -> SyncResult:
     """A result with every occasional member present."""
     result = SyncResult(dry_run=True, trigger="schedule")
-    result.incomplete, result.remaining, result.busy = True, 7, True
+    result.incomplete, result.remaining = True, 7
+    result.defer(Deferred())
     return result
 
 

@@ -5,24 +5,21 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from kafka_lineage.aws.clients import client
-from kafka_lineage.aws.continuation import hand_on
-from kafka_lineage.aws.lease import LEASE_MARGIN_SECONDS, StateLease
 from kafka_lineage.config import Settings
+from kafka_lineage.engine.deadline import Deadline
 from kafka_lineage.lineage.requests import parse_emit_event
-from kafka_lineage.lineage.result import EmitResult
 from kafka_lineage.lineage.run import emit_lineage
-from kafka_lineage.model.failures import LeaseBusy
-from kafka_lineage.model.metrics import LINEAGE_BUSY
-from kafka_lineage.observability import emit, logger, metrics, tracer
-from lineage_emission.wiring import connect
+from kafka_lineage.observability import logger, metrics, tracer
+from lineage_emission.wiring import LEASE_HOLDER, Wiring
 
-LEASE_HOLDER = "lineage-emission"
+# The context is Lambda's, or any object with its attributes (tests and the local runs pass their own).
+Handler = Callable[[dict[str, Any], Any], dict[str, Any]]
 
 
 class LineageEmissionFailed(RuntimeError):
@@ -35,10 +32,19 @@ def _account(context: LambdaContext) -> str:
     return parts[4] if len(parts) > 4 else ""
 
 
-@logger.inject_lambda_context(clear_state=True)
-@metrics.log_metrics
-@tracer.capture_lambda_handler
-def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+def make_handler(wiring: Wiring) -> Handler:
+    """The Lambda handler over `wiring` (the composition root: the deployed one below, or a test's)."""
+
+    @logger.inject_lambda_context(clear_state=True)
+    @metrics.log_metrics
+    @tracer.capture_lambda_handler
+    def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+        return _invoke(wiring, event, context)
+
+    return handler
+
+
+def _invoke(wiring: Wiring, event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     settings = Settings.from_environment(os.environ)
     scope = parse_emit_event(event)
     logger.info("lineage-emission starting", extra={"trigger": scope.trigger, "mode": scope.mode})
@@ -50,48 +56,37 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     if nonce and scope.force_nonce != nonce:
         scope = replace(scope, force_nonce=nonce)
     follow_up = {**event, "forceNonce": nonce} if nonce else event
-    lease: StateLease | None = None
-    if not scope.dry_run:  # a dry run writes nothing: it needs no lease
-        lease = StateLease(
-            client("ssm"),
-            settings.mapping_path,
-            LEASE_HOLDER,
-            ttl_seconds=remaining_seconds() + LEASE_MARGIN_SECONDS,
-            owner=context.aws_request_id,
-        )
-
+    deadline = Deadline(remaining_seconds, settings.tuning.deadline_margin_seconds)
+    lease = None if scope.dry_run else wiring.lease(settings, context)  # a dry run writes nothing
     try:
-        outcome = emit_lineage(
-            scope,
-            settings,
-            connect(
-                settings,
-                account=_account(context),
-                function_name=str(getattr(context, "function_name", "") or LEASE_HOLDER),
-            ),
-            # Fresh tokens per forced request; Lambda's retries reuse the request id, and a follow-up
-            # carries the first invocation's nonce, hence the tokens (and what is done already).
-            force_nonce=nonce,
-            remaining_seconds=remaining_seconds,
-            lease=lease,
+        function_name = str(getattr(context, "function_name", "") or LEASE_HOLDER)
+        world = replace(
+            wiring.world(settings, _account(context), function_name),
+            lease_wait_seconds=wiring.lease_wait_seconds,
         )
-    except LeaseBusy as busy:
-        # Another invocation writes the state now: never drop this request, hand it on.
-        logger.warning("lineage state busy: handing the event to a follow-up", extra={"reason": str(busy)})
-        emit(LINEAGE_BUSY, 1)
-        busy_result = {**EmitResult(dry_run=False).to_dict(), "deferred": "busy"}
-        busy_result["continued"] = hand_on(context.invoked_function_arn, follow_up)
-        return busy_result
+        # Fresh tokens per forced request; Lambda's retries reuse the request id, and a follow-up carries
+        # the first invocation's nonce, hence the tokens (and what is done already).
+        outcome = emit_lineage(scope, settings, world, force_nonce=nonce, deadline=deadline, lease=lease)
     finally:
         if lease is not None:
             lease.release()
     result = outcome.to_dict()
+    if outcome.deferred is not None:
+        # Another invocation writes the state now: never drop this request, hand it on.
+        logger.warning(
+            "lineage state busy: handing the event to a follow-up", extra={"reason": outcome.deferred.detail}
+        )
+        result["continued"] = wiring.hand_on(context.invoked_function_arn, follow_up)
+        return result
     if outcome.incomplete and outcome.progressed and not outcome.lease_lost:
         # Checkpointed: the state holds every finished topic, so the follow-up redoes none of them.
-        result["continued"] = hand_on(context.invoked_function_arn, follow_up)
+        result["continued"] = wiring.hand_on(context.invoked_function_arn, follow_up)
     logger.info(
         "lineage-emission finished", extra={"result": {k: v for k, v in result.items() if k != "planned"}}
     )
     if result["failed"]:
         raise LineageEmissionFailed(json.dumps(result, separators=(",", ":")))
     return result
+
+
+handler = make_handler(Wiring())

@@ -1,8 +1,14 @@
-"""lineage-emission's composition: the concrete adapters behind the ports of `kafka_lineage.lineage`."""
+"""lineage-emission's composition: the concrete adapters behind the ports of `kafka_lineage.lineage`, and
+`Wiring`, what the handler is made of (`lineage_emission.handler.make_handler`): tests, the demo and IAM mode
+give their own instead of patching modules."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
+
+from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from kafka_lineage.aws.asset_records import AssetRecordStore, LiveAssetRecords
 from kafka_lineage.aws.bus import DriftEvents
@@ -10,7 +16,9 @@ from kafka_lineage.aws.catalog import Catalog
 from kafka_lineage.aws.clients import client
 from kafka_lineage.aws.connectors import MskConnect, SourceConnectors
 from kafka_lineage.aws.consumer_groups import ConsumerGroups, SourceConsumerGroups
+from kafka_lineage.aws.continuation import hand_on
 from kafka_lineage.aws.delivery import DeliveryPaths, SourceDeliveryPaths
+from kafka_lineage.aws.lease import LEASE_MARGIN_SECONDS, StateLease
 from kafka_lineage.aws.lineage_api import LineageApi
 from kafka_lineage.aws.lineage_graph import DataZoneDownstreamWalker
 from kafka_lineage.aws.pacing import Pacing, StageRates
@@ -19,10 +27,13 @@ from kafka_lineage.aws.sessions import SourceSessions
 from kafka_lineage.aws.table_mappings import TableMappings
 from kafka_lineage.aws.tables import SourceSchemaVersions, SourceTables
 from kafka_lineage.config import Settings
+from kafka_lineage.engine.lease import LEASE_WAIT_SECONDS
 from kafka_lineage.lineage.run import LineageWorld
 from kafka_lineage.model.delivery import KnownPath
 from kafka_lineage.model.events import DRIFT_DETAIL_TYPE
 from kafka_lineage.model.state_layout import DRIFT, LINEAGE, state_path
+
+LEASE_HOLDER = "lineage-emission"
 
 # The delivery paths' descriptions, per source key, kept across the invocations of a warm instance.
 _KNOWN_PATHS: dict[str, dict[str, KnownPath]] = {}
@@ -100,3 +111,27 @@ def connect(settings: Settings, account: str = "", function_name: str = "lineage
         subscribers=Catalog(datazone, settings.domain_id, settings.project_id, datazone_limiter),
         rates=StageRates({"save": [(lambda: ssm_write_limiter, "PutParameter")]}),
     )
+
+
+def state_lease(settings: Settings, context: LambdaContext) -> StateLease:
+    """The lineage state's lease of this invocation: it may hold it for its whole remaining time."""
+    remaining = float(context.get_remaining_time_in_millis()) / 1000
+    return StateLease(
+        client("ssm"),
+        settings.mapping_path,
+        LEASE_HOLDER,
+        ttl_seconds=remaining + LEASE_MARGIN_SECONDS,
+        owner=context.aws_request_id,
+    )
+
+
+@dataclass(frozen=True)
+class Wiring:
+    """What one invocation is made of: the ports (`connect(settings, account, function_name)`), the lease
+    (a run that writes takes one), how long it waits for another holder (the engine's one wait), and how an
+    event is handed to a follow-up."""
+
+    world: Callable[[Settings, str, str], LineageWorld] = connect
+    lease: Callable[[Settings, LambdaContext], StateLease] = state_lease
+    lease_wait_seconds: float = LEASE_WAIT_SECONDS
+    hand_on: Callable[[str, dict[str, Any]], bool] = hand_on

@@ -1,19 +1,29 @@
-"""schema-sync's composition: the concrete adapters behind the ports of `kafka_lineage.sync` (one place)."""
+"""schema-sync's composition: the concrete adapters behind the ports of `kafka_lineage.sync` (one place), and
+`Wiring`, what the handler is made of (`schema_sync.handler.make_handler`): tests, the demo and IAM mode give
+their own instead of patching modules."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from kafka_lineage.aws.asset_records import AssetRecordStore
 from kafka_lineage.aws.bus import TopicEvents
 from kafka_lineage.aws.catalog import Catalog
 from kafka_lineage.aws.clients import client
+from kafka_lineage.aws.continuation import hand_on
 from kafka_lineage.aws.kafka import cluster_namespace
-from kafka_lineage.aws.lease import StateLease
+from kafka_lineage.aws.lease import LEASE_MARGIN_SECONDS, StateLease
 from kafka_lineage.aws.pacing import Pacing, StageRates
 from kafka_lineage.aws.packed_store import PackedStore
 from kafka_lineage.aws.registry import SourceRegistries
 from kafka_lineage.aws.sessions import SourceSessions
 from kafka_lineage.aws.topics import ClusterTopics
 from kafka_lineage.config import Settings, Source
+from kafka_lineage.engine.lease import LEASE_WAIT_SECONDS
 from kafka_lineage.model.state_layout import DRIFT, state_path
 from kafka_lineage.sync.drift import DriftSummaries
 from kafka_lineage.sync.ports import SyncAdapters
@@ -66,3 +76,26 @@ def build_adapters(
         drift=DriftSummaries(PackedStore(ssm, state_path(settings.mapping_path, DRIFT))),
         topics=ClusterTopics(lambda source: sessions.client(source, "kafka")),
     )
+
+
+def state_lease(settings: Settings, context: LambdaContext) -> StateLease:
+    """The asset records' lease of this invocation: it may hold it for its whole remaining time."""
+    remaining = float(context.get_remaining_time_in_millis()) / 1000
+    return StateLease(
+        client("ssm"),
+        settings.mapping_path,
+        HOLDER,
+        ttl_seconds=remaining + LEASE_MARGIN_SECONDS,
+        owner=context.aws_request_id,
+    )
+
+
+@dataclass(frozen=True)
+class Wiring:
+    """What one invocation is made of: the ports, the lease (a run that writes takes one), how long it
+    waits for another holder (the engine's one wait), and how an event is handed to a follow-up."""
+
+    adapters: Callable[[Settings, StateLease | None, str], SyncAdapters] = build_adapters
+    lease: Callable[[Settings, LambdaContext], StateLease] = state_lease
+    lease_wait_seconds: float = LEASE_WAIT_SECONDS
+    hand_on: Callable[[str, dict[str, Any]], bool] = hand_on

@@ -1,8 +1,9 @@
 """subscription-grants Lambda (contract §8): DataZone subscription grants on Kafka topic assets become IAM
 access for the subscriber's roles, and a revoke takes it away.
 
-Thin: read the settings and the event, build the adapters (`wiring.build`, the one composition root; tests
-pass another `build` to `run`), run (`kafka_lineage.grants.run`), hand unfinished work on, return the result.
+Thin: read the settings and the event, build the adapters (`wiring.Wiring`, the one composition root; tests
+pass another to `make_handler`, or another `build` to `run`), run (`kafka_lineage.grants.run`), hand
+unfinished work on, return the result.
 A malformed event is reported and dropped (raising would make Lambda retry an event that never parses); a
 transient failure raises after everything else was done, so Lambda's retries, the DLQ and alarms see it.
 """
@@ -17,11 +18,13 @@ from typing import Any
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from kafka_lineage.aws.continuation import hand_on
+from kafka_lineage.engine.deadline import Deadline
 from kafka_lineage.grants.ports import GrantPorts
 from kafka_lineage.grants.requests import parse_request
 from kafka_lineage.grants.run import GrantRun
 from kafka_lineage.grants.settings import GrantSettings
 from kafka_lineage.observability import logger, metrics, tracer
+from subscription_grants.wiring import Wiring
 from subscription_grants.wiring import build as build_ports
 
 Build = Callable[[GrantSettings, LambdaContext, Mapping[str, str]], GrantPorts]
@@ -50,14 +53,15 @@ def run(
     def remaining_seconds() -> float:
         return float(context.get_remaining_time_in_millis()) / 1000
 
-    outcome = GrantRun(settings, build(settings, context, environ), remaining_seconds).run(request)
+    deadline = Deadline(remaining_seconds, settings.deadline_margin_seconds)
+    outcome = GrantRun(settings, build(settings, context, environ), deadline).run(request)
     outcome.publish_metrics()
     result = outcome.to_dict()
     follow_up: dict[str, Any] | None = None
     if outcome.incomplete and outcome.resume_after is not None:
         # Only a run that finished some group hands on: one that could start none would hand on forever.
         follow_up = {"dryRun": request.dry_run, "resumeAfter": outcome.resume_after}
-    elif outcome.busy and request.events and isinstance(event, dict):
+    elif outcome.deferred is not None and request.events and isinstance(event, dict):
         follow_up = event  # a role's lease was busy: the same event again, so no request is dropped
     if follow_up is not None:
         result["continued"] = continue_with(context.invoked_function_arn, follow_up)
@@ -67,8 +71,17 @@ def run(
     return result
 
 
-@logger.inject_lambda_context(clear_state=True)
-@metrics.log_metrics
-@tracer.capture_lambda_handler
-def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    return run(event, context)
+def make_handler(wiring: Wiring) -> Callable[[dict[str, Any], Any], dict[str, Any]]:
+    # (the context is Lambda's, or any object with its attributes: tests and the local runs pass their own)
+    """The Lambda handler over `wiring` (the composition root: the deployed one below, or a test's)."""
+
+    @logger.inject_lambda_context(clear_state=True)
+    @metrics.log_metrics
+    @tracer.capture_lambda_handler
+    def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+        return run(event, context, build=wiring.ports, continue_with=wiring.hand_on)
+
+    return handler
+
+
+handler = make_handler(Wiring())

@@ -1,10 +1,12 @@
 """subscription-grants' composition root: the concrete adapters behind the ports of `kafka_lineage.grants`
-(the one place; tests hand the handler another `build`)."""
+(the one place), and `Wiring`, what the handler is made of (`subscription_grants.handler.make_handler`):
+tests give their own instead of patching modules."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from aws_lambda_powertools.utilities.typing import LambdaContext
@@ -12,6 +14,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from kafka_lineage.aws.accounts import AccountClients
 from kafka_lineage.aws.clients import client
 from kafka_lineage.aws.cluster_policies import ClusterPolicies, cluster_account
+from kafka_lineage.aws.continuation import hand_on
 from kafka_lineage.aws.iam_roles import IamRoles
 from kafka_lineage.aws.lease import LEASE_MARGIN_SECONDS
 from kafka_lineage.aws.pacing import Pacing
@@ -86,3 +89,11 @@ def build(settings: GrantSettings, context: LambdaContext, environ: Mapping[str,
             settings.lease_wait_seconds,
         ),
     )
+
+
+@dataclass(frozen=True)
+class Wiring:
+    """What one invocation is made of: its ports (`build`), and how an event is handed to a follow-up."""
+
+    ports: Callable[[GrantSettings, LambdaContext, Mapping[str, str]], GrantPorts] = build
+    hand_on: Callable[[str, dict[str, Any]], bool] = hand_on

@@ -12,6 +12,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
+from kafka_lineage.engine.lease import Deferred
 from kafka_lineage.model import metrics as catalog
 from kafka_lineage.model.report import Sample
 from kafka_lineage.observability import emit, logger
@@ -36,7 +37,7 @@ class GrantsResult:
     writes: int = 0
     incomplete: bool = False
     resume_after: str | None = None
-    busy: bool = False
+    deferred: Deferred | None = None  # a role's lease was another invocation's (the engine's lease policy)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def _add(self, sample: Sample, item: dict[str, Any], message: str) -> None:
@@ -55,6 +56,10 @@ class GrantsResult:
         if transient:
             with self._lock:
                 self.errors.append(str(item.get("cause", "")))
+
+    def defer(self, deferred: Deferred) -> None:
+        with self._lock:
+            self.deferred = deferred
 
     def ignore(self, item: dict[str, Any]) -> None:
         self._add(self.ignored, item, "event ignored")
@@ -116,8 +121,8 @@ class GrantsResult:
             out["incomplete"] = True
             if self.resume_after is not None:
                 out["resumeAfter"] = self.resume_after
-        if self.busy:
-            out["deferred"] = "busy"
+        if self.deferred is not None:
+            out["deferred"] = self.deferred.reason
         return out
 
     def publish_metrics(self) -> None:

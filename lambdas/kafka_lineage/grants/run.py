@@ -30,8 +30,9 @@ grant, not its roles (they are read from the subscription target), so events cou
 before they are read. The per-role SSM lease (`aws.lease`, `{MAPPING_PATH}/config/lease/
 subscription-grants-<hash of the role ARN>`) covers both: whoever writes a role holds its lease, and reads
 the role (and, when another run wrote it since its listing, the grants) again once it holds it, so no run
-renders a role from a listing older than the last write. A run that cannot get a lease within the wait
-hands its event on (`deferred: busy`).
+renders a role from a listing older than the last write. A run that cannot get a lease within the wait (the
+engine's one wait, kafka_lineage.engine.lease) is `Deferred`, like the other runs: its result says
+`deferred: busy` and the handler hands its event on.
 """
 
 from __future__ import annotations
@@ -45,6 +46,8 @@ from typing import Any
 
 from kafka_lineage.access.model import Grant, GrantStatus, RoleState
 from kafka_lineage.access.reconcile import reconcile
+from kafka_lineage.engine.deadline import Deadline
+from kafka_lineage.engine.lease import Deferred
 from kafka_lineage.grants.apply import Applier, Move, Work, report_plan, transient, work_of
 from kafka_lineage.grants.convert import role_state
 from kafka_lineage.grants.ports import GrantPorts
@@ -79,12 +82,12 @@ class GrantRun:
         self,
         settings: GrantSettings,
         ports: GrantPorts,
-        remaining_seconds: Callable[[], float],
+        deadline: Deadline,
         now: Callable[[], datetime] = _utcnow,
     ) -> None:
         self._settings = settings
         self._ports = ports
-        self._remaining = remaining_seconds
+        self._deadline = deadline  # the engine's, built once by the handler
         self._now = now
         self._longest = 0.0  # the longest group settled so far, in seconds
 
@@ -303,14 +306,14 @@ class GrantRun:
     # ------------------------------------------------------------------------------------------ helpers
     def _late(self) -> bool:
         """True when the deadline leaves no time for another group as long as the longest so far."""
-        return self._remaining() < self._settings.deadline_margin_seconds + self._longest
+        return self._deadline.ending(self._longest)
 
     def _guarded(self, step: Callable[[], None], result: GrantsResult, **where: str) -> None:
         """Run one step; its failure is reported (and raised at the end when transient), the others go on."""
         try:
             step()
-        except LeaseBusy as error:
-            result.busy = True
+        except LeaseBusy as error:  # the engine's lease outcome: nothing more written, the event handed on
+            result.defer(Deferred("busy", str(error)))
             logger.warning("role lease busy", extra={"error": str(error), **where})
         except Exception as error:
             logger.exception("subscription-grants step failed", extra=where)

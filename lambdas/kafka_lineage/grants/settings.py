@@ -10,11 +10,10 @@ from dataclasses import dataclass, field
 from kafka_lineage.access.model import Naming
 from kafka_lineage.access.settings import AccessSettings, AccessSettingsError
 from kafka_lineage.config import DEFAULT_ASSET_TYPE_NAME, read_settings
+from kafka_lineage.engine.lease import LEASE_WAIT_SECONDS
 
 # No new group of roles starts this many seconds before the invocation's deadline.
 DEADLINE_MARGIN_SECONDS = 30.0
-# How long an invocation waits for another one's role lease before handing its event on.
-LEASE_WAIT_SECONDS = 20.0
 # A grant pending or in progress for longer than this is stuck (the GrantsStuck metric).
 STUCK_SECONDS = 3600.0
 
@@ -28,7 +27,7 @@ class GrantSettings:
     access_error: str | None = None
     naming: Naming = field(default_factory=Naming)
     deadline_margin_seconds: float = DEADLINE_MARGIN_SECONDS
-    lease_wait_seconds: float = LEASE_WAIT_SECONDS
+    lease_wait_seconds: float = LEASE_WAIT_SECONDS  # the engine's one wait for another holder's lease
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str]) -> GrantSettings:

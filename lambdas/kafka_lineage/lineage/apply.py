@@ -22,13 +22,13 @@ leave a duplicate or a ghost.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Literal
 
+from kafka_lineage.engine.deadline import Deadline
+from kafka_lineage.engine.pool import Workers
 from kafka_lineage.lineage.content import ConsumerContent, LocationContent, TopicField
 from kafka_lineage.lineage.events import BuiltRun, build
 from kafka_lineage.lineage.model import EVENT_TYPES, EdgeKey, LineageState, PendingDelete, StaleRun
@@ -81,6 +81,12 @@ class TopicOutcome:
     deleted: int = 0  # events confirmed deleted (superseded, stale or retracted)
     report: dict[str, object] = field(default_factory=dict)
     dropped: tuple[EdgeKey, ...] = ()  # other edges whose runs this one took over: their entries go
+
+
+def deferred_outcome(action: Action) -> TopicOutcome:
+    """An action that did not start (the invocation is ending): nothing done, its state kept as it was."""
+    previous = action.previous if action.previous is not None else LineageState()
+    return TopicOutcome(action.key, "deferred", previous, False, "deferred: the invocation is ending")
 
 
 def _as_stale(state: LineageState) -> list[StaleRun]:
@@ -165,8 +171,7 @@ class Applier:
         concurrency: int = 8,
         force_nonce: str = "",
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
-        remaining_seconds: Callable[[], float] | None = None,
-        margin_seconds: float = 60.0,
+        deadline: Deadline | None = None,
     ) -> None:
         self.events = events
         self.versions = versions
@@ -174,57 +179,28 @@ class Applier:
         self.concurrency = max(1, concurrency)
         self.force_nonce = force_nonce
         self.clock = clock
-        self.remaining_seconds = remaining_seconds
-        self.margin_seconds = margin_seconds
+        self.deadline = deadline or Deadline.never()
 
-    def apply(
-        self,
-        actions: Sequence[Action],
-        done: Callable[[TopicOutcome], None] | None = None,
-        stop: Callable[[], bool] | None = None,
-    ) -> list[TopicOutcome]:
-        """Apply every action (in order of start, `concurrency` at a time). `done` hears each outcome as it
-        happens (the run saves state from it while later actions proceed) and then the outcome is not kept:
-        the answer is empty. Once `stop()` says so, or the deadline margin is reached, actions not yet
-        started are deferred."""
-        if not actions:
-            return []
+    def apply(self, actions: Sequence[Action]) -> list[TopicOutcome]:
+        """Every action's outcome, in the actions' order (`concurrency` at a time, on the engine's pool); once
+        the deadline margin is reached, actions not yet started are deferred. A run streams its actions
+        through the engine instead (engine/stream.py), calling `one` for each."""
         kept: list[TopicOutcome] = []
-        broken: list[BaseException] = []
-        lock = threading.Lock()
-        # At most a few actions queued beyond the running ones: no future per topic held for the whole run.
-        slots = threading.BoundedSemaphore(2 * self.concurrency)
 
-        def one(action: Action) -> None:
-            try:
-                outcome = self._one(action, stop)
-                if done is not None:
-                    done(outcome)
-                else:
-                    with lock:
-                        kept.append(outcome)
-            except BaseException as error:  # not a topic's failure (those are outcomes): a bug, raised below
-                with lock:
-                    broken.append(error)
-            finally:
-                slots.release()
+        def receive(_: Action, outcome: TopicOutcome | object) -> None:
+            if isinstance(outcome, TopicOutcome):  # every action starts: `one` defers it itself
+                kept.append(outcome)
 
-        with ThreadPoolExecutor(max_workers=min(self.concurrency, len(actions))) as pool:
-            for action in actions:
-                slots.acquire()
-                pool.submit(one, action)
-        if broken:
-            raise broken[0]
+        with Workers(min(self.concurrency, len(actions) or 1), "lineage-apply") as workers:
+            workers.each(actions, self.one, receive)
         position = {action.key: index for index, action in enumerate(actions)}
         return sorted(kept, key=lambda outcome: position[outcome.key])
 
-    def ending(self) -> bool:
-        return self.remaining_seconds is not None and self.remaining_seconds() < self.margin_seconds
-
-    def _one(self, action: Action, stop: Callable[[], bool] | None = None) -> TopicOutcome:
+    def one(self, action: Action) -> TopicOutcome:
+        """One action's outcome; never raises for the action's own failure (per-edge isolation)."""
         previous = action.previous if action.previous is not None else LineageState()
-        if self.ending() or (stop is not None and stop()):
-            return TopicOutcome(action.key, "deferred", previous, False, "deferred: the invocation is ending")
+        if self.deadline.ending():
+            return deferred_outcome(action)
         try:
             if isinstance(action, Retract):
                 return self._retract(action)

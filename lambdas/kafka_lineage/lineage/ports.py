@@ -112,13 +112,3 @@ class Announcer(Protocol):
     """Where schema drift is announced (`aws.bus.DriftEvents`); raises when the event was not accepted."""
 
     def announce(self, detail: Mapping[str, Any]) -> None: ...
-
-
-class StateLease(Protocol):
-    """The single-writer lease on the lineage state (`aws.lease.StateLease`): taken when a run has work
-    (raises LeaseBusy after `wait_seconds` while another invocation holds it), checked before every save
-    (raises LeaseLost)."""
-
-    def acquire(self, wait_seconds: float) -> None: ...
-
-    def ensure_held(self) -> None: ...

@@ -12,8 +12,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from kafka_lineage.engine.checkpoints import SaveReport
+from kafka_lineage.engine.lease import Deferred
 from kafka_lineage.lineage.apply import TopicOutcome
-from kafka_lineage.lineage.checkpoints import SaveReport
 from kafka_lineage.lineage.drift_check import DriftRound
 from kafka_lineage.lineage.model import LoadedStates
 from kafka_lineage.lineage.plan import LineagePlan
@@ -61,6 +62,7 @@ class EmitResult:
     progressed: bool = False  # some action finished and its state was saved
     incomplete: bool = False
     lease_lost: bool = False
+    deferred: Deferred | None = None  # the lease was another invocation's: nothing done, handed on
     state_writes: int = 0
     planned: list[dict[str, object]] | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
@@ -68,6 +70,10 @@ class EmitResult:
     def fail(self, item: dict[str, str]) -> None:
         with self._lock:
             self.failed.add(item)
+
+    def defer(self, deferred: Deferred) -> None:
+        """The run wrote nothing: another invocation holds the state (the engine's lease policy)."""
+        self.deferred = deferred
 
     def stop_early(self, remaining: int) -> None:
         """The deadline came before these `remaining` items started."""
@@ -231,6 +237,8 @@ class EmitResult:
             result["remaining"] = self.remaining
         if self.lease_lost:
             result["leaseLost"] = True
+        if self.deferred is not None:
+            result["deferred"] = self.deferred.reason
         if self.planned is not None:
             result["planned"] = self.planned
         return result
@@ -239,6 +247,9 @@ class EmitResult:
         """The metrics; a dry run publishes only LineageDryRuns (planned counts must not feed alarms)."""
         if self.dry_run:
             emit(catalog.LINEAGE_DRY_RUNS, 1)
+            return
+        if self.deferred is not None:  # nothing was read to the end nor done: the follow-up counts it
+            emit(catalog.LINEAGE_BUSY, 1)
             return
         counts = {
             catalog.LINEAGE_EMITTED: self.emitted,

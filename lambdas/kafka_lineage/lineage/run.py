@@ -42,8 +42,11 @@ from dataclasses import dataclass, field
 from kafka_lineage.config import Settings
 from kafka_lineage.connectors.derive import derive
 from kafka_lineage.drift import DownstreamWalker, DriftSummary, Readers
-from kafka_lineage.lineage.apply import Applier, ParsedFields, TopicOutcome
-from kafka_lineage.lineage.checkpoints import Changes, Checkpoints, SaveReport
+from kafka_lineage.engine.checkpoints import Changes, Checkpoints, SaveReport
+from kafka_lineage.engine.deadline import Deadline
+from kafka_lineage.engine.lease import LEASE_WAIT_SECONDS, Lease, hold
+from kafka_lineage.engine.stream import stream
+from kafka_lineage.lineage.apply import Applier, ParsedFields, TopicOutcome, deferred_outcome
 from kafka_lineage.lineage.consumer_inputs import read_consumers
 from kafka_lineage.lineage.content import TopicField
 from kafka_lineage.lineage.delivery_inputs import read_delivery
@@ -56,7 +59,7 @@ from kafka_lineage.lineage.drift_check import (
     with_drift,
 )
 from kafka_lineage.lineage.model import LoadedStates, load_states
-from kafka_lineage.lineage.plan import EmitScope, LineagePlan, make_plan, select, tables_needed
+from kafka_lineage.lineage.plan import Action, EmitScope, LineagePlan, make_plan, select, tables_needed
 from kafka_lineage.lineage.ports import (
     Announcer,
     AssetRecordReader,
@@ -64,7 +67,6 @@ from kafka_lineage.lineage.ports import (
     ConsumerReader,
     DeliveryReader,
     EventStore,
-    StateLease,
     StateStore,
     SubscriberReader,
     TableMappingReader,
@@ -84,10 +86,6 @@ from kafka_lineage.model.tables import GlueTable, TableReads, TableRef
 from kafka_lineage.model.topics import TopicKey
 from kafka_lineage.observability import logger, tracer
 from kafka_lineage.schemas import parse_definition, row_fields
-
-# How long a run with work waits for an overlapping invocation to release the state lease (never past the
-# deadline margin); then LeaseBusy, and the handler hands the event to a follow-up invocation.
-LEASE_WAIT_SECONDS = 60.0
 
 
 def parse_topic_fields(data_format: str, definition: str) -> ParsedFields:
@@ -129,30 +127,26 @@ class LineageWorld:
     walker: DownstreamWalker | None = None
     # The pace of the state's SSM writes (None: at TUNING's ceiling), for the checkpoints' estimates.
     rates: CallRates | None = None
+    # How long a run with work waits for another holder of the state lease (the engine's one wait).
+    lease_wait_seconds: float = LEASE_WAIT_SECONDS
 
 
 @dataclass(frozen=True)
 class RunContext:
-    """What every step of one run shares: the request, the settings, the world, the deadline and the
-    lease (None: a run that writes nothing, or a test that needs none)."""
+    """What every step of one run shares: the request, the settings, the world, the deadline (the engine's,
+    built once by the handler) and the lease (None: a run that writes nothing, or a test that needs none)."""
 
     scope: EmitScope
     settings: Settings
     world: LineageWorld
-    lease: StateLease | None = None
-    remaining_seconds: Callable[[], float] | None = None
+    lease: Lease | None = None
+    deadline: Deadline = field(default_factory=Deadline.never)
     force_nonce: str = ""
     parse: Callable[[str, str], ParsedFields] = parse_topic_fields
 
-    @property
-    def margin(self) -> float:
-        return self.settings.tuning.deadline_margin_seconds
-
-    def ending(self, reserve: Callable[[], float] | None = None) -> bool:
-        """Whether the deadline margin (plus `reserve()` seconds) is reached: then nothing more starts."""
-        if self.remaining_seconds is None:
-            return False
-        return self.remaining_seconds() < self.margin + (reserve() if reserve is not None else 0.0)
+    def ending(self) -> bool:
+        """Whether the deadline margin is reached: then nothing more starts (what the readers are told)."""
+        return self.deadline.ending()
 
     def write_seconds(self) -> tuple[float, float]:
         """(cautious, fastest) seconds of one SSM write of the state (model.quotas.CallRates)."""
@@ -160,16 +154,6 @@ class RunContext:
             ceiling = 1 / self.settings.tuning.ssm_write_rps
             return ceiling, ceiling
         return self.world.rates.seconds_per("save")
-
-    def take_lease(self) -> None:
-        """Hold the state lease, waiting up to LEASE_WAIT_SECONDS, never into the deadline margin, for an
-        overlapping invocation to finish (LeaseBusy when it still holds it). No lease, nothing to take."""
-        if self.lease is None:
-            return
-        wait = LEASE_WAIT_SECONDS
-        if self.remaining_seconds is not None:
-            wait = min(wait, self.remaining_seconds() - self.margin)
-        self.lease.acquire(wait_seconds=max(0.0, wait))
 
     def save(self, store: StateStore, changes: Changes) -> int:
         """Write `changes` to `store` while this invocation holds the lease (else LeaseLost); the writes."""
@@ -185,15 +169,15 @@ def emit_lineage(
     world: LineageWorld,
     *,
     force_nonce: str = "",
-    remaining_seconds: Callable[[], float] | None = None,
+    deadline: Deadline | None = None,
     parse: Callable[[str, str], ParsedFields] = parse_topic_fields,
-    lease: StateLease | None = None,
+    lease: Lease | None = None,
 ) -> EmitResult:
     """Emit (or plan, in a dry run) the lineage `scope` asks for. Never raises for one topic's failure.
 
-    `lease` is taken only when the plan has work and the run is not a dry run (`acquire` raises LeaseBusy
-    when another invocation holds it), and checked before every save."""
-    run = RunContext(scope, settings, world, lease, remaining_seconds, force_nonce, parse)
+    `lease` is taken only when the plan has work and the run is not a dry run (the engine's lease policy:
+    a lease another invocation keeps makes the run `deferred: busy`), and checked before every save."""
+    run = RunContext(scope, settings, world, lease, deadline or Deadline.never(), force_nonce, parse)
     result = EmitResult(dry_run=scope.dry_run)
     if run.ending():  # not even the reads start: they could not finish in time
         result.stop_early(remaining=0)
@@ -201,7 +185,11 @@ def emit_lineage(
     inputs = _read_inputs(run)
     planned = _plan(run, inputs, TableReads())
     if not scope.dry_run and isinstance(planned, _Planned) and planned.has_work(inputs):
-        run.take_lease()
+        deferred = hold(lease, run.deadline, world.lease_wait_seconds)
+        if deferred is not None:  # another invocation writes the state now: nothing done, handed on
+            result.defer(deferred)
+            result.publish_metrics()
+            return result
         planned = _plan(run, inputs, planned.reads)  # under the lease: the state as the last writer left it
     if isinstance(planned, _Stopped):
         result.stop_early(planned.remaining)
@@ -399,8 +387,9 @@ def _save_drift(run: RunContext, drift: DriftRound, result: EmitResult) -> None:
 
 
 def _apply(run: RunContext, planned: _Planned, drift: DriftRound, result: EmitResult) -> SaveReport:
-    """Apply the actions in hash-group order while the checkpoints save each group that finished; near the
-    deadline (the margin plus the unsaved groups' write time) the actions not started are left undone."""
+    """Apply the actions in hash-group order while the checkpoints save each group that finished (the
+    engine's streamed apply); near the deadline (the margin plus the unsaved groups' write time) the actions
+    not started are deferred."""
     store, facets = run.world.state, drift.facets()
     group = {a.key.key: hash_group(a.key.key, store.group_bits) for a in planned.plan.actions}
     actions = sorted(
@@ -412,8 +401,7 @@ def _apply(run: RunContext, planned: _Planned, drift: DriftRound, result: EmitRe
         run.parse,
         concurrency=run.settings.tuning.max_concurrency,
         force_nonce=run.force_nonce,
-        remaining_seconds=run.remaining_seconds,
-        margin_seconds=run.margin,
+        deadline=run.deadline,
     )
     checkpoints = Checkpoints(
         group,
@@ -421,22 +409,36 @@ def _apply(run: RunContext, planned: _Planned, drift: DriftRound, result: EmitRe
         reload=store.load,
         write_seconds=run.write_seconds,
     )
-
-    def stop() -> bool:
-        return checkpoints.halted or run.ending(checkpoints.backlog_seconds)
-
-    def done(outcome: TopicOutcome) -> None:
-        checkpoints.done(
-            outcome.key.key, _changes(planned.loaded, outcome), worked=outcome.kind != "deferred"
-        )
-        result.record(outcome)
-
-    with checkpoints:
-        applier.apply(actions, done=done, stop=stop)
-    return checkpoints.report
+    steps = _Steps(applier, planned.loaded, result)
+    return stream(steps, actions, run.settings.tuning.max_concurrency, checkpoints, run.deadline)
 
 
-def _changes(loaded: LoadedStates, outcome: TopicOutcome) -> Changes:
+@dataclass(frozen=True)
+class _Steps:
+    """The engine's `StreamedRun` for one emission: one action -> one outcome (apply.py), what it saves,
+    and the result that records it."""
+
+    applier: Applier
+    loaded: LoadedStates
+    result: EmitResult
+
+    def key(self, action: Action) -> str:
+        return action.key.key
+
+    def apply(self, action: Action) -> TopicOutcome:
+        return self.applier.one(action)
+
+    def deferred(self, action: Action) -> TopicOutcome:
+        return deferred_outcome(action)
+
+    def changes(self, outcome: TopicOutcome) -> tuple[str, Changes, bool]:
+        return outcome.key.key, changes_of(self.loaded, outcome), outcome.kind != "deferred"
+
+    def report(self, outcome: TopicOutcome) -> None:
+        self.result.record(outcome)
+
+
+def changes_of(loaded: LoadedStates, outcome: TopicOutcome) -> Changes:
     """The store changes an outcome makes: its edge's state, and the removal of the edges it took over (in
     the same save as the edge that replaced them)."""
     if not outcome.store:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
@@ -72,6 +71,7 @@ class Applied:
     # (a failure; the asset stays created and unpublished): sync.governed.
     held: HeldDeletion | None = None
     refused: RefusedPublish | None = None
+    warning: str = ""  # what the write could not do as asked (reported by the run, not by the worker)
 
     def event_detail(self) -> dict[str, Any] | None:
         """The "Topic Asset Changed" detail this change announces (None: nothing to announce)."""
@@ -91,8 +91,8 @@ class Applied:
 
 class Applier:
     """Applies actions to the catalog of one run: one asset type (`type_name`, as configured), one domain's
-    tokens. Thread-safe (it keeps no state of its own); `warn(schema_arn, text)` hears what a write could
-    not do as asked."""
+    tokens. Thread-safe (it keeps no state of its own): what a write could not do as asked is in the
+    `Applied` it answers."""
 
     def __init__(
         self,
@@ -100,13 +100,11 @@ class Applier:
         asset_type: AssetType,
         type_name: str,
         domain_id: str,
-        warn: Callable[[str, str], None] | None = None,
     ) -> None:
         self.catalog = catalog
         self.asset_type = asset_type
         self.type_name = type_name
         self.tokens = Tokens(domain_id)
-        self.warn = warn
 
     def apply(self, action: plan.Action) -> Applied:
         if isinstance(action, plan.Touch):
@@ -114,9 +112,9 @@ class Applier:
         if isinstance(action, plan.Delete):
             # One DeleteAsset (its listing goes with it); held while subscribed.
             deleted = governed.delete(self.catalog, action, self.asset_type, self.tokens)
-            if deleted.warning and self.warn is not None:
-                self.warn(action.schema_arn, deleted.warning)
-            return Applied(action, deleted.record, deleted.change, held=deleted.held)
+            return Applied(
+                action, deleted.record, deleted.change, held=deleted.held, warning=deleted.warning or ""
+            )
         if isinstance(action, plan.Publish):
             # Created by an earlier run whose publish a domain rule refused: publish it, create nothing.
             record = action.new_record
@@ -128,8 +126,6 @@ class Applier:
         else:
             asset, adopted = self._create(action, self.tokens.create(action))
             change = "revised" if adopted else "created"
-        if asset.note and self.warn is not None:
-            self.warn(action.schema_arn, asset.note)
         refused = governed.publish(self.catalog, action, asset, self.tokens)
         record = replace(
             action.new_record,
@@ -137,7 +133,7 @@ class Applier:
             asset_revision=asset.revision,
             unpublished=refused is not None,
         )
-        return Applied(action, record, change, adopted, refused=refused)
+        return Applied(action, record, change, adopted, refused=refused, warning=asset.note or "")
 
     def _revise(self, action: plan.Revise) -> tuple[CatalogAsset, Change, bool]:
         record = action.record

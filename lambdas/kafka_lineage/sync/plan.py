@@ -16,11 +16,12 @@ Every value here is frozen and every function pure (no I/O, no clock):
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import ClassVar
 
 from kafka_lineage.config import Source
+from kafka_lineage.engine.order import Position
 from kafka_lineage.failsafe import Held
 from kafka_lineage.model.asset_records import AssetRecord
 from kafka_lineage.model.registry import ListedSchema, SchemaDetails
@@ -342,14 +343,6 @@ def triage_targets(
 
 
 # ------------------------------------------------------------------------------------------- ordering, chunks
-@dataclass(frozen=True, order=True)
-class Position:
-    """Where an item stands in the run's order: (hash group, key). A follow-up resumes after one."""
-
-    group: str
-    key: str
-
-
 def order_work(
     candidates: Iterable[Candidate],
     deletions: Iterable[Delete],
@@ -364,44 +357,6 @@ def order_work(
     if after is not None:
         items = [pair for pair in items if pair[0] > after]
     return tuple(items)
-
-
-def cut(
-    work: Sequence[tuple[Position, Work]],
-    start: int,
-    max_items: int,
-    fits: Callable[[Sequence[tuple[Position, Work]]], bool],
-) -> int:
-    """The end (exclusive) of the chunk that starts at `start`.
-
-    Whole hash groups, as many as stay within `max_items` (always at least one group), fewer while the chunk
-    does not `fit` (the time left). Only when not even one whole group fits is a group split, to the largest
-    prefix that fits; `start` itself means nothing fits.
-    """
-    boundaries: list[int] = []
-    index = start
-    while index < len(work):
-        group = work[index][0].group
-        while index < len(work) and work[index][0].group == group:
-            index += 1
-        if boundaries and index - start > max_items:
-            break
-        boundaries.append(index)
-        if index - start >= max_items:
-            break
-    for end in reversed(boundaries):
-        if fits(work[start:end]):
-            return end
-    if not boundaries:
-        return start
-    low, high = 0, boundaries[0] - start - 1  # the largest prefix of the first group that fits
-    while low < high:
-        middle = (low + high + 1) // 2
-        if fits(work[start : start + middle]):
-            low = middle
-        else:
-            high = middle - 1
-    return start + low
 
 
 # ------------------------------------------------------------------------------------------------- deciding

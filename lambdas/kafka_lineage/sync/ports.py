@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from kafka_lineage.config import Source
+from kafka_lineage.engine.lease import LEASE_WAIT_SECONDS, Lease
 from kafka_lineage.model.asset_records import AssetRecord
 from kafka_lineage.model.catalog import AssetContent, AssetType, CatalogAsset, Deletion
 from kafka_lineage.model.cluster_topics import ListedTopic, TopicConfigs
@@ -127,19 +128,6 @@ class PackedEntries(Protocol):
     def load(self) -> dict[str, dict[str, Any]]: ...
 
 
-class StateLease(Protocol):
-    """The single-writer lease on the asset records (`aws.lease.StateLease`).
-
-    Taken before the run's first write (a run that finds nothing to write writes nothing, not even a lease),
-    then the records are read again, so every save builds on what the previous holder left; checked before
-    every save (raises LeaseLost, or LeaseBusy when another holder keeps it past the wait).
-    """
-
-    def acquire(self, wait_seconds: float) -> None: ...
-
-    def ensure_held(self) -> None: ...
-
-
 @dataclass
 class SyncAdapters:
     """The ports one run uses (the handler's package builds them: `schema_sync.wiring`)."""
@@ -150,8 +138,11 @@ class SyncAdapters:
     events: TopicAnnouncer
     namespace_of: Callable[[Source], str]  # the topic namespace of a source (its `namespace` or the brokers)
     rates: CallRates  # the pace of each stage's calls, for the chunk estimates
-    lease: StateLease | None = None
-    lease_wait_seconds: float = 20.0  # then the run stops and says `deferred: busy` (the handler hands on)
+    # The single-writer lease on the asset records (the engine's lease policy): taken before the run's first
+    # write (a run that finds nothing to write takes none), then the records are read again, so every save
+    # builds on what the previous holder left; checked before every save.
+    lease: Lease | None = None
+    lease_wait_seconds: float = LEASE_WAIT_SECONDS  # then the run is `deferred: busy` (the handler hands on)
     # The drift summaries lineage-emission keeps; read once per run that builds asset content.
     drift: DriftSummaries | None = None
     # The clusters' topics (the asset's topic form, withoutTopic and withoutSchema); None: not read.

@@ -8,12 +8,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from kafka_lineage.engine.lease import Deferred
+from kafka_lineage.engine.order import Position
+from kafka_lineage.engine.pipeline import Progress
 from kafka_lineage.model import metrics as catalog
 from kafka_lineage.model.report import Sample, failure_item
 from kafka_lineage.observability import emit, logger
 from kafka_lineage.sync import plan
 from kafka_lineage.sync.governed import HeldDeletion, RefusedPublish
-from kafka_lineage.sync.pipeline import Progress
 
 SAMPLE = 100  # entries of each per-item list the result carries; the logs carry every one
 
@@ -49,8 +51,8 @@ class SyncResult:
     incomplete: bool = False
     remaining: int = 0
     progressed: bool = False  # at least one chunk was saved (a follow-up invocation would not loop)
-    busy: bool = False  # another invocation held the state lease: nothing was written
-    resume_after: plan.Position | None = None  # the last item a follow-up need not look at again
+    deferred: Deferred | None = None  # another invocation held the state lease: nothing was written
+    resume_after: Position | None = None  # the last item a follow-up need not look at again
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     # ------------------------------------------------------------------------------- what the run reports
@@ -154,9 +156,10 @@ class SyncResult:
         with self._lock:
             self.events_failed += rejected
 
-    def record_busy(self) -> None:
+    def defer(self, deferred: Deferred) -> None:
+        """The lease was another invocation's (the engine's lease policy): nothing written, handed on."""
         with self._lock:
-            self.busy = True
+            self.deferred = deferred
 
     def record_progress(self, progress: Progress) -> None:
         """Where the run stopped: what is left, and where a follow-up resumes."""
@@ -220,6 +223,6 @@ class SyncResult:
         if self.incomplete:
             result["incomplete"] = True
             result["remaining"] = self.remaining
-        if self.busy:
-            result["deferred"] = "busy"
+        if self.deferred is not None:
+            result["deferred"] = self.deferred.reason
         return result

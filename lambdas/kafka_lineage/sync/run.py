@@ -6,14 +6,15 @@ announce (one deadline covers all of it).
 2. Triage: `plan.triage_*` says which schemas need a look and which assets are gone; the fail-safe screens
    the inferred deletions (kafka_lineage.failsafe). The work (candidates and deletions) is put in the order
    of the asset records' hash groups; a follow-up invocation starts after where the last one stopped.
-3. The pipeline (sync/pipeline.py: chunks, threads, pacing, deadline) cuts the work into chunks and runs
-   each through three stages (sync/stages.py):
+3. The engine's chunked pipeline (engine/pipeline.py: chunks, workers, pacing, the deadline) cuts the work
+   into chunks and runs each through the run's steps (sync/stages.py):
    - read: inspect each candidate (GetSchema, versions, and the definition when the fingerprint moved),
-     decide (plan.decide), screen the deletions found, and the chunk's plan is a frozen value;
-   - apply: take the state lease before the run's first write (a run with nothing to write takes none,
-     writes nothing at all), then apply each action (sync/apply.py: tokens, adoption);
-   - save: the asset records of the chunk, under the lease, and only then the chunk's "Topic Asset Changed"
-     events.
+     decide (plan.decide), screen the deletions found, and the chunk's plan is a frozen value (a dry run
+     stops here: its result is the plan);
+   - apply: take the state lease before the run's first write (the engine's lease policy; a run with nothing
+     to write takes none, writes nothing at all), then apply each action (sync/apply.py: tokens, adoption);
+   - save: the asset records of the chunk, under the lease; report: the result, and only then the chunk's
+     "Topic Asset Changed" events.
 4. Report: the result (sync/result.py) counts, samples and emits the metrics; a run that stopped says
    `incomplete` and where to resume, so the follow-up redoes no finished read or write.
 
@@ -29,6 +30,10 @@ from dataclasses import dataclass, replace
 from kafka_lineage import failsafe
 from kafka_lineage.config import Settings, Source
 from kafka_lineage.drift.summary import DriftSummary
+from kafka_lineage.engine.deadline import Deadline
+from kafka_lineage.engine.order import Position
+from kafka_lineage.engine.pace import Pace
+from kafka_lineage.engine.pipeline import Item, Pipeline
 from kafka_lineage.model import clock
 from kafka_lineage.model.asset_records import AssetRecord
 from kafka_lineage.model.catalog import AssetType
@@ -46,11 +51,10 @@ from kafka_lineage.sync.desired import (
     source_fingerprint,
 )
 from kafka_lineage.sync.drift import marker, read_summaries, summary_of
-from kafka_lineage.sync.pipeline import Deadline, Item, Pace, Pipeline
 from kafka_lineage.sync.ports import SyncAdapters
 from kafka_lineage.sync.requests import SchemaRef, SyncRequest
 from kafka_lineage.sync.result import SyncResult
-from kafka_lineage.sync.stages import Chunks
+from kafka_lineage.sync.stages import SyncSteps
 from kafka_lineage.sync.topics import (
     TopicListings,
     TopicSeen,
@@ -87,14 +91,14 @@ class SchemaSync:
         self,
         settings: Settings,
         adapters: SyncAdapters,
-        remaining_seconds: Callable[[], float] | None = None,
+        deadline: Deadline | None = None,
     ) -> None:
         self.settings = settings
         self.adapters = adapters
         # By source key: the registry name, or `<account>:<registry>` for a source in another account.
         self.sources = {source.key: source for source in settings.sources}
         self.namespaces = _Namespaces(adapters.namespace_of)
-        self.deadline = Deadline(remaining_seconds, settings.tuning.deadline_margin_seconds)
+        self.deadline = deadline or Deadline.never()  # the engine's, built once by the handler
         self.drift_summaries: dict[str, DriftSummary] = {}
         self.drift_error: str | None = None
         # What a governed domain's rules ask of every asset (assetForms, glossaryTerms).
@@ -104,33 +108,36 @@ class SchemaSync:
 
     # ---------------------------------------------------------------- the run
     @tracer.capture_method
-    def run(self, request: SyncRequest, on_plan: Callable[[plan.SyncPlan], None] | None = None) -> SyncResult:
-        """Run the request; `on_plan` receives each chunk's plan value (a dry run's whole plan is theirs)."""
-        result = SyncResult(dry_run=request.dry_run, trigger=request.trigger)
-        for arn, why in request.rejected:  # named by the request, and no run can read it
-            result.fail(why, schemaArn=arn)
-        world = self._read(request, result)
-        ledger, work = self._triage_work(request, world, result, on_plan)
-        if has_drift_form(world.asset_type) and any(isinstance(item, plan.Candidate) for _, item in work):
-            # Only a run with schemas to inspect reads the summaries: a no-change run stays at its cost.
-            self._read_drift(result, request.expected_drift)
-        chunks = self._chunks(world.asset_type, result, ledger, request, on_plan)
-        pace = Pace(self.adapters.rates, self.settings.tuning.max_concurrency, world.latency, world.cold)
-        progress = Pipeline(chunks.stages(), pace, self.deadline, chunks.stop, request.dry_run).run(work)
-        result.record_progress(progress)
-        result.record_topic_errors(self.topics.errors())
-        if not request.dry_run:
-            result.emit_metrics()
-        return result
+    def run(self, request: SyncRequest) -> SyncResult:
+        """Read, plan, apply (a dry run stops at the plan), report."""
+        return self._execute(request)[0]
 
     def whole_plan(self, request: SyncRequest) -> tuple[plan.SyncPlan, SyncResult]:
         """The whole plan as one value, and the dry run's result (reads only, writes nothing)."""
-        parts: list[plan.SyncPlan] = []
-        result = self.run(replace(request, dry_run=True), on_plan=parts.append)
+        result, parts = self._execute(replace(request, dry_run=True))
         whole = plan.SyncPlan()
         for part in parts:
             whole = whole + part
         return whole, result
+
+    def _execute(self, request: SyncRequest) -> tuple[SyncResult, list[plan.SyncPlan]]:
+        result = SyncResult(dry_run=request.dry_run, trigger=request.trigger)
+        for arn, why in request.rejected:  # named by the request, and no run can read it
+            result.fail(why, schemaArn=arn)
+        world = self._read(request, result)
+        ledger, held, work = self._triage_work(request, world, result)
+        if has_drift_form(world.asset_type) and any(isinstance(item, plan.Candidate) for _, item in work):
+            # Only a run with schemas to inspect reads the summaries: a no-change run stays at its cost.
+            self._read_drift(result, request.expected_drift)
+        steps = self._steps(world.asset_type, result, ledger, request)
+        steps.plans.append(held)
+        pace = Pace(self.adapters.rates, self.settings.tuning.max_concurrency, world.latency, world.cold)
+        progress = Pipeline(steps, pace, self.deadline, request.dry_run).run(work)
+        result.record_progress(progress)
+        result.record_topic_errors(self.topics.errors())
+        if not request.dry_run:
+            result.emit_metrics()
+        return result, steps.plans
 
     # ---------------------------------------------------------------- 1. read
     def _read(self, request: SyncRequest, result: SyncResult) -> _World:
@@ -264,10 +271,9 @@ class SchemaSync:
         request: SyncRequest,
         world: _World,
         result: SyncResult,
-        on_plan: Callable[[plan.SyncPlan], None] | None,
-    ) -> tuple[failsafe.Ledger, Sequence[Item]]:
-        """The fail-safe's ledger, after screening the deletions known before any inspection, and the work in
-        the run's order (after `resume_after`, for a follow-up)."""
+    ) -> tuple[failsafe.Ledger, plan.SyncPlan, Sequence[Item]]:
+        """The fail-safe's ledger, after screening the deletions known before any inspection, the deletions
+        it held back, and the work in the run's order (after `resume_after`, for a follow-up)."""
         triage = world.triage
         orphans = self._orphans(world, result) if request.verify else []
         ledger = failsafe.Ledger.start(
@@ -280,11 +286,9 @@ class SchemaSync:
         )
         held = plan.SyncPlan(held_back=verdict.held)
         result.hold(held)
-        if on_plan is not None:
-            on_plan(held)
         result.skip(dict(item) for item in triage.skipped)
         result.count_unchanged(len(triage.unchanged))
-        after = plan.Position(*request.resume_after) if request.resume_after else None
+        after = Position(*request.resume_after) if request.resume_after else None
         work = plan.order_work(triage.candidates, verdict.kept, self.adapters.asset_records.group_of, after)
         logger.info(
             "schema-sync planned its work",
@@ -297,32 +301,22 @@ class SchemaSync:
                 "resumeAfter": request.resume_after,
             },
         )
-        return ledger, work
+        return ledger, held, work
 
     # ---------------------------------------------------------------- 3. the chunks: plan, apply, save
-    def _chunks(
-        self,
-        asset_type: AssetType,
-        result: SyncResult,
-        ledger: failsafe.Ledger,
-        request: SyncRequest,
-        on_plan: Callable[[plan.SyncPlan], None] | None,
-    ) -> Chunks:
-        def warn(schema_arn: str, warning: str) -> None:
-            result.warn(warning, schemaArn=schema_arn)
-
+    def _steps(
+        self, asset_type: AssetType, result: SyncResult, ledger: failsafe.Ledger, request: SyncRequest
+    ) -> SyncSteps:
         settings = self.settings
-        applier = Applier(
-            self.adapters.catalog, asset_type, settings.asset_type_name, settings.domain_id, warn
-        )
-        return Chunks(
-            lambda candidate: self.inspect(candidate, asset_type, request.verify, warn),
+        applier = Applier(self.adapters.catalog, asset_type, settings.asset_type_name, settings.domain_id)
+        return SyncSteps(
+            lambda candidate, warn: self.inspect(candidate, asset_type, request.verify, warn),
             self.adapters,
             applier,
             result,
             ledger,
+            self.deadline,
             request.dry_run,
-            on_plan,
         )
 
     def inspect(

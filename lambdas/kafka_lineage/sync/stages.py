@@ -1,94 +1,131 @@
-"""schema-sync's stages, for the pipeline (sync/pipeline.py) to run chunk by chunk:
+"""schema-sync's steps, for the engine's chunked pipeline (engine/pipeline.py) to run chunk by chunk:
 
-- read: inspect each candidate (the run's `inspect`: GetSchema, versions, the definition when the fingerprint
-  moved, then plan.decide), screen the deletions it found (the fail-safe's ledger goes on from chunk to
-  chunk), and the chunk's plan is one frozen value, in the run's order;
-- apply: take the state lease before the run's first write (a run with nothing to write takes none: it
-  writes nothing at all), read the asset records again, then apply each action (sync/apply.py);
-- save: the chunk's asset records, under the lease (checked before every save); then count what was done
-  and put the chunk's "Topic Asset Changed" events (only after the save, so no event announces what the
-  records do not hold).
+- inspect (a worker): read one candidate (the run's `inspect`: GetSchema, versions, the definition when the
+  fingerprint moved, then plan.decide), answering a value;
+- plan_chunk (the read thread): screen the deletions the inspections found (the fail-safe's ledger goes on
+  from chunk to chunk), and the chunk's plan is one frozen value, in the run's order;
+- take_lease (the apply thread): the engine's lease policy before the run's first write (a run with nothing
+  to write takes none: it writes nothing at all), then the asset records are read again;
+- apply (a worker): one action (sync/apply.py), answering what was done;
+- save (the save thread): the chunk's asset records, under the lease (checked before every save);
+- report (the save thread, the one writer of the result): what the chunk read, planned, did and saved, then
+  the chunk's "Topic Asset Changed" events (only after the save, so no event announces what the records do
+  not hold).
 A failed save fails the chunk's items: the DataZone side is done and idempotent, and the next run adopts
 what the asset records missed.
 """
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
 from kafka_lineage import failsafe
-from kafka_lineage.model.failures import LeaseBusy, LeaseLost, SchemaNotFound
+from kafka_lineage.engine.deadline import Deadline
+from kafka_lineage.engine.lease import Deferred, hold
+from kafka_lineage.engine.pipeline import AppliedChunk, Failed, Item, Planned
+from kafka_lineage.model.failures import LeaseLost, SchemaNotFound
 from kafka_lineage.observability import logger
 from kafka_lineage.sync import plan
 from kafka_lineage.sync.apply import Applied, Applier
-from kafka_lineage.sync.pipeline import AppliedChunk, Each, Item, ReadChunk, Stages, Stop
 from kafka_lineage.sync.ports import SyncAdapters
 from kafka_lineage.sync.result import SyncResult
 
 
-class Chunks:
-    """The pipeline's stages for one run of schema-sync: what each chunk's read, apply and save do."""
+@dataclass(frozen=True)
+class Inspected:
+    """What one candidate's read answered: its action (None: unchanged), or the deletion of a schema found
+    gone, or an entry of `skipped` (a schema a request named that is not there)."""
 
-    def __init__(
-        self,
-        inspect: Callable[[plan.Candidate], plan.Action | None],
-        adapters: SyncAdapters,
-        applier: Applier,
-        result: SyncResult,
-        ledger: failsafe.Ledger,
-        dry_run: bool,
-        on_plan: Callable[[plan.SyncPlan], None] | None,
-    ) -> None:
-        self.inspect = inspect
-        self.adapters = adapters
-        self.applier = applier
-        self.result = result
-        self.ledger = ledger  # the read stage's alone: chunks are read one after the other
-        self.dry_run = dry_run
-        self.on_plan = on_plan
-        self.stop = Stop()
-        self.leased = self.adapters.lease is None or dry_run
+    action: plan.Action | None = None
+    gone: plan.Delete | None = None
+    skipped: dict[str, str] | None = None
+    looked: bool = True  # False: not found, so neither unchanged nor an action
+    warnings: tuple[tuple[str, str], ...] = ()  # (schema ARN, warning) the read met
 
-    def stages(self) -> Stages:
-        return Stages(self.read, self.apply, self.save, self.saved, needs_lease=lambda: not self.leased)
+
+@dataclass(frozen=True)
+class ChunkRead:
+    """A chunk's plan, and what its reads have to report (failures, warnings, skipped entries)."""
+
+    plan: plan.SyncPlan
+    failed: tuple[Failed, ...] = ()
+    warnings: tuple[tuple[str, str], ...] = ()  # (schema ARN, warning)
+    skipped: tuple[dict[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class LeaseFailed:
+    """The lease could not be taken (SSM failing): nothing may be written; the chunk's writes fail."""
+
+    error: Exception
+    pending: tuple[plan.Action, ...]
+
+
+@dataclass
+class SyncSteps:
+    """The engine's `ChunkedRun` for one run of schema-sync (see the module doc)."""
+
+    # The run's read of one candidate; it tells `warn(schema_arn, text)` what it met on the way.
+    inspect_one: Callable[[plan.Candidate, Callable[[str, str], None]], plan.Action | None]
+    adapters: SyncAdapters
+    applier: Applier
+    result: SyncResult
+    ledger: failsafe.Ledger  # the read thread's alone: chunks are planned one after the other
+    deadline: Deadline
+    dry_run: bool
+    # Each chunk's plan (a dry run's whole plan), whether the lease is held, why the last save failed.
+    plans: list[plan.SyncPlan] = field(init=False, default_factory=list)
+    leased: bool = field(init=False, default=False)
+    _unsaved: Exception | None = field(init=False, default=None)
+
+    def __post_init__(self) -> None:
+        self.leased = self.adapters.lease is None or self.dry_run
 
     # -- read: inspect the candidates, screen the deletions found, plan the chunk
-    def read(self, chunk: Sequence[Item], each: Each) -> tuple[plan.SyncPlan, bool]:
-        candidates = [item for _, item in chunk if isinstance(item, plan.Candidate)]
+    def reads(self, item: Any) -> bool:
+        return isinstance(item, plan.Candidate)
+
+    def inspect(self, candidate: plan.Candidate) -> Inspected:
+        met: list[tuple[str, str]] = []  # this call's own: the worker shares nothing
+        try:
+            action = self.inspect_one(candidate, lambda arn, warning: met.append((arn, warning)))
+            return Inspected(action=action, warnings=tuple(met))
+        except SchemaNotFound:
+            deletion = plan.gone(candidate)
+            if deletion is None and candidate.reason == plan.REQUESTED:
+                # Named by a request or an event, and not there: say so rather than do nothing silently.
+                where = {"registryName": candidate.registry_name, "topic": candidate.schema_name}
+                return Inspected(skipped={**where, "reason": "schema not found"}, looked=False)
+            return Inspected(gone=deletion, looked=False)
+
+    def plan_chunk(self, chunk: Sequence[Item], inspected: Sequence[tuple[Any, Any]]) -> Planned:
         deletions = [item for _, item in chunk if isinstance(item, plan.Delete)]
         decided: list[plan.Action] = []
         gone: list[plan.Delete] = []
+        failed: list[Failed] = []
+        warnings: list[tuple[str, str]] = []
+        skipped: list[dict[str, str]] = []
         unchanged = 0
-        lock = threading.Lock()
-
-        def inspect(candidate: plan.Candidate) -> None:
-            nonlocal unchanged
-            try:
-                action = self.inspect(candidate)
-            except SchemaNotFound:
-                deletion = plan.gone(candidate)
-                if deletion is not None:
-                    with lock:
-                        gone.append(deletion)
-                elif candidate.reason == plan.REQUESTED:
-                    # Named by a request or an event, and not there: say so rather than do nothing silently.
-                    where = {"registryName": candidate.registry_name, "topic": candidate.schema_name}
-                    self.result.skip([{**where, "reason": "schema not found"}])
-                return
-            except Exception as error:
-                self.result.fail(error, schemaArn=candidate.key, registryName=candidate.registry_name)
-                return
+        for _, value in inspected:
+            if isinstance(value, Failed):
+                failed.append(value)
+                continue
+            assert isinstance(value, Inspected)
+            if value.gone is not None:
+                gone.append(value.gone)
+            if value.skipped is not None:
+                skipped.append(value.skipped)
+            warnings.extend(value.warnings)
+            action = value.action
             warning = getattr(getattr(action, "desired", None), "warning", None)
             if warning and action is not None:
-                self.result.warn(warning, schemaArn=action.schema_arn)
-            with lock:
-                if action is None:
-                    unchanged += 1
-                else:
-                    decided.append(action)
-
-        complete = each(inspect, candidates)
+                warnings.append((action.schema_arn, warning))
+            if action is not None:
+                decided.append(action)
+            elif value.looked:
+                unchanged += 1
         verdict, self.ledger = self.ledger.screen(
             gone, group=lambda d: d.registry_name, confirmed=lambda d: d.confirmed
         )
@@ -96,92 +133,103 @@ class Chunks:
         order = {position.key: index for index, (position, _) in enumerate(chunk)}
         actions = sorted([*decided, *verdict.kept, *deletions], key=lambda a: order.get(a.schema_arn, -1))
         chunk_plan = plan.SyncPlan(actions=tuple(actions), held_back=verdict.held, unchanged=unchanged)
-        self.result.hold(chunk_plan)
-        return chunk_plan, complete
+        writes = chunk_plan.writes()
+        return Planned(
+            ChunkRead(chunk_plan, tuple(failed), tuple(warnings), tuple(skipped)),
+            writes,
+            writes=_writes(writes),
+            read_writes=sum(1 for a in chunk_plan.actions if isinstance(a, plan.Create | plan.Revise)),
+        )
 
     # -- apply: the DataZone writes, under the lease
-    def apply(self, read: ReadChunk, each: Each) -> tuple[tuple[Applied, ...], bool] | None:
-        chunk_plan = read.chunk_plan
-        self.result.count_unchanged(chunk_plan.unchanged)
-        if self.on_plan is not None:
-            self.on_plan(chunk_plan)
-        if self.dry_run:
-            self.result.record_plan(chunk_plan)
-            logger.info(
-                "schema-sync dry run: planned", extra={"chunk": read.number, "planned": chunk_plan.describe()}
-            )
-            return (), True
-        writes = chunk_plan.writes()
-        if writes and not self.leased and not self._take_lease(writes):
-            return None
-        done: list[Applied] = []
-        lock = threading.Lock()
+    def needs_lease(self) -> bool:
+        return not self.leased
 
-        def apply(action: plan.Action) -> None:
-            try:
-                applied = self.applier.apply(action)
-            except Exception as error:
-                self.result.fail(error, schemaArn=action.schema_arn, registryName=action.registry_name)
-                return
-            with lock:
-                done.append(applied)
-
-        complete = each(apply, writes)
-        return tuple(done), complete
-
-    def _take_lease(self, pending: Sequence[plan.Action]) -> bool:
+    def take_lease(self, planned: Planned) -> Deferred | LeaseFailed | None:
         """Hold the state lease before the first write, then read the asset records again (the run planned on
         what it read before: a decision made stale meanwhile is an idempotent write, a conflict adopts)."""
-        lease = self.adapters.lease
-        assert lease is not None
         try:
-            lease.acquire(wait_seconds=self.adapters.lease_wait_seconds)
-        except LeaseBusy as busy:
-            logger.info("mapping held by another invocation: stopping", extra={"lease": str(busy)})
-            self.result.record_busy()
-            self.stop.request()
-            return False
+            deferred = hold(self.adapters.lease, self.deadline, self.adapters.lease_wait_seconds)
         except Exception as error:  # SSM failing: nothing may be written without the lease
-            for action in pending:
+            return LeaseFailed(error, tuple(planned.actions))
+        if deferred is not None:
+            return deferred
+        self.leased = True
+        self.adapters.asset_records.load()  # the saver has saved nothing yet: no earlier chunk had a change
+        return None
+
+    def apply(self, action: plan.Action) -> Applied:
+        return self.applier.apply(action)
+
+    # -- save: the asset records under the lease
+    def save(self, applied: AppliedChunk, lost: bool) -> tuple[int | None, bool]:
+        if self.dry_run:
+            return 0, False
+        changes = {done.action.schema_arn: done.record for done in applied.done}
+        lease = self.adapters.lease
+        try:
+            if changes and lease is not None and lost:
+                raise LeaseLost("the lease was lost earlier in this run")
+            if changes and lease is not None:
+                lease.ensure_held()
+            return (self.adapters.asset_records.save(changes) if changes else 0), False
+        except Exception as error:
+            self._unsaved = error
+            if isinstance(error, LeaseLost):
+                return None, True
+            self._reload_asset_records()
+            return None, False
+
+    # -- report: the one writer of the result; then the chunk's events
+    def report(self, applied: AppliedChunk, writes: int | None) -> None:
+        read: ChunkRead = applied.read.planned.plan
+        result, chunk_plan = self.result, read.plan
+        for failed in read.failed:
+            item = failed.item
+            result.fail(failed.error, schemaArn=item.key, registryName=item.registry_name)
+        for schema_arn, warning in read.warnings:
+            result.warn(warning, schemaArn=schema_arn)
+        result.skip(read.skipped)
+        result.hold(chunk_plan)
+        result.count_unchanged(chunk_plan.unchanged)
+        self.plans.append(chunk_plan)
+        if self.dry_run:
+            result.record_plan(chunk_plan)
+            number = applied.read.number
+            logger.info(
+                "schema-sync dry run: planned", extra={"chunk": number, "planned": chunk_plan.describe()}
+            )
+            result.record_chunk(0, saved=False)
+            return
+        self._report_refused(applied.refused)
+        for failed in applied.failed:
+            result.fail(
+                failed.error, schemaArn=failed.item.schema_arn, registryName=failed.item.registry_name
+            )
+        for done in applied.done:
+            if done.warning:
+                result.warn(done.warning, schemaArn=done.action.schema_arn)
+        if writes is None:
+            # The DataZone side is done and idempotent: the next run adopts what the asset records missed.
+            for done in applied.done:
+                error = self._unsaved or RuntimeError("not saved")
+                result.fail(error, doing="mapping not saved", schemaArn=done.action.schema_arn)
+            return
+        self._report_saved(applied, writes)
+
+    def _report_refused(self, refused: Deferred | LeaseFailed | None) -> None:
+        if isinstance(refused, Deferred):
+            self.result.defer(refused)
+        elif isinstance(refused, LeaseFailed):
+            for action in refused.pending:
                 self.result.fail(
-                    error,
+                    refused.error,
                     doing="mapping lease not acquired",
                     schemaArn=action.schema_arn,
                     registryName=action.registry_name,
                 )
-            self.stop.request()
-            return False
-        self.leased = True
-        self.adapters.asset_records.load()  # the saver has saved nothing yet: no earlier chunk had a change
-        return True
 
-    # -- save: the asset records under the lease; then the counts and the chunk's events
-    def save(self, applied: AppliedChunk) -> int | None:
-        if self.dry_run:
-            return 0
-        changes = {done.action.schema_arn: done.record for done in applied.done}
-        lease = self.adapters.lease
-        try:
-            if changes and lease is not None and self.stop.requested():
-                raise LeaseLost("the lease was lost earlier in this run")
-            if changes and lease is not None:
-                lease.ensure_held()
-            return self.adapters.asset_records.save(changes) if changes else 0
-        except Exception as error:
-            lost = isinstance(error, LeaseLost)
-            if lost:
-                self.stop.request()
-            # The DataZone side is done and idempotent: the next run adopts what the asset records missed.
-            for done in applied.done:
-                self.result.fail(error, doing="mapping not saved", schemaArn=done.action.schema_arn)
-            if not lost:
-                self._reload_asset_records()
-            return None
-
-    def saved(self, applied: AppliedChunk, writes: int) -> None:
-        if self.dry_run:
-            self.result.record_chunk(0, saved=False)
-            return
+    def _report_saved(self, applied: AppliedChunk, writes: int) -> None:
         events = []
         for done in applied.done:
             if done.held is not None:
@@ -218,3 +266,8 @@ class Chunks:
             self.adapters.asset_records.load()
         except Exception as error:
             logger.error("asset records reload failed", extra={"error": str(error)})
+
+
+def _writes(actions: Sequence[plan.Action]) -> int:
+    """The DataZone writes among `actions` (a touch refreshes the asset record alone)."""
+    return sum(1 for action in actions if not isinstance(action, plan.Touch))

@@ -77,13 +77,14 @@ def test_two_overlapping_invocations_under_latency_converge_to_one_asset_each_an
 def test_an_invocation_that_cannot_get_the_lease_hands_its_event_on_and_the_follow_up_does_it(
     cdc: CdcWorld, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import schema_sync.handler
+    from schema_sync.handler import make_handler
+    from schema_sync.wiring import Wiring
 
     # Given one invocation holding the mapping, and another that may not wait for it
     pairs = colliding_pairs(6)
     first, second = halves(cdc, pairs)
     cdc.aws.latency_ms = 20
-    monkeypatch.setattr(schema_sync.handler, "LEASE_WAIT_SECONDS", 0.0)
+    impatient = make_handler(Wiring(lease_wait_seconds=0.0))
     handed: list[dict[str, Any]] = []
     monkeypatch.setattr(
         "kafka_lineage.aws.continuation.continue_asynchronously",
@@ -96,7 +97,7 @@ def test_an_invocation_that_cannot_get_the_lease_hands_its_event_on_and_the_foll
     holder.acquire(wait_seconds=0)
 
     # When the second invocation runs, then it defers: nothing written, the event handed on unchanged
-    deferred = cdc.sync(second, context=context("req-b"))
+    deferred = impatient(second, context("req-b"))
     assert deferred["deferred"] == "busy"
     assert deferred["continued"] is True
     assert handed == [second]
@@ -123,13 +124,15 @@ def test_a_lost_answer_to_the_lease_create_still_leaves_the_run_holding_its_leas
 
 
 def test_a_run_that_loses_its_lease_stops_writing_and_the_next_run_adopts_what_it_left(
-    cdc: CdcWorld, monkeypatch: pytest.MonkeyPatch
+    cdc: CdcWorld,
 ) -> None:
     import json
 
-    import schema_sync.handler
+    from kafka_lineage.aws.clients import client
     from kafka_lineage.aws.lease import StateLease
     from kafka_lineage.model.failures import LeaseLost
+    from schema_sync.handler import make_handler
+    from schema_sync.wiring import HOLDER, Wiring
 
     class TakenOver(StateLease):
         """Another invocation takes the lease over after the run's first save."""
@@ -145,18 +148,19 @@ def test_a_run_that_loses_its_lease_stops_writing_and_the_next_run_adopts_what_i
     # Given 60 new schemas, and a run whose lease is taken over after its first chunk was saved
     for i in range(60):
         cdc.register(f"t{i}")
-    monkeypatch.setattr(schema_sync.handler, "StateLease", TakenOver)
+
+    def taken_over(settings: Any, invocation: Any) -> StateLease:
+        return TakenOver(client("ssm"), settings.mapping_path, HOLDER, 900, invocation.aws_request_id)
 
     # When it runs, then it saves nothing more, stops, and reports the unsaved items as failed
     with pytest.raises(Exception, match="mapping not saved") as raised:
-        cdc.sync(context=context("req-a"))
+        make_handler(Wiring(lease=taken_over))({}, context("req-a"))
     summary = json.loads(str(raised.value))
     saved = mapped()
     assert 0 < len(saved) < 60
     assert summary["created"] == len(saved)
 
     # When the next run holds the lease, then it adopts what the stopped run created but did not record
-    monkeypatch.setattr(schema_sync.handler, "StateLease", StateLease)
     result = cdc.sync(context=context("req-b"))
     assert len(cdc.assets()) == 60
     assert mapped() == {world.schema_arn("cdc", f"t{i}") for i in range(60)}

@@ -18,7 +18,9 @@ from kafka_lineage.access.settings import AccessSettings
 from kafka_lineage.aws.calls import calls_of, instrument
 from kafka_lineage.aws.iam_roles import IamRoles
 from kafka_lineage.aws.subscription_grants import SubscriptionGrants
+from kafka_lineage.engine.deadline import Deadline
 from kafka_lineage.grants.convert import calls, role_state
+from kafka_lineage.grants.settings import DEADLINE_MARGIN_SECONDS
 from kafka_lineage.model.iam import IamCall
 from tests.unit.grants.adapter_builders import DOMAIN, MOTO_ACCOUNT, WHEN, grant_item
 
@@ -335,7 +337,7 @@ def test_one_grant_event_to_granted_with_real_adapters_takes_at_most_12_calls(ia
         settings = GrantSettings(domain_id=DOMAIN, mapping_path="/kafka-lineage", access=access)
         before = calls_of(iam).counts()
         # When the event is handled
-        result = GrantRun(settings, ports, lambda: 900.0).run(
+        result = GrantRun(settings, ports, Deadline(lambda: 900.0, DEADLINE_MARGIN_SECONDS)).run(
             parse_request(event("subscription_grant_requested.json"))
         )
         stub.assert_no_pending_responses()

@@ -8,9 +8,10 @@ from collections.abc import Iterator
 from typing import Any
 
 from kafka_lineage.access.settings import AccessSettings
+from kafka_lineage.engine.deadline import Deadline
 from kafka_lineage.grants.requests import parse_request
 from kafka_lineage.grants.run import GrantRun
-from kafka_lineage.grants.settings import GrantSettings
+from kafka_lineage.grants.settings import DEADLINE_MARGIN_SECONDS, GrantSettings
 from kafka_lineage.model.iam import IamCall
 from kafka_lineage.model.subscriptions import GrantRecord
 from tests.unit.grants.fakes import ACCOUNT, CLUSTER, CONSUMER_ACCOUNT, DOMAIN, NOW, ROLE, FakeWorld, NoLeases
@@ -27,7 +28,7 @@ def settings(access: AccessSettings = BOTH_ACCOUNTS) -> GrantSettings:
 
 
 def grant_run(world: FakeWorld, remaining: Any = lambda: 900.0) -> GrantRun:
-    return GrantRun(settings(), world.ports(), remaining, now=lambda: NOW)
+    return GrantRun(settings(), world.ports(), Deadline(remaining, DEADLINE_MARGIN_SECONDS), now=lambda: NOW)
 
 
 def overlapping(world: FakeWorld) -> dict[str, Any]:

@@ -13,9 +13,10 @@ import pytest
 
 from kafka_lineage.access.settings import AccessSettings
 from kafka_lineage.aws.pacing import Pacing
+from kafka_lineage.engine.deadline import Deadline
 from kafka_lineage.grants.requests import parse_request
 from kafka_lineage.grants.run import GrantRun
-from kafka_lineage.grants.settings import GrantSettings
+from kafka_lineage.grants.settings import DEADLINE_MARGIN_SECONDS, GrantSettings
 from kafka_lineage.model.subscriptions import GrantRecord
 from tests.fixtures import CountdownContext, VirtualClock
 from tests.unit.grants.fakes import ACCOUNT, DOMAIN, ROLE, FakeDataZone, FakeWorld
@@ -79,7 +80,9 @@ def test_120_pending_grants_to_one_role_go_at_the_subscription_quota(monkeypatch
     world.iam.add_role(ROLE)
     started = clock.monotonic()
     # When the reconciling run finishes them
-    result = GrantRun(settings(), world.ports(), lambda: 900.0).run(parse_request({}))
+    result = GrantRun(settings(), world.ports(), Deadline(lambda: 900.0, DEADLINE_MARGIN_SECONDS)).run(
+        parse_request({})
+    )
     took = clock.monotonic() - started
     # Then 240 status updates at 3 TPS (starting at 75% of it, adapting up) set the pace
     print(f"\n120 grants, one role: {took:.0f} s on the virtual clock, {dict(world.datazone.calls)}")
@@ -106,7 +109,9 @@ def test_a_reconciling_run_over_many_roles_stops_in_time_and_its_follow_ups_fini
     while True:
         context = CountdownContext(60.0, clock=clock.monotonic)
         remaining = partial(seconds_left, context)
-        result = GrantRun(settings(), world.ports(), remaining).run(parse_request(payload))
+        result = GrantRun(settings(), world.ports(), Deadline(remaining, DEADLINE_MARGIN_SECONDS)).run(
+            parse_request(payload)
+        )
         invocations.append(
             (result.granted.total, round(60.0 - context.get_remaining_time_in_millis() / 1000))
         )

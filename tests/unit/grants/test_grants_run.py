@@ -8,10 +8,11 @@ from pathlib import Path
 from typing import Any
 
 from kafka_lineage.access.settings import AccessSettings
+from kafka_lineage.engine.deadline import Deadline
 from kafka_lineage.grants.requests import parse_request
 from kafka_lineage.grants.result import GrantsResult
 from kafka_lineage.grants.run import GrantRun
-from kafka_lineage.grants.settings import GrantSettings
+from kafka_lineage.grants.settings import DEADLINE_MARGIN_SECONDS, GrantSettings
 from tests.unit.grants.fakes import ACCOUNT, CLUSTER, DOMAIN, NOW, ROLE, FakeWorld
 
 EVENTS = Path(__file__).resolve().parents[2] / "events" / "access"
@@ -37,9 +38,9 @@ def settings(**overrides: Any) -> GrantSettings:
 
 
 def run(world: FakeWorld, payload: Any, remaining: float = 900.0, **overrides: Any) -> GrantsResult:
-    return GrantRun(settings(**overrides), world.ports(), lambda: remaining, now=lambda: NOW).run(
-        parse_request(payload)
-    )
+    config = settings(**overrides)
+    deadline = Deadline(lambda: remaining, config.deadline_margin_seconds)
+    return GrantRun(config, world.ports(), deadline, now=lambda: NOW).run(parse_request(payload))
 
 
 def test_a_grant_event_gives_the_role_its_topic_and_reports_granted() -> None:
@@ -219,7 +220,7 @@ def test_without_access_settings_every_grant_fails_naming_consumer_roles() -> No
     world.iam.add_role(ROLE)
     environ = {"DOMAIN_ID": DOMAIN, "MAPPING_PATH": "/kafka-lineage"}
     loaded = GrantSettings.from_environment(environ)
-    result = GrantRun(loaded, world.ports(), lambda: 900.0).run(
+    result = GrantRun(loaded, world.ports(), Deadline(lambda: 900.0, DEADLINE_MARGIN_SECONDS)).run(
         parse_request(event("subscription_grant_requested.json"))
     )
     assert world.datazone.status_of("grant0001") == "GRANT_FAILED"
@@ -238,9 +239,11 @@ def test_a_malformed_access_setting_fails_pending_grants_and_touches_no_role() -
         "MAPPING_PATH": "/kafka-lineage",
         "ACCESS": '{"consumerRoles": 5}',
     }
-    result = GrantRun(GrantSettings.from_environment(environ), world.ports(), lambda: 900.0).run(
-        parse_request({})
-    )
+    result = GrantRun(
+        GrantSettings.from_environment(environ),
+        world.ports(),
+        Deadline(lambda: 900.0, DEADLINE_MARGIN_SECONDS),
+    ).run(parse_request({}))
     assert world.iam_writes() == 0
     assert world.datazone.status_of("grant0001") == "GRANTED"
     assert world.datazone.status_of("grant0002") == "GRANT_FAILED"

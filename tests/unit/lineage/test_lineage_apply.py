@@ -10,6 +10,7 @@ from datetime import datetime
 import pytest
 from botocore.exceptions import ReadTimeoutError
 
+from kafka_lineage.engine.deadline import Deadline
 from kafka_lineage.lineage.apply import Applier
 from kafka_lineage.lineage.model import EdgeKey, LineageState
 from kafka_lineage.lineage.plan import EmitScope, make_plan, select, tables_needed
@@ -172,7 +173,7 @@ class World:
         plan = make_plan(scope, selection, resolution, tables, self.states, 0.5, migrated=self.migrated)
         applier = Applier(
             self.lineage, self.versions, parse_topic_fields, concurrency=2, force_nonce=nonce,
-            remaining_seconds=remaining,
+            deadline=Deadline(remaining, 60.0),
         )  # fmt: skip
         outcomes = applier.apply(plan.actions)
         for outcome in outcomes:

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from bench import seed
+from kafka_lineage.engine.deadline import Deadline
 from kafka_lineage.lineage.model import EdgeKey, load_states, state_entries
 from kafka_lineage.lineage.plan import EmitScope
 from kafka_lineage.lineage.run import emit_lineage
@@ -61,7 +62,9 @@ def test_a_lost_lease_stops_every_write_and_every_further_topic():
 def test_inside_the_deadline_margin_nothing_starts(left):
     # Given an invocation with `left` seconds, and the default 60 s margin
     world, _ssm, events = memory_world(50)
-    result = emit_lineage(EmitScope(), CONFIG, world, remaining_seconds=lambda: left)
+    result = emit_lineage(
+        EmitScope(), CONFIG, world, deadline=Deadline(lambda: left, CONFIG.tuning.deadline_margin_seconds)
+    )
     if left < 60:
         # (an invocation that starts inside its margin does not even read: it cannot know what is left)
         assert (result.emitted, result.incomplete, result.progressed) == (0, True, False)

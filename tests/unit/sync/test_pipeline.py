@@ -1,5 +1,6 @@
-"""The schema-sync engine on its own: handed stages as callables, it cuts chunks, runs the three stages and
-says where a follow-up resumes; and the applier's tokens."""
+"""The engine's chunked pipeline on its own: handed a run (the `ChunkedRun` steps), it cuts chunks, runs the
+three stages, hands each item's value (or failure) back and says where a follow-up resumes; and the sync
+applier's tokens."""
 
 from __future__ import annotations
 
@@ -8,31 +9,21 @@ from collections.abc import Callable, Sequence
 
 import pytest
 
+from kafka_lineage.engine.deadline import Deadline
+from kafka_lineage.engine.order import Position
+from kafka_lineage.engine.pace import Pace
+from kafka_lineage.engine.pipeline import CHUNK_ITEMS, AppliedChunk, Item, Pipeline, Planned
 from kafka_lineage.model.asset_records import AssetRecord
 from kafka_lineage.model.catalog import AssetContent
 from kafka_lineage.sync import plan
 from kafka_lineage.sync.apply import Applied, Tokens
 from kafka_lineage.sync.desired import Desired
-from kafka_lineage.sync.pipeline import (
-    CHUNK_ITEMS,
-    AppliedChunk,
-    Deadline,
-    Each,
-    Item,
-    Pace,
-    Pipeline,
-    ReadChunk,
-    Stages,
-    Stop,
-)
 from tests.fixtures import VirtualClock
 
 
 def deletion(group: int, index: int) -> Item:
     arn = f"arn:aws:glue:eu-west-1:123456789012:schema/cdc/t{group}-{index}"
-    return plan.Position(f"g{group:03d}", arn), plan.Delete(
-        "cdc", f"t{group}-{index}", arn, "gone", f"a{index}"
-    )
+    return Position(f"g{group:03d}", arn), plan.Delete("cdc", f"t{group}-{index}", arn, "gone", f"a{index}")
 
 
 def work(groups: int, per_group: int = 6) -> list[Item]:
@@ -40,44 +31,48 @@ def work(groups: int, per_group: int = 6) -> list[Item]:
 
 
 class Recorder:
-    """Stages that plan each chunk's deletions as they are, apply them all and save them; `fail_save` names
-    chunk numbers whose save fails, `crash_in` a stage that raises."""
+    """A run that plans each chunk's deletions as they are, applies them all and saves them; `fail_save`
+    names chunk numbers whose save fails, `crash_in` a step that raises (a bug, not an item's failure)."""
 
     def __init__(self, fail_save: frozenset[int] = frozenset(), crash_in: str = "") -> None:
         self.fail_save = fail_save
         self.crash_in = crash_in
         self.saved: list[int] = []
+        self.reported: list[int] = []
         self.threads: set[str] = set()
         self.lock = threading.Lock()
 
-    def stages(self) -> Stages:
-        return Stages(self.read, self.apply, self.save, self.announce, needs_lease=lambda: False)
+    def reads(self, item: object) -> bool:
+        return False
 
-    def read(self, chunk: Sequence[Item], each: Each) -> tuple[plan.SyncPlan, bool]:
+    def inspect(self, item: object) -> object:
+        raise AssertionError("deletions are not read")
+
+    def plan_chunk(self, chunk: Sequence[Item], inspected: Sequence[tuple[object, object]]) -> Planned:
         actions = tuple(item for _, item in chunk if isinstance(item, plan.Delete))
-        return plan.SyncPlan(actions=actions), True
+        return Planned(plan.SyncPlan(actions=actions), actions, writes=len(actions), read_writes=0)
 
-    def apply(self, read: ReadChunk, each: Each) -> tuple[tuple[Applied, ...], bool]:
-        if self.crash_in == "apply":
-            raise RuntimeError("a bug in the apply stage")
-        done: list[Applied] = []
+    def needs_lease(self) -> bool:
+        return False
 
-        def one(action: plan.Action) -> None:
-            with self.lock:
-                done.append(Applied(action, None, "deleted"))
-                self.threads.add(threading.current_thread().name)
+    def take_lease(self, planned: Planned) -> object:
+        return None
 
-        complete = each(one, read.chunk_plan.writes())
-        return tuple(done), complete
+    def apply(self, action: plan.Action) -> Applied:
+        with self.lock:
+            self.threads.add(threading.current_thread().name)
+        return Applied(action, None, "deleted")
 
-    def save(self, applied: AppliedChunk) -> int | None:
+    def save(self, applied: AppliedChunk, lost: bool) -> tuple[int | None, bool]:
+        if self.crash_in == "save":
+            raise RuntimeError("a bug in the save step")
         if applied.read.number in self.fail_save:
-            return None
+            return None, False
         self.saved.append(applied.read.number)
-        return 1
+        return 1, False
 
-    def announce(self, applied: AppliedChunk, writes: int) -> None:
-        pass
+    def report(self, applied: AppliedChunk, writes: int | None) -> None:
+        self.reported.append(applied.read.number)
 
 
 class FixedRates:
@@ -91,15 +86,14 @@ class FixedRates:
 
 
 def pipeline(
-    stages: Stages,
+    run: Recorder,
     remaining: float | Callable[[], float] | None = None,
-    stop: Stop | None = None,
     workers: int = 4,
 ) -> Pipeline:
     left = remaining if callable(remaining) or remaining is None else (lambda: remaining)
     deadline = Deadline(left, margin=0.0)
     pace = Pace(FixedRates(), workers, latency=0.001)
-    return Pipeline(stages, pace, deadline, stop or Stop(), dry_run=False)
+    return Pipeline(run, pace, deadline, dry_run=False)
 
 
 def test_given_whole_groups_when_run_then_every_chunk_is_saved_in_order_and_resumes_after_the_last() -> None:
@@ -109,12 +103,13 @@ def test_given_whole_groups_when_run_then_every_chunk_is_saved_in_order_and_resu
     recorder = Recorder()
 
     # When the engine runs them with no deadline
-    progress = pipeline(recorder.stages()).run(items)
+    progress = pipeline(recorder).run(items)
 
     # Then each chunk was saved once, in order, the writes ran on the write pool, and nothing is left
     assert CHUNK_ITEMS == 24
-    assert recorder.saved == [0, 1, 2, 3]
-    assert all(name.startswith("sync-write") for name in recorder.threads)
+    assert recorder.saved == recorder.reported == [0, 1, 2, 3]
+    assert recorder.threads
+    assert all(name.startswith("run-write") for name in recorder.threads)
     assert progress.incomplete is False
     assert progress.remaining == 0
     assert progress.resume_after == items[-1][0]
@@ -126,10 +121,11 @@ def test_given_a_save_that_fails_when_run_then_the_resume_point_stays_before_tha
     recorder = Recorder(fail_save=frozenset({1}))
 
     # When it runs
-    progress = pipeline(recorder.stages()).run(items)
+    progress = pipeline(recorder).run(items)
 
     # Then the later chunks are still saved, but a follow-up resumes after the first chunk (one group) only
     assert recorder.saved == [0, 2, 3]
+    assert recorder.reported == [0, 1, 2, 3]  # the unsaved chunk is reported too (its items failed)
     assert progress.resume_after == items[5][0]
 
 
@@ -139,7 +135,7 @@ def test_given_no_time_left_when_run_then_nothing_starts_and_everything_is_left(
     recorder = Recorder()
 
     # When the engine is asked to run
-    progress = pipeline(recorder.stages(), remaining=0.0).run(items)
+    progress = pipeline(recorder, remaining=0.0).run(items)
 
     # Then it starts no chunk, and says all of it is left for a follow-up
     assert recorder.saved == []
@@ -149,27 +145,47 @@ def test_given_no_time_left_when_run_then_nothing_starts_and_everything_is_left(
 
 
 def test_given_a_stage_that_crashes_when_run_then_the_run_raises_it_and_no_thread_hangs() -> None:
-    # Given an apply stage with a bug
-    recorder = Recorder(crash_in="apply")
+    # Given a save step with a bug
+    recorder = Recorder(crash_in="save")
 
     # When the engine runs, then the bug is raised in the run's thread (the other stages drained)
-    with pytest.raises(RuntimeError, match="a bug in the apply stage"):
-        pipeline(recorder.stages()).run(work(10))
+    with pytest.raises(RuntimeError, match="a bug in the save step"):
+        pipeline(recorder).run(work(10))
     assert recorder.saved == []
+
+
+def test_given_an_action_that_raises_when_run_then_that_item_alone_fails_and_the_others_are_done() -> None:
+    # Given a run whose apply raises for one action
+    class OneFails(Recorder):
+        def apply(self, action: plan.Action) -> Applied:
+            if action.topic == "t0-3":
+                raise RuntimeError("AccessDenied")
+            return super().apply(action)
+
+    failed: list[str] = []
+
+    class Reporting(OneFails):
+        def report(self, applied: AppliedChunk, writes: int | None) -> None:
+            failed.extend(f"{f.item.topic}: {f.error}" for f in applied.failed)
+
+    # When it runs, then that item is handed back as failed (a value), the others are applied
+    progress = pipeline(Reporting()).run(work(2))
+    assert failed == ["t0-3: AccessDenied"]
+    assert progress.incomplete is False
 
 
 def test_given_a_stop_requested_when_run_then_no_chunk_is_read() -> None:
-    # Given a run some stage asked to stop (the lease was busy)
-    stop = Stop()
-    stop.request()
+    # Given a run that was asked to stop (the lease was busy)
     recorder = Recorder()
+    engine = pipeline(recorder)
+    engine.stop.request()
 
     # When the engine runs
-    progress = pipeline(recorder.stages(), stop=stop).run(work(2))
+    progress = engine.run(work(2))
 
     # Then nothing is read, and the work is left for a follow-up
     assert recorder.saved == []
-    assert stop.requested() is True
+    assert engine.stop.requested() is True
     assert progress.remaining == 12
 
 
@@ -181,23 +197,17 @@ class SlowWrites(Recorder):
         self.seconds = seconds
         self.saved_at: list[float] = []
 
-    def apply(self, read: ReadChunk, each: Each) -> tuple[tuple[Applied, ...], bool]:
+    def apply(self, action: plan.Action) -> Applied:
         from kafka_lineage.model import clock
 
-        done: list[Applied] = []
+        clock.sleep(self.seconds)
+        return Applied(action, None, "deleted")
 
-        def one(action: plan.Action) -> None:
-            clock.sleep(self.seconds)
-            done.append(Applied(action, None, "deleted"))
-
-        complete = each(one, read.chunk_plan.writes())
-        return tuple(done), complete
-
-    def save(self, applied: AppliedChunk) -> int | None:
+    def save(self, applied: AppliedChunk, lost: bool) -> tuple[int | None, bool]:
         from kafka_lineage.model import clock
 
         self.saved_at.append(clock.monotonic())
-        return super().save(applied)
+        return super().save(applied, lost)
 
 
 def test_given_estimates_on_the_safe_side_when_run_then_they_do_not_add_up_and_the_run_works_to_its_deadline(
@@ -211,9 +221,7 @@ def test_given_estimates_on_the_safe_side_when_run_then_they_do_not_add_up_and_t
     recorder = SlowWrites(0.05)
 
     # When the engine runs them
-    progress = pipeline(recorder.stages(), remaining=lambda: deadline - clock.monotonic(), workers=1).run(
-        work(200)
-    )
+    progress = pipeline(recorder, remaining=lambda: deadline - clock.monotonic(), workers=1).run(work(200))
 
     # Then it stopped in time, and only when the next chunk could not have ended in time: it did not stop
     # at three quarters of its time, as estimates added up chunk after chunk would have
@@ -229,14 +237,14 @@ def test_pace_guesses_from_the_rates_now_then_follows_what_it_measured_never_pas
     extra = 0.1  # the stage allowance
 
     # When nothing was measured yet, then the apply estimate is at the rate now
-    assert pace.estimate(chunk)[1] == pytest.approx(1.25 * 24 * 0.1 + extra)
+    assert pace.estimate(chunk, 0)[1] == pytest.approx(1.25 * 24 * 0.1 + extra)
     # When the writes were measured at 0.07 s each, then the estimate follows them
     pace.observe("apply", 24, 24 * 0.07)
-    assert pace.estimate(chunk)[1] == pytest.approx(1.25 * 24 * 0.07 + extra)
+    assert pace.estimate(chunk, 0)[1] == pytest.approx(1.25 * 24 * 0.07 + extra)
     # When they were measured faster than the ceilings allow (a measurement's noise), then the ceilings hold
     fast = Pace(FixedRates(now=0.1, fastest=0.05), workers=8, latency=0.0)
     fast.observe("apply", 24, 24 * 0.01)
-    assert fast.estimate(chunk)[1] == pytest.approx(1.25 * 24 * 0.05 + extra)
+    assert fast.estimate(chunk, 0)[1] == pytest.approx(1.25 * 24 * 0.05 + extra)
 
 
 def _create(content_hash: str) -> plan.Create:

@@ -9,6 +9,7 @@ import pytest
 
 from kafka_lineage import failsafe
 from kafka_lineage.config import Source
+from kafka_lineage.engine.order import Position, cut
 from kafka_lineage.model.asset_records import AssetRecord
 from kafka_lineage.model.catalog import AssetContent
 from kafka_lineage.model.registry import ListedSchema, SchemaDetails, SchemaVersion
@@ -182,7 +183,7 @@ def test_given_inferred_deletions_when_screened_then_the_shared_fail_safe_holds_
     assert verdict.held_items == tuple(deletions)
 
 
-def work(*names: str) -> tuple[tuple[plan.Position, plan.Work], ...]:
+def work(*names: str) -> tuple[tuple[Position, plan.Work], ...]:
     """Deletions of `names`, each in the group its name's first letter says (a1 and a2 share group a)."""
     items = [plan.deletion(record(name), "no longer listed", False) for name in names]
     return plan.order_work((), items, group_of=lambda key: key.rsplit("/", 1)[-1][0])
@@ -201,19 +202,19 @@ def test_given_work_when_ordered_then_by_group_then_key_and_a_resume_point_skips
 def test_given_groups_when_cut_then_chunks_end_on_group_boundaries() -> None:
     ordered = work("a1", "a2", "a3", "b1", "b2", "c1")
 
-    assert plan.cut(ordered, 0, 4, lambda chunk: True) == 3  # a* (3) fits, a*+b* (5) is over 4
-    assert plan.cut(ordered, 0, 5, lambda chunk: True) == 5
-    assert plan.cut(ordered, 3, 10, lambda chunk: True) == 6
+    assert cut(ordered, 0, 4, lambda chunk: True) == 3  # a* (3) fits, a*+b* (5) is over 4
+    assert cut(ordered, 0, 5, lambda chunk: True) == 5
+    assert cut(ordered, 3, 10, lambda chunk: True) == 6
     # a group larger than the chunk size is never split for size alone
-    assert plan.cut(ordered, 0, 2, lambda chunk: True) == 3
+    assert cut(ordered, 0, 2, lambda chunk: True) == 3
 
 
 def test_given_little_time_when_cut_then_whole_groups_shrink_first_and_a_group_splits_only_alone() -> None:
     ordered = work("a1", "a2", "a3", "b1", "b2", "c1")
 
-    assert plan.cut(ordered, 0, 6, lambda chunk: len(chunk) <= 4) == 3
-    assert plan.cut(ordered, 0, 6, lambda chunk: len(chunk) <= 2) == 2
-    assert plan.cut(ordered, 0, 6, lambda chunk: False) == 0
+    assert cut(ordered, 0, 6, lambda chunk: len(chunk) <= 4) == 3
+    assert cut(ordered, 0, 6, lambda chunk: len(chunk) <= 2) == 2
+    assert cut(ordered, 0, 6, lambda chunk: False) == 0
 
 
 def test_given_actions_when_planned_then_the_plan_is_a_frozen_value_a_dry_run_describes() -> None:

@@ -1,6 +1,7 @@
-"""The checkpoint saver: writes the state of each hash group once all of its actions finished, on a thread
-of its own, so that the Glue reads, the DataZone posts and the SSM writes overlap and each state parameter
-is written about once per run.
+"""The grouped checkpoint saver: writes the state of each hash group once all of its actions finished, on a
+thread of its own, so that the reads, the writes and the SSM saves overlap and each state parameter is written
+about once per run (the lineage emission's state; the schema sync saves whole chunks, cut on the same hash
+groups, in its pipeline's save stage).
 
 It is handed what to call: `save` writes a batch of store changes (checking the lease first, raising
 `LeaseLost` when it is gone) and answers the SSM writes made; `reload` gives the store a fresh picture after
@@ -64,7 +65,7 @@ class Checkpoints:
         self._closed = False
         self._saving = 0  # groups in the save under way
         self.halted = False
-        self._thread = threading.Thread(target=self._run, name="lineage-state-saver", daemon=True)
+        self._thread = threading.Thread(target=self._run, name="state-saver", daemon=True)
 
     def __enter__(self) -> Checkpoints:
         self._thread.start()
@@ -142,14 +143,12 @@ class Checkpoints:
                 self._observe(writes, clock.monotonic() - started)
                 return
             except LeaseLost as error:
-                logger.error(
-                    "lineage state lease lost: no further state is written", extra={"error": str(error)}
-                )
+                logger.error("state lease lost: no further state is written", extra={"error": str(error)})
                 self.halted = True
                 self.report.lease_lost = True
                 return
             except Exception as error:
-                logger.exception("saving the lineage emission state failed", extra={"attempt": attempt})
+                logger.exception("saving the state failed", extra={"attempt": attempt})
                 if attempt == 2:
                     self.halted = True
                     self.report.error = describe_failure(error)
@@ -157,4 +156,4 @@ class Checkpoints:
                 try:
                     self._reload()  # the store needs a fresh picture after a failed save
                 except Exception:
-                    logger.exception("reloading the lineage emission state failed")
+                    logger.exception("reloading the state failed")

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from kafka_lineage.lineage.checkpoints import Changes, Checkpoints
+from kafka_lineage.engine.checkpoints import Changes, Checkpoints
 from kafka_lineage.model import clock
 from kafka_lineage.model.failures import LeaseLost
 from tests.fixtures import VirtualClock
