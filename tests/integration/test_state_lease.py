@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from kafka_lineage.aws.clients import client
-from kafka_lineage.aws.lease import StateLease, lease_path
+from kafka_lineage.aws.lease import LeaseClock, StateLease, lease_path
 from kafka_lineage.model.failures import LeaseBusy, LeaseLost
 from local.standins import LocalAws
 
@@ -30,7 +30,7 @@ class FakeClock:
 
 
 def lease(owner: str, clock: FakeClock, ttl: float = 900.0, holder: str = "schema-sync") -> StateLease:
-    return StateLease(client("ssm"), PATH, holder, ttl, owner, clock=clock, sleep=clock.sleep)
+    return StateLease(client("ssm"), PATH, holder, ttl, owner, clock=LeaseClock(clock, clock.sleep))
 
 
 def generations(holder: str = "schema-sync") -> dict[str, dict[str, Any]]:

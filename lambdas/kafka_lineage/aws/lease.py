@@ -64,6 +64,18 @@ def lease_path(state_root: str, holder: str) -> str:
 
 
 @dataclass(frozen=True)
+class LeaseClock:
+    """The time a lease reads (epoch seconds: the holders are other processes) and how it waits."""
+
+    now: Callable[[], float] = time.time
+    sleep: Callable[[float], None] = time.sleep
+
+
+REAL_CLOCK = LeaseClock()
+POLL_SECONDS = 2.0  # how often a waiting invocation reads the chain again (at most)
+
+
+@dataclass(frozen=True)
 class Generation:
     number: int
     owner: str
@@ -88,9 +100,7 @@ class StateLease:
         ttl_seconds: float,
         owner: str,
         *,
-        clock: Callable[[], float] = time.time,
-        sleep: Callable[[float], None] = time.sleep,
-        poll_seconds: float = 2.0,
+        clock: LeaseClock = REAL_CLOCK,
         write_limiter: Pacer | None = None,
     ) -> None:
         if ttl_seconds <= 0:
@@ -100,9 +110,9 @@ class StateLease:
         self.holder = holder
         self.ttl_seconds = ttl_seconds
         self.owner = owner
-        self._clock = clock
-        self._sleep = sleep
-        self._poll_seconds = poll_seconds
+        self._clock = clock.now
+        self._sleep = clock.sleep
+        self._poll_seconds = POLL_SECONDS
         self.generation: int | None = None  # ours, while held
         # When the holder before us can last have written (epoch seconds; 0: nobody ever held it, inf:
         # unknown). A reader that listed the world after this moment need not list it again under the lease.

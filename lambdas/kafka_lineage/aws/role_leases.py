@@ -19,7 +19,7 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from kafka_lineage.aws.lease import StateLease, role_holder
+from kafka_lineage.aws.lease import LeaseClock, StateLease, role_holder
 
 if TYPE_CHECKING:
     from mypy_boto3_ssm import SSMClient
@@ -66,7 +66,12 @@ class RoleLeases:
             writes: list[float] = []
             for role in sorted(set(role_arns)):
                 lease = StateLease(
-                    self._ssm, self._root, role_holder(role), self._ttl(), self._owner, clock=self._clock
+                    self._ssm,
+                    self._root,
+                    role_holder(role),
+                    self._ttl(),
+                    self._owner,
+                    clock=LeaseClock(self._clock),
                 )
                 lease.acquire(self._wait)
                 stack.callback(lease.release)

@@ -36,7 +36,7 @@ from kafka_lineage.lineage.edge_content import (
     hop_content,
     location_content,
 )
-from kafka_lineage.lineage.model import EdgeKey, LineageState
+from kafka_lineage.lineage.model import EdgeKey, LineageState, LoadedStates
 from kafka_lineage.lineage.resolve import (
     BELOW_CONNECTORS,
     Edge,
@@ -46,7 +46,7 @@ from kafka_lineage.lineage.resolve import (
     Target,
 )
 from kafka_lineage.model.asset_records import AssetRecord
-from kafka_lineage.model.tables import GlueTable, TableRef
+from kafka_lineage.model.tables import GlueTable, TableReads, TableRef
 from kafka_lineage.model.topics import TopicKey
 
 
@@ -201,19 +201,16 @@ def make_plan(
     scope: EmitScope,
     selection: Selection,
     resolution: Resolution,
-    tables: Mapping[TableRef, GlueTable | None],
-    states: Mapping[str, LineageState],
+    reads: TableReads,
+    loaded: LoadedStates,
     mass_delete_share: float,
-    table_errors: Mapping[str, str] | None = None,
-    unreadable_states: Iterable[str] = (),
-    migrated: Iterable[str] = (),
 ) -> LineagePlan:
-    """The plan. `table_errors` (database -> error) fail the edges into that database; an unreadable state
-    entry (`unreadable_states`) fails its whole topic: nothing is posted or deleted for a topic whose last
-    emission is unknown. `migrated` are edge keys read from the per-topic layout: they are rewritten."""
-    planner = _Planner(scope, resolution, tables, states, table_errors or {}, set(migrated))
+    """The plan. A database that could not be read (`reads.errors`) fails the edges into it; an unreadable
+    state entry (`loaded.unreadable`) fails its whole topic: nothing is posted or deleted for a topic whose
+    last emission is unknown. Edges read from the per-topic layout (`loaded.migrated`) are rewritten."""
+    planner = _Planner(scope, resolution, reads, loaded.states, set(loaded.migrated))
     planner.failed.extend(selection.failed)
-    unreadable = {EdgeKey.parse(key).topic for key in unreadable_states}
+    unreadable = {EdgeKey.parse(key).topic for key in loaded.unreadable}
     for key in selection.keys:
         if key in unreadable:
             planner.failed.append(
@@ -239,16 +236,15 @@ class _Planner:
         self,
         scope: EmitScope,
         resolution: Resolution,
-        tables: Mapping[TableRef, GlueTable | None],
+        reads: TableReads,
         states: Mapping[str, LineageState],
-        table_errors: Mapping[str, str],
         rewrite: set[str],
     ) -> None:
         self.scope = scope
         self.resolution = resolution
-        self.tables = tables
+        self.tables: Mapping[TableRef, GlueTable | None] = reads.tables
         self.states = states
-        self.table_errors = table_errors
+        self.table_errors: Mapping[str, str] = reads.errors
         self.rewrite = rewrite
         self.actions: list[Action] = []
         self.unchanged: list[EdgeKey] = []
@@ -306,21 +302,64 @@ class _Planner:
         emits: list[Emit] = []
         blocked: set[str] = set()
         for edge in wanted:
-            emit = _emit_or_not(
-                edge,
-                self.scope,
-                self.states,
-                self.tables,
-                self.table_errors,
-                self.rewrite,
-                self.unchanged,
-                self.failed,
-            )
+            emit = self._emit_or_not(edge)
             if isinstance(emit, Emit):
                 emits.append(emit)
             elif emit == "failed":
                 blocked.add(_same_kind(edge.edge))
         return emits, blocked
+
+    def _emit_or_not(self, edge: Edge) -> Emit | Literal["unchanged", "failed"]:
+        """The edge's Emit, or what it is instead (recorded in `unchanged` / `failed`)."""
+        scope, states, tables, table_errors = self.scope, self.states, self.tables, self.table_errors
+        rewrite, unchanged, failed = self.rewrite, self.unchanged, self.failed
+        edge_key = edge.edge
+        previous = states.get(edge_key.key)
+        content: Content
+        if isinstance(edge, Target):
+            if edge.table.database_path in table_errors:
+                failed.append(
+                    Failure(
+                        edge_key,
+                        f"reading Glue database {edge.table.database_path} failed: "
+                        + table_errors[edge.table.database_path],
+                    )
+                )
+                return "failed"
+            table = tables.get(edge.table)
+            if table is None:
+                failed.append(
+                    Failure(edge_key, f"Glue table {edge.table.name} does not exist in the Data Catalog")
+                )
+                return "failed"
+            content = content_for(edge, table)
+        elif isinstance(edge, Location):
+            content = location_content(edge)
+        elif isinstance(edge, Consumer):
+            content = consumer_content(edge)
+        else:
+            content = hop_content(edge)
+        fingerprint = content.fingerprint()
+        same = previous is not None and previous.emitted and previous.fingerprint == fingerprint
+        # A forced run cut short hands on its nonce: the edges it re-posted are done, not forced again.
+        forced_already = (
+            scope.force and bool(scope.force_nonce) and previous is not None
+            and previous.forced == scope.force_nonce
+        )  # fmt: skip
+        if same and (not scope.force or forced_already):
+            assert previous is not None
+            if not previous.settled:
+                return Emit(edge_key, edge, content, fingerprint, previous, "cleanup")
+            if edge_key.key in rewrite:
+                # Read from the per-topic layout: written once under the edge's key. (An entry that only lacks
+                # its origin is not rewritten for it: entries before edges were never connector-derived.)
+                return Emit(edge_key, edge, content, fingerprint, previous, "migrate")
+            unchanged.append(edge_key)
+            return "unchanged"
+        reason: Literal["new", "changed", "forced"] = (
+            "forced" if same else ("changed" if previous is not None and previous.emitted else "new")
+        )
+        return Emit(edge_key, edge, content, fingerprint, previous, reason)
 
     def _may_exist(self, edge_key: EdgeKey) -> bool:
         """Whether the edge may still have events in DataZone (emitted, or deletions not yet confirmed)."""
@@ -378,66 +417,6 @@ class _Planner:
                 )
             )
         return tuple(verdict.held_items)
-
-
-def _emit_or_not(
-    edge: Edge,
-    scope: EmitScope,
-    states: Mapping[str, LineageState],
-    tables: Mapping[TableRef, GlueTable | None],
-    table_errors: Mapping[str, str],
-    rewrite: set[str],
-    unchanged: list[EdgeKey],
-    failed: list[Failure],
-) -> Emit | Literal["unchanged", "failed"]:
-    """The edge's Emit, or what it is instead (recorded in `unchanged` / `failed`)."""
-    edge_key = edge.edge
-    previous = states.get(edge_key.key)
-    content: Content
-    if isinstance(edge, Target):
-        if edge.table.database_path in table_errors:
-            failed.append(
-                Failure(
-                    edge_key,
-                    f"reading Glue database {edge.table.database_path} failed: "
-                    + table_errors[edge.table.database_path],
-                )
-            )
-            return "failed"
-        table = tables.get(edge.table)
-        if table is None:
-            failed.append(
-                Failure(edge_key, f"Glue table {edge.table.name} does not exist in the Data Catalog")
-            )
-            return "failed"
-        content = content_for(edge, table)
-    elif isinstance(edge, Location):
-        content = location_content(edge)
-    elif isinstance(edge, Consumer):
-        content = consumer_content(edge)
-    else:
-        content = hop_content(edge)
-    fingerprint = content.fingerprint()
-    same = previous is not None and previous.emitted and previous.fingerprint == fingerprint
-    # A forced run cut short hands on its nonce: the edges it re-posted are done, not forced again.
-    forced_already = (
-        scope.force and bool(scope.force_nonce) and previous is not None
-        and previous.forced == scope.force_nonce
-    )  # fmt: skip
-    if same and (not scope.force or forced_already):
-        assert previous is not None
-        if not previous.settled:
-            return Emit(edge_key, edge, content, fingerprint, previous, "cleanup")
-        if edge_key.key in rewrite:
-            # Read from the per-topic layout: written once under the edge's key. (An entry that only lacks
-            # its origin is not rewritten for it: entries before edges were never connector-derived.)
-            return Emit(edge_key, edge, content, fingerprint, previous, "migrate")
-        unchanged.append(edge_key)
-        return "unchanged"
-    reason: Literal["new", "changed", "forced"] = (
-        "forced" if same else ("changed" if previous is not None and previous.emitted else "new")
-    )
-    return Emit(edge_key, edge, content, fingerprint, previous, reason)
 
 
 def _edges_per_registry(states: Mapping[str, LineageState]) -> dict[str, int]:

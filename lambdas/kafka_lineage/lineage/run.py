@@ -302,15 +302,7 @@ def _plan(run: RunContext, inputs: _Inputs, earlier: TableReads) -> _Planned | _
         logger.warning("lineage emission stopped before its deadline, while reading Glue tables")
         return _Stopped(remaining=len(selection.keys))
     plan = make_plan(
-        run.scope,
-        selection,
-        inputs.resolution,
-        reads.tables,
-        loaded.states,
-        run.settings.tuning.mass_delete_share,
-        table_errors=reads.errors,
-        unreadable_states=loaded.unreadable,
-        migrated=loaded.migrated,
+        run.scope, selection, inputs.resolution, reads, loaded, run.settings.tuning.mass_delete_share
     )
     return _Planned(loaded, summaries, reads, plan)
 

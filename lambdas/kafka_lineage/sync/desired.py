@@ -181,22 +181,30 @@ def _table_form(
     return head | {"columns": columns[:kept]}, note
 
 
+@dataclass(frozen=True)
+class Catalogued:
+    """Where a schema's asset is catalogued: its source's Kafka namespace, the asset type, and the extra
+    forms and glossary terms every asset of the domain carries."""
+
+    namespace: str
+    asset_type: AssetType
+    governance: Governance = NO_GOVERNANCE
+
+
 def desired_asset(
     source: Source,
     details: SchemaDetails,
     parsed: ParsedSchema,
     definition: str,
-    namespace: str,
-    asset_type: AssetType,
+    where: Catalogued,
     drift: DriftSummary | None = None,
-    governance: Governance = NO_GOVERNANCE,
     properties: TopicProperties | None = None,
 ) -> Desired:
     """The complete asset content for one schema, and the hash that tells whether DataZone must change.
 
-    `drift` is the topic's last recorded drift summary (any version: a stale one is not shown); `governance`
-    the extra forms and glossary terms every asset carries; `properties` the topic as the cluster has it
-    (None: unknown, and the topic form is left out)."""
+    `drift` is the topic's last recorded drift summary (any version: a stale one is not shown);
+    `properties` the topic as the cluster has it (None: unknown, and the topic form is left out)."""
+    namespace, asset_type, governance = where.namespace, where.asset_type, where.governance
     form_names = _form_names(asset_type)
     topic = details.schema_name
     latest = details.latest

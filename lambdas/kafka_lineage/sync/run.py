@@ -44,6 +44,7 @@ from kafka_lineage.schemas import parse_definition
 from kafka_lineage.sync import plan
 from kafka_lineage.sync.apply import Applier
 from kafka_lineage.sync.desired import (
+    Catalogued,
     Governance,
     desired_asset,
     has_drift_form,
@@ -351,10 +352,8 @@ class SchemaSync:
             details,
             parsed,
             definition,
-            namespace,
-            asset_type,
+            Catalogued(namespace, asset_type, self.governance),
             drift,
-            self.governance,
             topic.properties,
         )
         return plan.decide(candidate, details, desired, namespace, topic)

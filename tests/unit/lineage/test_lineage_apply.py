@@ -12,14 +12,14 @@ from botocore.exceptions import ReadTimeoutError
 
 from kafka_lineage.engine.deadline import Deadline
 from kafka_lineage.lineage.apply import Applier
-from kafka_lineage.lineage.model import EdgeKey, LineageState
+from kafka_lineage.lineage.model import EdgeKey, LineageState, LoadedStates
 from kafka_lineage.lineage.plan import EmitScope, make_plan, select, tables_needed
 from kafka_lineage.lineage.resolve import resolve
 from kafka_lineage.lineage.run import parse_topic_fields
 from kafka_lineage.lineage.run_identity import parse_time
 from kafka_lineage.model.lineage_events import EventSummary
 from kafka_lineage.model.registry import VersionDefinition
-from kafka_lineage.model.tables import TableRef
+from kafka_lineage.model.tables import TableReads, TableRef
 from kafka_lineage.model.topics import TopicKey
 from local import debezium
 from tests.unit.fake_clients import aws_error, sdk_failure
@@ -170,7 +170,8 @@ class World:
             ref: self.tables.get(ref.name, self.tables.get(ref.table))
             for ref in tables_needed(selection, resolution)
         }
-        plan = make_plan(scope, selection, resolution, tables, self.states, 0.5, migrated=self.migrated)
+        states = LoadedStates(dict(self.states), {}, (), frozenset(self.migrated))
+        plan = make_plan(scope, selection, resolution, TableReads(tables), states, 0.5)
         applier = Applier(
             self.lineage, self.versions, parse_topic_fields, concurrency=2, force_nonce=nonce,
             deadline=Deadline(remaining, 60.0),

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from kafka_lineage.lineage.edge_content import content_for
-from kafka_lineage.lineage.model import EdgeKey, LineageState, StaleRun
+from kafka_lineage.lineage.model import EdgeKey, LineageState, LoadedStates, StaleRun
 from kafka_lineage.lineage.plan import (
     Emit,
     EmitScope,
@@ -16,7 +16,7 @@ from kafka_lineage.lineage.plan import (
     tables_needed,
 )
 from kafka_lineage.lineage.resolve import ExplicitMapping, Target, resolve
-from kafka_lineage.model.tables import TableRef
+from kafka_lineage.model.tables import GlueTable, TableReads, TableRef
 from kafka_lineage.model.topics import TopicKey
 from tests.unit.lineage.lineage_builders import record, records, settings, source, table
 
@@ -27,6 +27,11 @@ EDGE = EdgeKey.sink(KEY, TableRef("lakehouse", "customers"))
 ORDERS_EDGE = EdgeKey.sink(TopicKey("cdc", ORDERS), TableRef("lakehouse", "orders"))
 
 
+def loaded(states: dict[str, Any], unreadable: tuple[str, ...] = ()) -> LoadedStates:
+    """States as the run loads them (each edge one entry)."""
+    return LoadedStates(dict(states), {}, unreadable)
+
+
 def plan_for(recs, states=None, tables=None, scope=None, config=None, share=0.5):
     scope = scope or EmitScope()
     config = config or settings(share=share)
@@ -35,7 +40,7 @@ def plan_for(recs, states=None, tables=None, scope=None, config=None, share=0.5)
     selection = select(scope, recs, states, [s.registry_name for s in config.sources])
     if tables is None:
         tables = {ref: table(ref.table, "id") for ref in tables_needed(selection, resolution)}
-    return make_plan(scope, selection, resolution, tables, states, share), resolution
+    return make_plan(scope, selection, resolution, TableReads(tables), loaded(states), share), resolution
 
 
 def emitted_state(recs, key=KEY, **changes) -> LineageState:
@@ -215,13 +220,15 @@ def test_an_unreadable_database_or_state_fails_only_its_topics():
     config = settings()
     resolution = resolve(recs.values(), config, [], [])
     selection = select(scope, recs, {}, ["cdc"])
-    tables = {ref: table(ref.table, "id") for ref in tables_needed(selection, resolution)}
+    tables: dict[TableRef, GlueTable | None] = {
+        ref: table(ref.table, "id") for ref in tables_needed(selection, resolution)
+    }
     plan = make_plan(
-        scope, selection, resolution, tables, {}, 0.5, table_errors={"lakehouse": "AccessDenied"}
+        scope, selection, resolution, TableReads(tables, {"lakehouse": "AccessDenied"}), loaded({}), 0.5
     )
     assert plan.actions == ()
     assert {f.error for f in plan.failed} == {"reading Glue database lakehouse failed: AccessDenied"}
-    plan = make_plan(scope, selection, resolution, tables, {}, 0.5, unreadable_states=[EDGE.key])
+    plan = make_plan(scope, selection, resolution, TableReads(tables), loaded({}, (EDGE.key,)), 0.5)
     assert [a.key for a in plan.actions] == [ORDERS_EDGE]
     assert [f.key for f in plan.failed] == [KEY]
 
@@ -240,7 +247,7 @@ def test_a_topic_with_conflicting_mappings_fails_and_keeps_its_edge():
     resolution = resolve(recs.values(), config, mappings, [])
     selection = select(EmitScope(), recs, states, ["cdc"])
     # When the plan is made
-    plan = make_plan(EmitScope(), selection, resolution, {}, states, 0.5)
+    plan = make_plan(EmitScope(), selection, resolution, TableReads(), loaded(states), 0.5)
     # Then the topic fails with the conflict, and its edge is neither emitted nor retracted
     assert plan.actions == ()
     assert [f.key for f in plan.failed] == [KEY]

@@ -16,7 +16,7 @@ from kafka_lineage.config import Source
 from kafka_lineage.model.catalog import AssetType, FormSpec
 from kafka_lineage.model.registry import SchemaDetails, SchemaVersion
 from kafka_lineage.schemas.model import Column, ParsedSchema
-from kafka_lineage.sync.desired import desired_asset
+from kafka_lineage.sync.desired import Catalogued, desired_asset
 
 REGISTRY = "cdc.prod-$1"
 TOPIC = "__debezium-heartbeat.dbserver1"
@@ -65,7 +65,7 @@ def asset_type(table_members: frozenset[str] | None) -> AssetType:
 
 
 def forms_of(table_members: frozenset[str] | None) -> dict[str, Any]:
-    desired = desired_asset(SOURCE, DETAILS, PARSED, "{}", NAMESPACE, asset_type(table_members))
+    desired = desired_asset(SOURCE, DETAILS, PARSED, "{}", Catalogued(NAMESPACE, asset_type(table_members)))
     return {form.form_name: json.loads(form.content) for form in desired.content.forms}
 
 
@@ -125,8 +125,7 @@ def test_an_unreadable_model_leaves_the_table_form_out() -> None:
 
 def test_the_content_hash_moves_with_the_declared_members() -> None:
     # A model that gains a member changes what is written, so the assets are revised
-    full = desired_asset(SOURCE, DETAILS, PARSED, "{}", NAMESPACE, asset_type(EVERY_TABLE_MEMBER))
-    less = desired_asset(
-        SOURCE, DETAILS, PARSED, "{}", NAMESPACE, asset_type(EVERY_TABLE_MEMBER - {"columns.description"})
-    )
+    full = desired_asset(SOURCE, DETAILS, PARSED, "{}", Catalogued(NAMESPACE, asset_type(EVERY_TABLE_MEMBER)))
+    less_members = EVERY_TABLE_MEMBER - {"columns.description"}
+    less = desired_asset(SOURCE, DETAILS, PARSED, "{}", Catalogued(NAMESPACE, asset_type(less_members)))
     assert full.content_hash != less.content_hash

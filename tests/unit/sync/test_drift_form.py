@@ -17,7 +17,7 @@ from kafka_lineage.model.catalog import AssetType, FormSpec
 from kafka_lineage.model.registry import SchemaDetails, SchemaVersion
 from kafka_lineage.schemas.model import Column, ParsedSchema
 from kafka_lineage.sync import plan
-from kafka_lineage.sync.desired import Desired, desired_asset, source_fingerprint
+from kafka_lineage.sync.desired import Catalogued, Desired, desired_asset, source_fingerprint
 from kafka_lineage.sync.drift import DRIFT_FORM_TYPE, drift_form, drift_key, marker
 
 REGISTRY = "cdc.prod-$1"
@@ -66,7 +66,7 @@ def asset_type(with_drift_form: bool = True, revision: str = "2") -> AssetType:
 
 
 def desired(summary: DriftSummary | None, kind: AssetType | None = None) -> Desired:
-    return desired_asset(SOURCE, DETAILS, PARSED, "{}", NAMESPACE, kind or asset_type(), summary)
+    return desired_asset(SOURCE, DETAILS, PARSED, "{}", Catalogued(NAMESPACE, kind or asset_type()), summary)
 
 
 def forms(result: Desired) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from kafka_lineage.sync import plan
 from kafka_lineage.sync.desired import (
     NO_GOVERNANCE,
     AssetTypeMismatch,
+    Catalogued,
     Desired,
     Governance,
     desired_asset,
@@ -46,7 +47,7 @@ GOVERNED = Governance(asset_forms=(OWNERSHIP,), glossary_terms=("term_customer",
 
 
 def build(governance: Governance = NO_GOVERNANCE) -> Desired:
-    return desired_asset(SOURCE, DETAILS, PARSED, "{}", NAMESPACE, asset_type(None), governance=governance)
+    return desired_asset(SOURCE, DETAILS, PARSED, "{}", Catalogued(NAMESPACE, asset_type(None), governance))
 
 
 class TestDesiredContent:

@@ -18,7 +18,7 @@ from kafka_lineage.model.cluster_topics import (
     parse_configs,
 )
 from kafka_lineage.sync import plan
-from kafka_lineage.sync.desired import desired_asset, source_fingerprint
+from kafka_lineage.sync.desired import Catalogued, Desired, desired_asset, source_fingerprint
 from kafka_lineage.sync.result import SyncResult
 from kafka_lineage.sync.topics import (
     LISTING_MOVED,
@@ -227,9 +227,15 @@ def asset_type(with_topic_form: bool, revision: str = "3") -> AssetType:
     return AssetType("KafkaTopicAssetType", revision, forms)
 
 
+def built_with(kind: AssetType, properties: TopicProperties | None) -> Desired:
+    return desired_asset(DRIFT_SOURCE, DETAILS, PARSED, "{}", Catalogued(NAMESPACE, kind), None, properties)
+
+
 def topic_form(properties: TopicProperties | None, with_form: bool = True) -> dict[str, object] | None:
     kind = asset_type(with_form)
-    built = desired_asset(DRIFT_SOURCE, DETAILS, PARSED, "{}", NAMESPACE, kind, None, properties=properties)
+    built = desired_asset(
+        DRIFT_SOURCE, DETAILS, PARSED, "{}", Catalogued(NAMESPACE, kind), None, properties=properties
+    )
     forms = {form.form_name: json.loads(form.content) for form in built.content.forms}
     return forms.get(TOPIC_FORM_TYPE)
 
@@ -251,11 +257,13 @@ def test_the_topic_form_is_left_out_when_unknown_or_when_the_type_lacks_it() -> 
 
 def test_a_partition_change_moves_the_content_hash_and_the_fingerprint() -> None:
     kind = asset_type(True)
-    before = desired_asset(DRIFT_SOURCE, DETAILS, PARSED, "{}", NAMESPACE, kind, None, properties=PROPS)
-    after = desired_asset(
-        DRIFT_SOURCE, DETAILS, PARSED, "{}", NAMESPACE, kind, None, properties=replace(PROPS, partitions=12)
+    before = desired_asset(
+        DRIFT_SOURCE, DETAILS, PARSED, "{}", Catalogued(NAMESPACE, kind), None, properties=PROPS
     )
-    same = desired_asset(DRIFT_SOURCE, DETAILS, PARSED, "{}", NAMESPACE, kind, None, properties=PROPS)
+    after = built_with(kind, replace(PROPS, partitions=12))
+    same = desired_asset(
+        DRIFT_SOURCE, DETAILS, PARSED, "{}", Catalogued(NAMESPACE, kind), None, properties=PROPS
+    )
     assert before.content_hash != after.content_hash
     assert before.source_fingerprint != after.source_fingerprint
     assert (before.content_hash, before.source_fingerprint) == (same.content_hash, same.source_fingerprint)
@@ -267,9 +275,13 @@ def test_a_partition_change_moves_the_content_hash_and_the_fingerprint() -> None
 
 def test_decide_revises_on_a_partition_change_and_records_the_topic() -> None:
     kind = asset_type(True)
-    old = desired_asset(DRIFT_SOURCE, DETAILS, PARSED, "{}", NAMESPACE, kind, None, properties=PROPS)
+    old = desired_asset(
+        DRIFT_SOURCE, DETAILS, PARSED, "{}", Catalogued(NAMESPACE, kind), None, properties=PROPS
+    )
     moved = replace(PROPS, partitions=12)
-    new = desired_asset(DRIFT_SOURCE, DETAILS, PARSED, "{}", NAMESPACE, kind, None, properties=moved)
+    new = desired_asset(
+        DRIFT_SOURCE, DETAILS, PARSED, "{}", Catalogued(NAMESPACE, kind), None, properties=moved
+    )
     rec = AssetRecord(
         registry_name=DETAILS.registry_name,
         schema_name=DETAILS.schema_name,
