@@ -1,7 +1,7 @@
 """What a test double of a boto3 client needs to stand where the adapters expect an instrumented client:
 botocore's own paginator over the double's list method (the service model's pagination config, so pages
 are asked for exactly as a real client asks), and the typed errors the call layer raises
-(kafka_lineage.aws.calls.typed_error). `wired` puts a double behind a real client instead, for what only
+(kafka_lineage.aws.errors.typed_error). `wired` puts a double behind a real client instead, for what only
 the hooks do (pacing, counting)."""
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ from botocore.awsrequest import AWSResponse
 from botocore.config import Config
 from botocore.paginate import Paginator
 
-from kafka_lineage.aws.calls import ClientCalls, typed_error
+from kafka_lineage.aws.calls import ClientCalls
+from kafka_lineage.aws.errors import typed_error
 from kafka_lineage.model.failures import (
     AccessDenied,
     AwsError,

@@ -11,15 +11,8 @@ import pytest
 from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError, EndpointConnectionError
 
-from kafka_lineage.aws.calls import (
-    KIND_OF_CODE,
-    Stopped,
-    calls_of,
-    instrument,
-    kind_of,
-    pages_until,
-    typed_error,
-)
+from kafka_lineage.aws.calls import Stopped, calls_of, instrument, pages_until
+from kafka_lineage.aws.errors import KIND_OF_CODE, kind_of, typed_error
 from kafka_lineage.aws.lineage_api import LineageApi
 from kafka_lineage.aws.lineage_graph import DataZoneDownstreamWalker
 from kafka_lineage.aws.pacing import RateLimiter

@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, Final
 
 from kafka_lineage.aws.calls import instrument
+from kafka_lineage.aws.catalog_search import SEARCH_PAGE_SIZE, ProjectAssets
 from kafka_lineage.aws.form_members import declared_paths
 from kafka_lineage.aws.pacing import Pacer
 from kafka_lineage.model import clock as default_clock
@@ -30,13 +31,6 @@ if TYPE_CHECKING:
     from mypy_boto3_datazone import DataZoneClient
     from mypy_boto3_datazone.type_defs import FormInputTypeDef
 
-SEARCH_PAGE_SIZE = 50  # Search's maxResults maximum
-SEARCH_TEXT_LIMIT = 512  # Search's searchText maximum (SearchText shape)
-# The Search filter attribute that selects assets by type. Undocumented in the API reference; this is the
-# attribute the console and public samples filter on. Nothing depends on it: results are checked against
-# AssetItem.typeIdentifier, and a filtered search that finds nothing or is refused falls back to searching
-# the project's assets without it (see assets_of_type).
-TYPE_FILTER_ATTRIBUTE = "typeName"
 MANAGED_FORM_PREFIX = "amazon.datazone."
 # Listing changes are asynchronous (CreateListingChangeSet answers CREATING): how long to wait for one to
 # take effect before giving up on this run (the next run retries), and the first pause between looks.
@@ -91,7 +85,7 @@ class Catalog:
         )
         self._sleep = sleep or default_clock.sleep
         self._clock = clock or default_clock.monotonic
-        self._type_filter_refused = False
+        self.search = ProjectAssets(self.datazone, domain_id, project_id)
         self._members: dict[tuple[str, str], frozenset[str] | None] = {}
         self._members_lock = threading.Lock()
 
@@ -466,63 +460,9 @@ class Catalog:
         return str(answer.get("status", ""))
 
     def assets_of_type(self, type_name: str) -> Iterator[CatalogAsset]:
-        """Every asset of the type owned by the project (Search, 50 a page).
-
-        Filtered by type first (an undocumented attribute). When that finds nothing or is refused, the
-        project's assets are searched without it: the results are checked client-side either way.
-        """
-        seen: set[str] = set()
-        if not self._type_filter_refused:
-            try:
-                for asset in self._search(self._request(type_filter=type_name), type_name):
-                    seen.add(asset.asset_id)
-                    yield asset
-            except Invalid:
-                logger.info("Search refused the type filter; searching the project's assets instead")
-                self._type_filter_refused = True
-            if seen:
-                return
-        for asset in self._search(self._request(), type_name):
-            if asset.asset_id not in seen:
-                yield asset
+        """Every asset of the type owned by the project (aws/catalog_search.py)."""
+        return self.search.assets_of_type(type_name)
 
     def find_by_external_id(self, external_identifier: str, type_name: str) -> CatalogAsset | None:
-        """The asset with this external identifier: a text search first (when the identifier fits
-        searchText's 512 characters), then every asset of the type."""
-        if len(external_identifier) <= SEARCH_TEXT_LIMIT:
-            for asset in self._search(self._request(text=external_identifier), type_name):
-                if asset.external_identifier == external_identifier:
-                    return asset
-        for asset in self.assets_of_type(type_name):
-            if asset.external_identifier == external_identifier:
-                return asset
-        return None
-
-    def _request(self, type_filter: str | None = None, text: str | None = None) -> dict[str, Any]:
-        request: dict[str, Any] = {
-            "domainIdentifier": self.domain_id,
-            "searchScope": "ASSET",
-            "owningProjectIdentifier": self.project_id,
-            "PaginationConfig": {"PageSize": SEARCH_PAGE_SIZE},
-        }
-        if type_filter is not None:
-            request["filters"] = {"filter": {"attribute": TYPE_FILTER_ATTRIBUTE, "value": type_filter}}
-        if text is not None:
-            request["searchText"] = text[:SEARCH_TEXT_LIMIT]
-        return request
-
-    def _search(self, request: dict[str, Any], type_name: str) -> Iterator[CatalogAsset]:
-        """Search's asset items of this type owned by the project (typeIdentifier and owningProjectId are
-        required members of AssetItem), page by page (lazily: a caller that found its asset stops)."""
-        for page in self.datazone.get_paginator("search").paginate(**request):
-            for item in page.get("items", []):
-                asset = item.get("assetItem")
-                if (
-                    not asset
-                    or asset.get("typeIdentifier") != type_name
-                    or asset.get("owningProjectId") != self.project_id
-                ):
-                    continue
-                yield CatalogAsset(
-                    asset["identifier"], asset.get("externalIdentifier", ""), asset.get("revision", "")
-                )
+        """The asset with this external identifier (aws/catalog_search.py)."""
+        return self.search.find_by_external_id(external_identifier, type_name)

@@ -55,13 +55,13 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
-from itertools import combinations, pairwise
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
 
 from kafka_lineage.config import Source
 from kafka_lineage.connectors.catalog import sink_catalog
-from kafka_lineage.connectors.javaregex import UnsupportedRegex, compile_java
+from kafka_lineage.connectors.config_values import Unreadable, aliases, is_true, java_regex, job_namespace
+from kafka_lineage.connectors.debezium import DEBEZIUM, source_edges
 from kafka_lineage.model.connectors import (
     ConnectorConfig,
     ConnectorNote,
@@ -86,66 +86,8 @@ KAFKA_METADATA_TRANSFORMS = frozenset(
     }
 )
 INSERT_FIELD_VALUE = "org.apache.kafka.connect.transforms.InsertField$Value"
-# Debezium's own topic naming; anything else (a custom class) names topics we cannot predict.
-DEFAULT_NAMING_STRATEGIES = frozenset({"io.debezium.schema.DefaultTopicNamingStrategy"})
-# SchemaTopicNamingStrategy names a topic by the table id's schema parts: for PostgreSQL and Oracle those
-# are (schema, table), the default layout; elsewhere (MySQL's database, SQL Server's) they differ.
-SCHEMA_NAMING_STRATEGY = "io.debezium.schema.SchemaTopicNamingStrategy"
-# Debezium's unwrapping transforms: the topic's value is the row itself, not an `after` envelope.
-FLATTENING_TRANSFORMS = frozenset(
-    {
-        "io.debezium.transforms.ExtractNewRecordState",
-        "io.debezium.connector.mongodb.transforms.ExtractNewDocumentState",
-    }
-)
 # A connector in this state is going away: its edges are retracted, not derived.
 GONE_STATES = frozenset({"DELETING"})
-INTERNAL_PREFIX = "__"
-
-
-@dataclass(frozen=True)
-class _Kind:
-    """How one Debezium connector names its topics and datasets."""
-
-    scheme: str
-    default_port: int
-    parts: tuple[str, ...]  # the topic's parts after the prefix: "database", "schema", "table"
-    # include / exclude lists: (config key stem, which parts form the identifier it matches)
-    filters: tuple[tuple[str, tuple[str, ...]], ...]
-
-
-MYSQL = _Kind(
-    "mysql", 3306, ("database", "table"), (("database", ("database",)), ("table", ("database", "table")))
-)
-POSTGRES = _Kind(
-    "postgres", 5432, ("schema", "table"), (("schema", ("schema",)), ("table", ("schema", "table")))
-)
-SQLSERVER = _Kind(
-    "mssql", 1433, ("database", "schema", "table"), (("schema", ("schema",)), ("table", ("schema", "table")))
-)
-SQLSERVER_1X = _Kind("mssql", 1433, ("schema", "table"), SQLSERVER.filters)
-ORACLE = _Kind("oracle", 1521, ("schema", "table"), (("schema", ("schema",)), ("table", ("schema", "table"))))
-MONGODB = _Kind(
-    "mongodb",
-    27017,
-    ("database", "table"),
-    (("database", ("database",)), ("collection", ("database", "table"))),
-)
-DEBEZIUM = {
-    "io.debezium.connector.mysql.MySqlConnector": MYSQL,
-    "io.debezium.connector.postgresql.PostgresConnector": POSTGRES,
-    "io.debezium.connector.sqlserver.SqlServerConnector": SQLSERVER,
-    "io.debezium.connector.oracle.OracleConnector": ORACLE,
-    "io.debezium.connector.mongodb.MongoDbConnector": MONGODB,
-}
-
-
-class _Unreadable(Exception):
-    """The configuration cannot be read as lineage; the message says why."""
-
-
-def job_namespace(cluster_name: str) -> str:
-    return f"kafka-connect://{cluster_name}"
 
 
 def derive(
@@ -177,10 +119,10 @@ def derive(
                 sinks.extend(found_sinks)
                 notes.extend(found_notes)
             elif connector.connector_class in DEBEZIUM:
-                found_sources, found_notes = _source(connector, keys)
+                found_sources, found_notes = source_edges(connector, keys)
                 firsts.extend(found_sources)
                 notes.extend(found_notes)
-        except _Unreadable as error:
+        except Unreadable as error:
             notes.append(ConnectorNote("unreadable", connector.name, str(error)))
     return Derivation(
         sinks=tuple(dict.fromkeys(sinks)),
@@ -209,13 +151,13 @@ def _sink(connector: ConnectorConfig, keys: Sequence[TopicKey]) -> tuple[list[Si
     if where.elsewhere:
         return [], [ConnectorNote("undetermined", connector.name, where.elsewhere)]
     note = _note_for(connector)
-    if _true(config.get("iceberg.tables.dynamic-enabled")):
+    if is_true(config.get("iceberg.tables.dynamic-enabled")):
         field = config.get("iceberg.tables.route-field", "")
         reason = f"iceberg.tables.dynamic-enabled: each record's field {field!r} names its table"
         return [], [note("undetermined", reason, key) for key in consumed]
     tables = [name.strip() for name in config.get("iceberg.tables", "").split(",") if name.strip()]
     if not tables:
-        raise _Unreadable("iceberg.tables is empty and dynamic routing is off")
+        raise Unreadable("iceberg.tables is empty and dynamic routing is off")
     refs = {name: replace(_glue_table(name), glue_catalog=where.glue_catalog) for name in tables}
     route_field = config.get("iceberg.tables.route-field", "").strip()
     edge = _sink_edge(connector)
@@ -271,35 +213,35 @@ def _consumed(config: Mapping[str, str], keys: Sequence[TopicKey]) -> list[Topic
         names = {name.strip() for name in config["topics"].split(",") if name.strip()}
         return [key for key in keys if key.topic in names]
     if config.get("topics.regex", "").strip():
-        pattern = _java(config["topics.regex"], "topics.regex")
+        pattern = java_regex(config["topics.regex"], "topics.regex")
         return [key for key in keys if pattern.fullmatch(key.topic)]
-    raise _Unreadable("neither topics nor topics.regex is set")
+    raise Unreadable("neither topics nor topics.regex is set")
 
 
 def _glue_table(name: str) -> TableRef:
     # Iceberg's TableIdentifier.parse: the last dot-separated level is the table, the rest the namespace.
     namespace, dot, table = name.rpartition(".")
     if not dot or not namespace or "." in namespace:
-        raise _Unreadable(
+        raise Unreadable(
             f"iceberg.tables entry {name!r} is not <database>.<table> (Glue has one namespace level)"
         )
     ref = TableRef(namespace.lower(), table.lower())
     for part in (ref.database, ref.table):
         if not GLUE_CATALOG_NAME.fullmatch(part):
-            raise _Unreadable(f"iceberg.tables entry {name!r} is not a valid Glue database and table name")
+            raise Unreadable(f"iceberg.tables entry {name!r} is not a valid Glue database and table name")
     return ref
 
 
 def _route_regex(config: Mapping[str, str], table: str) -> re.Pattern[str] | None:
     key = f"iceberg.table.{table}.route-regex"
-    return _java(config[key], key) if config.get(key) else None
+    return java_regex(config[key], key) if config.get(key) else None
 
 
 def _topic_fields(config: Mapping[str, str]) -> set[str]:
     """Value fields that hold the consumed topic once the transforms ran (unconditionally inserted)."""
     fields: set[str] = set()
     renamed = False  # a router earlier in the chain changed the topic later transforms see
-    for alias in _aliases(config):
+    for alias in aliases(config):
         prefix = f"transforms.{alias}."
         kind = config.get(prefix + "type", "").strip()
         if kind.endswith("Router"):
@@ -308,15 +250,11 @@ def _topic_fields(config: Mapping[str, str]) -> set[str]:
             continue  # a predicate applies the transform to some records only
         if kind in KAFKA_METADATA_TRANSFORMS:
             base = config.get(prefix + "field_name", "").strip() or "_kafka_metadata"
-            fields.add(f"{base}.topic" if _true(config.get(prefix + "nested")) else f"{base}_topic")
+            fields.add(f"{base}.topic" if is_true(config.get(prefix + "nested")) else f"{base}_topic")
         elif kind == INSERT_FIELD_VALUE and config.get(prefix + "topic.field"):
             # InsertField: a trailing '!' (required) or '?' (optional) is not part of the name.
             fields.add(config[prefix + "topic.field"].strip().rstrip("!?"))
     return fields
-
-
-def _aliases(config: Mapping[str, str]) -> list[str]:
-    return [alias.strip() for alias in config.get("transforms", "").split(",") if alias.strip()]
 
 
 def _sink_edge(connector: ConnectorConfig) -> Callable[[TopicKey, TableRef], SinkEdge]:
@@ -338,223 +276,3 @@ def _note_for(connector: ConnectorConfig) -> Callable[[NoteKind, str, TopicKey |
         return ConnectorNote(kind, connector.name, reason, key)
 
     return note
-
-
-# ---- Debezium source ----------------------------------------------------------------------------------
-
-
-def _source(
-    connector: ConnectorConfig, keys: Sequence[TopicKey]
-) -> tuple[list[SourceEdge], list[ConnectorNote]]:
-    config = connector.config
-    kind = DEBEZIUM[connector.connector_class]
-    modern = bool(config.get("topic.prefix", "").strip())
-    if kind is SQLSERVER and not modern:
-        kind = SQLSERVER_1X
-    prefix = (
-        config.get("topic.prefix") or config.get("database.server.name") or config.get("mongodb.name") or ""
-    ).strip()
-    if not prefix:
-        raise _Unreadable("no topic prefix (topic.prefix, database.server.name or mongodb.name)")
-    renaming = _topic_renaming(config, kind)
-    if renaming:
-        return [], [ConnectorNote("undetermined", connector.name, renaming)]
-    namespace, fixed = _datasource(kind, config)
-    filters = _filters(kind, config)
-    delimiter = config.get("topic.delimiter", "") or "."
-    own = _own_topics(config, prefix, delimiter)
-    flattened = any(
-        config.get(f"transforms.{alias}.type", "").strip() in FLATTENING_TRANSFORMS
-        for alias in _aliases(config)
-    )
-    head = prefix + delimiter
-    edges: list[SourceEdge] = []
-    notes: list[ConnectorNote] = []
-    for key in keys:
-        topic = key.topic
-        if topic.startswith(INTERNAL_PREFIX) or topic in own or not topic.startswith(head):
-            continue
-        candidates = [
-            parts
-            for parts in _splits(topic[len(head) :], delimiter, len(kind.parts))
-            if _passes(kind, filters, parts)
-        ]
-        candidates = [parts for parts in candidates if _in_databases(kind, config, parts)]
-        if len(candidates) > 1:
-            ways = "; ".join(
-                ", ".join(f"{name} {part!r}" for name, part in zip(kind.parts, parts, strict=True))
-                for parts in candidates
-            )
-            reason = f"topic splits into more than one captured table ({ways})"
-            notes.append(ConnectorNote("ambiguous", connector.name, reason, key))
-            continue
-        if candidates:
-            named = dict(zip(kind.parts, candidates[0], strict=True)) | fixed
-            edges.append(
-                SourceEdge(
-                    key=key,
-                    dataset_namespace=namespace,
-                    dataset_name=_dataset_name(kind, named),
-                    connector=connector.name,
-                    connector_arn=connector.arn,
-                    job_namespace=job_namespace(connector.cluster_name),
-                    job_name=connector.name,
-                    flattened=flattened,
-                )
-            )
-    return edges, notes
-
-
-def _topic_renaming(config: Mapping[str, str], kind: _Kind) -> str:
-    """Why topic names cannot be predicted from the configuration, or '' when they can."""
-    strategy = config.get("topic.naming.strategy", "").strip()
-    known = DEFAULT_NAMING_STRATEGIES | ({SCHEMA_NAMING_STRATEGY} if kind in (POSTGRES, ORACLE) else set())
-    if strategy and strategy not in known:
-        return f"topic.naming.strategy {strategy} names the topics"
-    for alias in _aliases(config):
-        transform = config.get(f"transforms.{alias}.type", "").strip()
-        # RegexRouter, Debezium's ByLogicalTableRouter, TimestampRouter ... rename the topic.
-        if transform.endswith("Router"):
-            return f"transform {alias!r} ({transform}) renames the topics"
-    return ""
-
-
-def _datasource(kind: _Kind, config: Mapping[str, str]) -> tuple[str, dict[str, str]]:
-    """The dataset namespace `<scheme>://host:port`, and the name parts the topic does not carry."""
-    fixed: dict[str, str] = {}
-    if kind is MONGODB:
-        host, port = _mongodb_host(config)
-    else:
-        host = config.get("database.hostname", "").strip()
-        if not host:
-            raise _Unreadable("database.hostname is not set")
-        port = config.get("database.port", "").strip() or str(kind.default_port)
-    if not port.isdigit():
-        raise _Unreadable(f"database port {port!r} is not a number")
-    if kind is POSTGRES or kind is SQLSERVER_1X:
-        fixed["database"] = config.get("database.dbname", "").strip()
-        if not fixed["database"]:
-            raise _Unreadable("database.dbname is not set")
-    if kind is ORACLE:
-        fixed["database"] = (config.get("database.pdb.name") or config.get("database.dbname") or "").strip()
-        if not fixed["database"]:
-            raise _Unreadable("neither database.pdb.name nor database.dbname is set")
-    if ":" in host and not host.startswith("["):
-        host = f"[{host}]"  # an IPv6 literal
-    return f"{kind.scheme}://{host}:{port}", fixed
-
-
-def _mongodb_host(config: Mapping[str, str]) -> tuple[str, str]:
-    connection = config.get("mongodb.connection.string", "").strip()
-    if connection:
-        hosts = connection.partition("://")[2]
-    else:
-        # Debezium 1.x: `rs0/host1:27017,host2:27017` (replica set name optional).
-        hosts = config.get("mongodb.hosts", "").strip().rpartition("/")[2]
-    first = hosts.split(",")[0].strip()
-    if not first:
-        raise _Unreadable("neither mongodb.connection.string nor mongodb.hosts names a host")
-    host, colon, port = first.rpartition(":") if not first.endswith("]") else (first, "", "")
-    if not colon:
-        return first, str(MONGODB.default_port)
-    return host, port
-
-
-def _dataset_name(kind: _Kind, named: Mapping[str, str]) -> str:
-    order = {
-        "mysql": ("database", "table"),
-        "mongodb": ("database", "table"),
-    }.get(kind.scheme, ("database", "schema", "table"))
-    return ".".join(named[part] for part in order)
-
-
-Filters = dict[str, tuple[list[re.Pattern[str]], list[re.Pattern[str]]]]
-
-
-def _filters(kind: _Kind, config: Mapping[str, str]) -> Filters:
-    found: Filters = {}
-    for stem, _ in kind.filters:
-        include = config.get(f"{stem}.include.list") or config.get(f"{stem}.whitelist") or ""
-        exclude = config.get(f"{stem}.exclude.list") or config.get(f"{stem}.blacklist") or ""
-        found[stem] = (
-            _regex_list(include, f"{stem}.include.list"),
-            _regex_list(exclude, f"{stem}.exclude.list"),
-        )
-    return found
-
-
-def _passes(kind: _Kind, filters: Filters, parts: tuple[str, ...]) -> bool:
-    named = dict(zip(kind.parts, parts, strict=True))
-    for stem, identifier_parts in kind.filters:
-        identifier = ".".join(named[part] for part in identifier_parts)
-        include, exclude = filters[stem]
-        if include and not any(pattern.fullmatch(identifier) for pattern in include):
-            return False
-        if any(pattern.fullmatch(identifier) for pattern in exclude):
-            return False
-    return True
-
-
-def _in_databases(kind: _Kind, config: Mapping[str, str], parts: tuple[str, ...]) -> bool:
-    """SQL Server 2.x captures the databases of database.names (or database.dbname) only."""
-    if kind is not SQLSERVER:
-        return True
-    listed = config.get("database.names") or config.get("database.dbname") or ""
-    names = {name.strip() for name in listed.split(",") if name.strip()}
-    return not names or parts[0] in names
-
-
-def _splits(rest: str, delimiter: str, count: int) -> Iterator[tuple[str, ...]]:
-    """Every way to read `rest` as `count` non-empty names joined by `delimiter` (names may contain it)."""
-    pieces = rest.split(delimiter)
-    if len(pieces) < count or any(not piece for piece in pieces):
-        return
-    for cuts in combinations(range(1, len(pieces)), count - 1):
-        bounds = (0, *cuts, len(pieces))
-        yield tuple(delimiter.join(pieces[a:b]) for a, b in pairwise(bounds))
-
-
-def _own_topics(config: Mapping[str, str], prefix: str, delimiter: str) -> set[str]:
-    """The connector's bookkeeping topics that can look like table topics."""
-    heartbeat = config.get("topic.heartbeat.prefix", "") or "__debezium-heartbeat"
-    transaction = config.get("topic.transaction", "") or "transaction"
-    own = {prefix, f"{heartbeat}{delimiter}{prefix}", f"{prefix}{delimiter}{transaction}"}
-    for key in ("schema.history.internal.kafka.topic", "database.history.kafka.topic"):
-        if config.get(key):
-            own.add(config[key].strip())
-    return own
-
-
-# ---- shared -------------------------------------------------------------------------------------------
-
-
-def _java(pattern: str, setting: str, *, ignore_case: bool = False) -> re.Pattern[str]:
-    try:
-        return compile_java(pattern, ignore_case=ignore_case)
-    except UnsupportedRegex as error:
-        raise _Unreadable(f"{setting}: {error}") from error
-
-
-def _regex_list(value: str, setting: str) -> list[re.Pattern[str]]:
-    """Debezium's RegExSplitter, then CASE_INSENSITIVE patterns (Debezium's Predicates.includes)."""
-    return [_java(item, setting, ignore_case=True) for item in split_regex_list(value)]
-
-
-def split_regex_list(value: str) -> list[str]:
-    """Split on commas, an escape (`\\x`) kept whole; trim each; `\\,` then reads as a comma."""
-    items: list[str] = []
-    start = index = 0
-    while index < len(value):
-        if value[index] == "\\":
-            index += 2
-            continue
-        if value[index] == ",":
-            items.append(value[start:index])
-            start = index + 1
-        index += 1
-    items.append(value[start:])
-    return [item.strip().replace("\\,", ",") for item in items if item.strip()]
-
-
-def _true(value: str | None) -> bool:
-    return (value or "").strip().lower() == "true"

@@ -8,7 +8,7 @@ import pytest
 
 from kafka_lineage.config import Source
 from kafka_lineage.connectors import derive
-from kafka_lineage.connectors.derive import split_regex_list
+from kafka_lineage.connectors.config_values import split_regex_list
 from kafka_lineage.model.connectors import ConnectorConfig
 from kafka_lineage.model.topics import TopicKey
 
