@@ -17,10 +17,12 @@ from aws_cdk import aws_events as events
 from constructs import Construct
 
 from kafka_lineage.access.model import Naming
+from kafka_lineage.model.state_layout import LEASE_PATH, ROLE_LEASE_PREFIX
 
 from .access_iam import nag_wildcards, pattern_account, patterns_in, role_statements
 from .config import StackConfig
 from .functions import FunctionSpec, LineageFunction
+from .lineage_triggers import event_pattern
 from .nag import nag_arn
 from .resources import SharedResources
 from .triggers import subscription_grant_pattern
@@ -35,8 +37,7 @@ GRANTS_MEMORY_MB = 512
 GRANTS_TIMEOUT_SECONDS = 900
 # The role leases: {MAPPING_PATH}/config/lease/subscription-grants-<hash of the role ARN>/<generation>
 # (kafka_lineage.aws.lease.role_holder); IAM's `*` spans the hash and the generations below it.
-LEASE_PATH = "config/lease"
-ROLE_LEASES = "subscription-grants-*"
+ROLE_LEASES = f"{ROLE_LEASE_PREFIX}*"
 DATAZONE_GRANT_ACTIONS = [
     "datazone:GetSubscriptionGrant",
     "datazone:ListSubscriptionGrants",
@@ -99,7 +100,7 @@ class SubscriptionGrants:
             scope,
             "SubscriptionGrantEvents",
             description="kafka-lineage: DataZone's subscription grant and revoke requests to their fulfiller",
-            event_pattern=_pattern(subscription_grant_pattern(config.settings.domain_id)),
+            event_pattern=event_pattern(subscription_grant_pattern(config.settings.domain_id)),
             targets=[target(self.function, None)],
         )
         self.schedule: events.Rule | None = None
@@ -232,9 +233,3 @@ class SubscriptionGrants:
             )
         )
         return found
-
-
-def _pattern(pattern: dict[str, Any]) -> events.EventPattern:
-    return events.EventPattern(
-        source=pattern.get("source"), detail_type=pattern.get("detail-type"), detail=pattern.get("detail")
-    )

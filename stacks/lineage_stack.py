@@ -6,28 +6,24 @@ from collections.abc import Mapping
 from typing import Any
 
 import aws_cdk as cdk
-from aws_cdk import aws_events as events
-from aws_cdk import aws_events_targets as targets
-from aws_cdk import aws_iam as iam
-from aws_cdk import aws_lambda as lambda_
-from aws_cdk import aws_logs as logs
 from aws_cdk import aws_sqs as sqs
-from aws_cdk import aws_ssm as ssm
-from constructs import Construct, IConstruct
+from constructs import Construct
 
 from kafka_lineage.config import ConfigError
 from kafka_lineage.model.events import DRIFT_DETAIL_TYPE, DRIFT_SOURCE, TopicAssetChanged
+from kafka_lineage.model.state_layout import LEASE_PATH, LINEAGE_HOLDER, SCHEMA_SYNC_HOLDER
 
 from .bundling import dependencies_layer
 from .config import DeploymentContext, StackConfig, as_stack_config
 from .datazone_types import DataZoneTypes
 from .functions import MEMBER_DESIGNATION, FunctionSpec, LineageFunction
 from .grants import SubscriptionGrants
+from .lineage_nag import LineageNag
+from .lineage_triggers import LineageTriggers
 from .monitoring import Monitoring
-from .nag import nag_arn
-from .resources import SharedResources
+from .nag import topic_wildcard
+from .resources import SharedResources, log_retention
 from .trail import ManagementEventsTrail
-from .triggers import asset_changed_pattern, drift_detected_pattern, glue_registry_change_pattern
 
 # Added to the settings' environment; counts towards Lambda's 4 KB limit (checked by load_config).
 # Results can be large (a dry run lists its plan): keep them out of X-Ray segments, which cap at 64 KB.
@@ -38,39 +34,9 @@ LINEAGE_HANDLER = "lineage_emission.handler.handler"
 # syncs only repeat work; correctness never depends on it), and a small bound on lineage fan-out.
 SCHEMA_SYNC_CONCURRENCY = 1
 LINEAGE_CONCURRENCY = 2
-# EventBridge's own delivery retries to Lambda (separate from Lambda's asynchronous retries).
-TARGET_RETRY_ATTEMPTS = 4
-TARGET_MAX_EVENT_AGE = cdk.Duration.hours(2)
-# Single-writer leases: {MAPPING_PATH}/config/lease/{holder}/{generation} (kafka_lineage.aws.lease's
-# lease_path and HOLDERS; the stack tests check these against it).
-LEASE_PATH = "config/lease"
-SCHEMA_SYNC_HOLDER = "schema-sync"
-LINEAGE_HOLDER = "lineage-emission"
 
 
-_RETENTION = {
-    1: logs.RetentionDays.ONE_DAY,
-    3: logs.RetentionDays.THREE_DAYS,
-    5: logs.RetentionDays.FIVE_DAYS,
-    7: logs.RetentionDays.ONE_WEEK,
-    14: logs.RetentionDays.TWO_WEEKS,
-    30: logs.RetentionDays.ONE_MONTH,
-    60: logs.RetentionDays.TWO_MONTHS,
-    90: logs.RetentionDays.THREE_MONTHS,
-    120: logs.RetentionDays.FOUR_MONTHS,
-    150: logs.RetentionDays.FIVE_MONTHS,
-    180: logs.RetentionDays.SIX_MONTHS,
-    365: logs.RetentionDays.ONE_YEAR,
-    400: logs.RetentionDays.THIRTEEN_MONTHS,
-    545: logs.RetentionDays.EIGHTEEN_MONTHS,
-    731: logs.RetentionDays.TWO_YEARS,
-    1096: logs.RetentionDays.THREE_YEARS,
-    1827: logs.RetentionDays.FIVE_YEARS,
-    2192: logs.RetentionDays.SIX_YEARS,
-}
-
-
-class KafkaLineage(Construct):
+class KafkaLineage(LineageNag, LineageTriggers):
     """The whole governance-account deployment (types, both functions, triggers, alarms), in any stack.
 
     `config` takes the keys of the `kafkaLineage` cdk.json context (docs/deploy.md): a dict (or its JSON
@@ -99,7 +65,7 @@ class KafkaLineage(Construct):
         self._check_regions()
         # Fixed role names (projectMembership "manual") follow the enclosing stack's name.
         stack_name = cdk.Stack.of(self).stack_name
-        retention = _RETENTION[deployment.log_retention_days]
+        retention = log_retention(deployment.log_retention_days)
         environment = {**settings.to_environment(), **EXTRA_ENVIRONMENT}
 
         self.layer = dependencies_layer(self, "Dependencies")
@@ -422,187 +388,6 @@ class KafkaLineage(Construct):
             ],
         )
 
-    # --- triggers -------------------------------------------------------------------------------------
-    def _target(self, fn: LineageFunction, payload: dict[str, Any] | None = None) -> targets.LambdaFunction:
-        return targets.LambdaFunction(
-            fn.function,
-            event=events.RuleTargetInput.from_object(payload) if payload is not None else None,
-            retry_attempts=TARGET_RETRY_ATTEMPTS,
-            max_event_age=TARGET_MAX_EVENT_AGE,
-            dead_letter_queue=self.failure_queue,
-        )
-
-    def _triggers(self) -> None:
-        schedules = self.config.deployment.schedules
-        rules: list[events.Rule] = []
-        # The scheduled rule's own "Scheduled Event" is the full-sync payload (docs/invocation.md).
-        for rule_id, expression, fn, payload, what in (
-            ("SyncSchedule", schedules.sync, self.schema_sync, None, "full schema sync"),
-            (
-                "VerifySchedule",
-                schedules.verify,
-                self.schema_sync,
-                {"verify": True},
-                "deep verification sync",
-            ),
-            ("LineageSchedule", schedules.lineage, self.lineage, None, "lineage for every changed topic"),
-        ):
-            if expression is None:
-                continue
-            rules.append(
-                events.Rule(
-                    self,
-                    rule_id,
-                    description=f"kafka-lineage: {what}",
-                    schedule=events.Schedule.expression(expression),
-                    targets=[self._target(fn, payload)],
-                )
-            )
-        self.glue_rule = events.Rule(
-            self,
-            "GlueSchemaRegistryChanges",
-            description="kafka-lineage: Glue Schema Registry changes (via CloudTrail) to schema-sync",
-            event_pattern=self._pattern(glue_registry_change_pattern(self.config.registry_names)),
-            targets=[self._target(self.schema_sync)],
-        )
-        self.asset_changed_rule = events.Rule(
-            self,
-            "TopicAssetChanged",
-            description="kafka-lineage: schema-sync's Topic Asset Changed events to lineage emission",
-            event_pattern=self._pattern(asset_changed_pattern()),
-            targets=[self._target(self.lineage)],
-        )
-        # lineage-emission found drift and saved its summary: schema-sync shows it on the topic's asset.
-        self.drift_rule = events.Rule(
-            self,
-            "SchemaDriftDetected",
-            description="kafka-lineage: lineage-emission's Schema Drift Detected events to schema-sync",
-            event_pattern=self._pattern(drift_detected_pattern()),
-            targets=[self._target(self.schema_sync)],
-        )
-        rules += [self.glue_rule, self.asset_changed_rule, self.drift_rule]
-        # Nothing should run before the asset type exists and the roles are project members.
-        for rule in rules:
-            rule.node.add_dependency(self.types.asset_type)
-            for fn in (self.schema_sync, self.lineage):
-                if fn.membership is not None:
-                    rule.node.add_dependency(fn.membership)
-        self.rules = rules
-
-    def _accept_source_events(self) -> None:
-        """The default bus accepts the Glue Schema Registry CloudTrail events that each source account's
-        stack forwards (PutEvents from that account only, source aws.glue): the GlueSchemaRegistryChanges
-        rule then hands them to schema-sync, which reads the source through its role."""
-        for account in self.config.source_accounts:
-            events.CfnEventBusPolicy(
-                self,
-                f"SourceEvents{account}",
-                event_bus_name="default",
-                statement_id=f"kafka-lineage-source-{account}",
-                statement={
-                    "Sid": f"kafka-lineage-source-{account}",
-                    "Effect": "Allow",
-                    "Principal": {"AWS": f"arn:{self.partition}:iam::{account}:root"},
-                    "Action": "events:PutEvents",
-                    "Resource": self.format_arn(
-                        service="events", resource="event-bus", resource_name="default"
-                    ),
-                    # As EventBridge's example cross-account policy writes them (events:source per entry).
-                    "Condition": {
-                        "ForAllValues:StringEquals": {"events:source": ["aws.glue"]},
-                        "StringEquals": {"events:detail-type": "AWS API Call via CloudTrail"},
-                    },
-                },
-            )
-
-    @staticmethod
-    def _pattern(pattern: dict[str, Any]) -> events.EventPattern:
-        return events.EventPattern(
-            source=pattern.get("source"),
-            detail_type=pattern.get("detail-type"),
-            detail=pattern.get("detail"),
-        )
-
-    # --- explicit table mappings ----------------------------------------------------------------------
-    def _table_mappings(self) -> None:
-        for parameter in self.config.table_mapping_parameters:
-            leaf = parameter.name.rsplit("/", 1)[1]
-            ssm.StringParameter(
-                self,
-                f"TableMapping-{leaf.split('-', 1)[0]}",
-                parameter_name=parameter.name,
-                string_value=parameter.value,
-                tier=ssm.ParameterTier.STANDARD,
-                description="kafka-lineage table mapping from cdk.json (an operator mapping elsewhere wins)",
-            )
-
-    # --- cdk-nag: each acknowledgment on one resource, for one exact finding, with its reason ------------
-    def _suppress_nag_findings(self) -> None:
-        state_root = self.config.settings.mapping_path
-        for fn, owned, holder in (
-            (self.schema_sync, ("assets",), SCHEMA_SYNC_HOLDER),
-            (self.lineage, ("lineage", "drift"), LINEAGE_HOLDER),
-        ):
-            policy = _default_policy(fn.role)
-            _acknowledge(
-                policy,
-                "AwsSolutions-IAM5[Resource::*]",
-                "Only actions the IAM Service Authorization Reference gives no resource type: X-Ray's "
-                "writes, DataZone's data-plane calls (authorised by project membership too), "
-                "kafka:GetBootstrapBrokers, kafkaconnect:ListConnectors, firehose:ListDeliveryStreams and "
-                "cloudwatch:ListMetrics (the consumer groups' lag metrics)",
-            )
-            wildcards = [
-                nag_arn(self, "ssm", f"parameter{state_root}/*"),
-                *(nag_arn(self, "ssm", f"parameter{state_root}/{own}/*") for own in owned),
-                nag_arn(self, "ssm", f"parameter{state_root}/{LEASE_PATH}/{holder}/*"),
-            ]
-            wildcards += [
-                nag_arn(self, "glue", f"schema/{name}/*") for name in self.config.own_registry_names
-            ]
-            if fn is self.schema_sync:
-                wildcards += [topic_wildcard(arn) for arn in self._own_clusters()]
-            if fn is self.lineage:
-                wildcards += [nag_arn(self, "glue", f"table/{db}/*") for db in self.config.own_databases]
-                wildcards += [nag_arn(self, "kafkaconnect", name) for name in self.connector_resources]
-                wildcards += [
-                    nag_arn(self, service, name) if service else name
-                    for service, name in self.delivery_resources
-                ]
-            for resource in wildcards:
-                _acknowledge(
-                    policy,
-                    f"AwsSolutions-IAM5[Resource::{resource}]",
-                    "Scoped to the configured registries' schemas, the named Glue databases' tables, the "
-                    "MSK Connect connectors the sources read (connector/<name>/<uuid>), the sources' "
-                    "clusters' topics and MSK channels, this account's delivery streams and S3 Tables "
-                    "catalogs (read only) or the MAPPING_PATH subtree, whose members appear at run time "
-                    "and cannot be listed here",
-                )
-        if self.subscription_grants is not None:
-            policy = _default_policy(self.subscription_grants.function.role)
-            for finding, reason in self.subscription_grants.nag_findings():
-                _acknowledge(policy, finding, reason)
-        _acknowledge(
-            _default_policy(self.types.handler_role),
-            "AwsSolutions-IAM5[Resource::*]",
-            "DataZone's asset and form type actions take no resource type in the IAM Service Authorization "
-            "Reference; DataZone authorises them by the role's project ownership",
-        )
-        on_event = self.types.provider.on_event_handler
-        assert isinstance(on_event, lambda_.Function)
-        handler_id = self.get_logical_id(_cfn(on_event))
-        _acknowledge(
-            _default_policy(self.types.provider_role),
-            f"AwsSolutions-IAM5[Resource::<{handler_id}.Arn>:*]",
-            "CDK's provider framework may invoke any version of its own onEvent handler, and nothing else",
-        )
-        _acknowledge(
-            _cfn(self.failure_queue),
-            "AwsSolutions-SQS3",
-            "This queue is the dead end itself: the functions' on-failure destination and the rules' DLQ",
-        )
-
 
 class KafkaLineageStack(cdk.Stack):
     """The repository's own stack (app.py): nothing but the KafkaLineage construct.
@@ -621,24 +406,3 @@ class KafkaLineageStack(cdk.Stack):
         )
         self.kafka_lineage = KafkaLineage(self, "Default", config=config)
         self.config = config
-
-
-def _cfn(construct: IConstruct) -> cdk.CfnResource:
-    resource = construct.node.default_child
-    assert isinstance(resource, cdk.CfnResource)
-    return resource
-
-
-def _default_policy(role: iam.Role) -> cdk.CfnResource:
-    return _cfn(role.node.find_child("DefaultPolicy"))
-
-
-def topic_wildcard(cluster_arn: str) -> str:
-    """Every topic of an MSK cluster: arn:…:cluster/<name>/<uuid> -> arn:…:topic/<name>/<uuid>/*."""
-    prefix, _, rest = cluster_arn.partition(":cluster/")
-    return f"{prefix}:topic/{rest}/*"
-
-
-def _acknowledge(resource: cdk.CfnResource, finding: str, reason: str) -> None:
-    """Acknowledge one cdk-nag finding on one resource (never on a stack or a subtree)."""
-    cdk.Validations.of(resource).acknowledge(cdk.Acknowledgment(id=finding, reason=reason))

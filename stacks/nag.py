@@ -1,8 +1,10 @@
-"""ARNs as cdk-nag renders them in a finding's `appliesTo` (the exact strings an acknowledgment names)."""
+"""cdk-nag: ARNs as it renders them in a finding's `appliesTo` (the exact strings an acknowledgment names),
+and one acknowledgment on one resource for one exact finding."""
 
 from __future__ import annotations
 
 import aws_cdk as cdk
+from aws_cdk import aws_iam as iam
 from constructs import IConstruct
 
 
@@ -19,3 +21,24 @@ def nag_arn(scope: IConstruct, service: str, resource: str) -> str:
     region = _rendered(stack.region, "Region")
     account = _rendered(stack.account, "AccountId")
     return f"arn:{partition}:{service}:{region}:{account}:{resource}"
+
+
+def cfn_resource(construct: IConstruct) -> cdk.CfnResource:
+    resource = construct.node.default_child
+    assert isinstance(resource, cdk.CfnResource)
+    return resource
+
+
+def default_policy(role: iam.Role) -> cdk.CfnResource:
+    return cfn_resource(role.node.find_child("DefaultPolicy"))
+
+
+def topic_wildcard(cluster_arn: str) -> str:
+    """Every topic of an MSK cluster: arn:…:cluster/<name>/<uuid> -> arn:…:topic/<name>/<uuid>/*."""
+    prefix, _, rest = cluster_arn.partition(":cluster/")
+    return f"{prefix}:topic/{rest}/*"
+
+
+def acknowledge(resource: cdk.CfnResource, finding: str, reason: str) -> None:
+    """Acknowledge one cdk-nag finding on one resource (never on a stack or a subtree)."""
+    cdk.Validations.of(resource).acknowledge(cdk.Acknowledgment(id=finding, reason=reason))

@@ -17,7 +17,7 @@ import aws_cdk as cdk
 import pytest
 from aws_cdk.assertions import Template
 
-from stacks import lineage_stack
+from stacks import nag
 from stacks.app import build_app
 from stacks.config import CONTEXT_KEY
 from stacks.lineage_stack import KafkaLineageStack
@@ -132,7 +132,7 @@ def synthesize_recording_acknowledgments(
         recorded.append((resource.node.path, finding))
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(lineage_stack, "_acknowledge", record)
+        patch.setattr(nag, "acknowledge", record)
         try:
             return synthesize(context, outdir), recorded, ""
         except RuntimeError as error:

@@ -35,21 +35,27 @@ from kafka_lineage.aws.calls import instrument
 from kafka_lineage.aws.pacing import Pacer
 from kafka_lineage.aws.packed_store import WRITE_OPERATIONS
 from kafka_lineage.model.failures import Conflict, LeaseBusy, LeaseLost
-from kafka_lineage.model.state_layout import CONFIG, state_path
+from kafka_lineage.model.state_layout import (
+    CONFIG,
+    LINEAGE_HOLDER,
+    ROLE_LEASE_PREFIX,
+    SCHEMA_SYNC_HOLDER,
+    state_path,
+)
 from kafka_lineage.observability import logger
 
 if TYPE_CHECKING:
     from mypy_boto3_ssm import SSMClient
 
-HOLDERS = ("schema-sync", "lineage-emission")
+HOLDERS = (SCHEMA_SYNC_HOLDER, LINEAGE_HOLDER)
 # subscription-grants holds one lease per IAM role it writes: `subscription-grants-<hash of the role ARN>`
 # (an ARN carries `:` and `+=,@`, which SSM names refuse; the hash keeps the name short and valid).
-ROLE_HOLDER = re.compile(r"subscription-grants-[0-9a-f]{24}")
+ROLE_HOLDER = re.compile(rf"{ROLE_LEASE_PREFIX}[0-9a-f]{{24}}")
 
 
 def role_holder(role_arn: str) -> str:
     """The lease holder name of one IAM role (subscription-grants writes each role under its own lease)."""
-    return f"subscription-grants-{hashlib.sha256(role_arn.encode()).hexdigest()[:24]}"
+    return f"{ROLE_LEASE_PREFIX}{hashlib.sha256(role_arn.encode()).hexdigest()[:24]}"
 
 
 LEASE_MARGIN_SECONDS = 30.0  # added to the holder's remaining time: its lease outlives it

@@ -14,6 +14,12 @@ LINEAGE = "lineage"  # the lineage emission state (lineage-emission)
 TABLE_MAPPINGS = "table-mappings"  # explicit topic -> table mappings (the stack and operators)
 DRIFT = "drift"  # the last schema drift found per topic (written by lineage, shown on the asset by sync)
 CONFIG = "config"  # the state leases, `config/lease/{holder}`
+# The state leases, one chain of generations per holder (kafka_lineage.aws.lease): the two functions', and
+# subscription-grants' one per IAM role (`subscription-grants-<hash of the role ARN>`).
+LEASE_PATH = f"{CONFIG}/lease"
+SCHEMA_SYNC_HOLDER = "schema-sync"
+LINEAGE_HOLDER = "lineage-emission"
+ROLE_LEASE_PREFIX = "subscription-grants-"
 # SSM standard tier: a String value of at most 4 KB.
 MAX_VALUE_BYTES = 4096
 
