@@ -198,3 +198,17 @@ def test_the_command_line_starts_without_cdk_and_stays_out_of_the_functions_laye
     # And the functions' layer does not carry the command line's libraries
     requirements = (ROOT / "lambdas" / "requirements.txt").read_text().lower()
     assert not re.search(r"^(click|rich)\b", requirements, re.MULTILINE)
+
+
+MAX_MODULE_LINES = 500
+
+
+def test_every_shipped_module_stays_within_500_lines():
+    # Given every module the wheel ships (the functions' code, the constructs, the command line)
+    # Then none is over 500 lines: past that, a module mixes concerns a newcomer must hold at once
+    over = {
+        path.relative_to(ROOT).as_posix(): lines
+        for path in _shipped_modules()
+        if (lines := len(path.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES
+    }
+    assert over == {}, f"shipped modules over {MAX_MODULE_LINES} lines (split them by concern): {over}"
