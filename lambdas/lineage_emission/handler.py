@@ -15,7 +15,7 @@ from kafka_lineage.config import Settings
 from kafka_lineage.engine.deadline import Deadline
 from kafka_lineage.lineage.requests import parse_emit_event
 from kafka_lineage.lineage.run import emit_lineage
-from kafka_lineage.observability import logger, metrics, tracer
+from kafka_lineage.observability import logger, observed
 from lineage_emission.wiring import LEASE_HOLDER, Wiring
 
 # The context is Lambda's, or any object with its attributes (tests and the local runs pass their own).
@@ -35,13 +35,7 @@ def _account(context: LambdaContext) -> str:
 def make_handler(wiring: Wiring) -> Handler:
     """The Lambda handler over `wiring` (the composition root: the deployed one below, or a test's)."""
 
-    @logger.inject_lambda_context(clear_state=True)
-    @metrics.log_metrics
-    @tracer.capture_lambda_handler
-    def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-        return _invoke(wiring, event, context)
-
-    return handler
+    return observed(lambda event, context: _invoke(wiring, event, context))
 
 
 def _invoke(wiring: Wiring, event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:

@@ -18,7 +18,7 @@ from kafka_lineage.aws.connectors import MskConnect, SourceConnectors
 from kafka_lineage.aws.consumer_groups import ConsumerGroups, SourceConsumerGroups
 from kafka_lineage.aws.continuation import hand_on
 from kafka_lineage.aws.delivery import DeliveryPaths, SourceDeliveryPaths
-from kafka_lineage.aws.lease import LEASE_MARGIN_SECONDS, StateLease
+from kafka_lineage.aws.lease import StateLease
 from kafka_lineage.aws.lineage_api import LineageApi
 from kafka_lineage.aws.lineage_graph import DataZoneDownstreamWalker
 from kafka_lineage.aws.pacing import Pacing, StageRates
@@ -115,14 +115,7 @@ def connect(settings: Settings, account: str = "", function_name: str = "lineage
 
 def state_lease(settings: Settings, context: LambdaContext) -> StateLease:
     """The lineage state's lease of this invocation: it may hold it for its whole remaining time."""
-    remaining = float(context.get_remaining_time_in_millis()) / 1000
-    return StateLease(
-        client("ssm"),
-        settings.mapping_path,
-        LEASE_HOLDER,
-        ttl_seconds=remaining + LEASE_MARGIN_SECONDS,
-        owner=context.aws_request_id,
-    )
+    return StateLease.for_invocation(client("ssm"), settings.mapping_path, LEASE_HOLDER, context)
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from kafka_lineage.config import Settings
 from kafka_lineage.engine.deadline import Deadline
-from kafka_lineage.observability import logger, metrics, tracer
+from kafka_lineage.observability import logger, observed
 from kafka_lineage.sync.requests import parse_sync_event, with_resume
 from kafka_lineage.sync.run import SchemaSync
 from schema_sync.wiring import HOLDER, Wiring
@@ -35,13 +35,7 @@ class SyncFailed(RuntimeError):
 def make_handler(wiring: Wiring) -> Handler:
     """The Lambda handler over `wiring` (the composition root: the deployed one below, or a test's)."""
 
-    @logger.inject_lambda_context(clear_state=True)
-    @metrics.log_metrics
-    @tracer.capture_lambda_handler
-    def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-        return _invoke(wiring, event, context)
-
-    return handler
+    return observed(lambda event, context: _invoke(wiring, event, context))
 
 
 def _invoke(wiring: Wiring, event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:

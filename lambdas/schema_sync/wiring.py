@@ -16,7 +16,7 @@ from kafka_lineage.aws.catalog import Catalog
 from kafka_lineage.aws.clients import client
 from kafka_lineage.aws.continuation import hand_on
 from kafka_lineage.aws.kafka import cluster_namespace
-from kafka_lineage.aws.lease import LEASE_MARGIN_SECONDS, StateLease
+from kafka_lineage.aws.lease import StateLease
 from kafka_lineage.aws.pacing import Pacing, StageRates
 from kafka_lineage.aws.packed_store import PackedStore
 from kafka_lineage.aws.registry import SourceRegistries
@@ -80,14 +80,7 @@ def build_adapters(
 
 def state_lease(settings: Settings, context: LambdaContext) -> StateLease:
     """The asset records' lease of this invocation: it may hold it for its whole remaining time."""
-    remaining = float(context.get_remaining_time_in_millis()) / 1000
-    return StateLease(
-        client("ssm"),
-        settings.mapping_path,
-        HOLDER,
-        ttl_seconds=remaining + LEASE_MARGIN_SECONDS,
-        owner=context.aws_request_id,
-    )
+    return StateLease.for_invocation(client("ssm"), settings.mapping_path, HOLDER, context)
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ from kafka_lineage.grants.ports import GrantPorts
 from kafka_lineage.grants.requests import parse_request
 from kafka_lineage.grants.run import GrantRun
 from kafka_lineage.grants.settings import GrantSettings
-from kafka_lineage.observability import logger, metrics, tracer
+from kafka_lineage.observability import logger, observed
 from subscription_grants.wiring import Wiring
 from subscription_grants.wiring import build as build_ports
 
@@ -75,13 +75,9 @@ def make_handler(wiring: Wiring) -> Callable[[dict[str, Any], Any], dict[str, An
     # (the context is Lambda's, or any object with its attributes: tests and the local runs pass their own)
     """The Lambda handler over `wiring` (the composition root: the deployed one below, or a test's)."""
 
-    @logger.inject_lambda_context(clear_state=True)
-    @metrics.log_metrics
-    @tracer.capture_lambda_handler
-    def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-        return run(event, context, build=wiring.ports, continue_with=wiring.hand_on)
-
-    return handler
+    return observed(
+        lambda event, context: run(event, context, build=wiring.ports, continue_with=wiring.hand_on)
+    )
 
 
 handler = make_handler(Wiring())

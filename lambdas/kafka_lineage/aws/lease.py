@@ -124,6 +124,13 @@ class StateLease:
         # unknown). A reader that listed the world after this moment need not list it again under the lease.
         self.previous_write: float = float("inf")
 
+    @classmethod
+    def for_invocation(cls, ssm: SSMClient, state_root: str, holder: str, context: Any) -> StateLease:
+        """The lease of one Lambda invocation (`context`: Lambda's): held for at most its remaining time
+        plus the margin, owned by its request id (a retry of the same request holds it already)."""
+        remaining = float(context.get_remaining_time_in_millis()) / 1000
+        return cls(ssm, state_root, holder, remaining + LEASE_MARGIN_SECONDS, context.aws_request_id)
+
     # ------------------------------------------------------------------------------------------ public
     def acquire(self, wait_seconds: float) -> None:
         """Hold the lease, waiting up to `wait_seconds` for a live holder to finish; else `LeaseBusy`."""
