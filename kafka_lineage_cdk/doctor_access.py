@@ -70,8 +70,8 @@ def _check_pattern(iam: Any, pattern: str, config: Any, target: Target) -> list[
     if not admitted:
         message = f"{pattern}: no role of account {target.account} matches it yet (grants to them would)"
         return [Finding(CHECK, WARN, message)]
-    reader = IamRoles(lambda _account: iam, Naming().path)
     naming = Naming.for_stack(config.settings.domain_id, config.settings.asset_type_name)
+    reader = IamRoles(lambda _account: iam, naming.path)
     refused: list[Finding] = []
     for arn in admitted[:MAX_ROLES]:
         cause = _refusal(reader, arn, (access, naming), clusters, target)

@@ -117,6 +117,11 @@ class StackConfig:
         return tuple(source for source in self.settings.sources if not source.role_arn)
 
     @property
+    def own_cluster_arns(self) -> list[str]:
+        """The MSK clusters of the sources read in this account (another account's through its role)."""
+        return sorted({source.cluster_arn for source in self.own_sources})
+
+    @property
     def own_registry_names(self) -> tuple[str, ...]:
         return tuple(source.registry_name for source in self.own_sources)
 

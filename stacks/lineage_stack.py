@@ -219,10 +219,6 @@ class KafkaLineage(LineageNag, LineageTriggers):
     # Which resource types an action accepts is the IAM Service Authorization Reference's (SAR) word, and
     # tests/infrastructure/sar.py checks every statement against it. An action with no resource type is
     # granted only on "*"; each such grant says so where it is made.
-    def _own_clusters(self) -> list[str]:
-        """The MSK clusters of the sources read in this account (another account's through its role)."""
-        return sorted({source.cluster_arn for source in self.config.own_sources})
-
     def _registry_arns(self) -> list[str]:
         arns: list[str] = []
         for name in self.config.own_registry_names:
@@ -280,7 +276,7 @@ class KafkaLineage(LineageNag, LineageTriggers):
             # SAR: kafka:GetBootstrapBrokers takes no resource type ("*" only). Needed only to derive
             # the default namespace of a source without an explicit one.
             fn.allow("MskBootstrapBrokers", ["kafka:GetBootstrapBrokers"], ["*"])
-        clusters = self._own_clusters()
+        clusters = self.config.own_cluster_arns
         if clusters:
             # The topics as the clusters have them (sync/topics.py). SAR: kafka:ListTopics takes the cluster,
             # kafka:DescribeTopic the topic (topic/<cluster name>/<cluster uuid>/<topic name>).
