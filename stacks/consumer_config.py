@@ -16,9 +16,9 @@ from typing import Any
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from kafka_lineage.access.settings import AccessSettings
-from kafka_lineage.config import EXTERNAL_ID, ROLE_ARN, SETTINGS_MODEL, ConfigError
+from kafka_lineage.config import ROLE_ARN, SETTINGS_MODEL, ConfigError
 
-from .source_config import load_context_object
+from .source_config import ExternalId, StackName, load_context_object
 
 CONSUMER_CONTEXT_KEY = "kafkaLineageConsumer"
 DEFAULT_ROLE_NAME = "KafkaLineageConsumer"
@@ -29,16 +29,14 @@ class ConsumerAccountConfig(BaseModel):
 
     model_config = SETTINGS_MODEL
 
-    stack_name: str = Field(
-        default="KafkaLineageConsumer",
-        pattern=r"^[A-Za-z][A-Za-z0-9-]{0,127}$",  # CloudFormation stack names (anchored: pydantic searches)
-        description="The consumer stack's CloudFormation stack name.",
+    stack_name: StackName = Field(
+        default="KafkaLineageConsumer", description="The consumer stack's CloudFormation stack name."
     )
     trusted_role_arn: str = Field(
         description="The governance stack's subscription-grants role (its output "
         "`SubscriptionGrantsRoleArn`), the only principal the role trusts.",
     )
-    external_id: str = Field(
+    external_id: ExternalId = Field(
         description="The external id subscription-grants sends with AssumeRole (the governance stack's "
         "`access.externalId`).",
     )
@@ -61,13 +59,6 @@ class ConsumerAccountConfig(BaseModel):
     def _trusted(cls, value: str) -> str:
         if not ROLE_ARN.fullmatch(value):
             raise ValueError(f"{value!r} is not an IAM role ARN")
-        return value
-
-    @field_validator("external_id")
-    @classmethod
-    def _external_id(cls, value: str) -> str:
-        if not EXTERNAL_ID.fullmatch(value):
-            raise ValueError(f"{value!r} is not a valid STS ExternalId ({EXTERNAL_ID.pattern})")
         return value
 
     @field_validator("consumer_roles", mode="before")

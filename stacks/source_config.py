@@ -29,9 +29,10 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     Field,
     StrictBool,
@@ -44,6 +45,18 @@ from kafka_lineage.config import EXTERNAL_ID, ROLE_ARN, SETTINGS_MODEL, ConfigEr
 from kafka_lineage.model.errors import describe
 from kafka_lineage.model.names import GlueCatalogName, GlueName
 
+
+def _external_id(value: str) -> str:
+    if not EXTERNAL_ID.fullmatch(value):
+        raise ValueError(f"{value!r} is not a valid STS ExternalId ({EXTERNAL_ID.pattern})")
+    return value
+
+
+# What the source and the consumer account stacks both take: their own CloudFormation stack name, and the
+# external id their role's trust asks of the governance stack's AssumeRole.
+StackName = Annotated[str, Field(pattern=r"^[A-Za-z][A-Za-z0-9-]{0,127}$")]  # anchored: pydantic searches
+ExternalId = Annotated[str, AfterValidator(_external_id)]
+
 SOURCE_CONTEXT_KEY = "kafkaLineageSource"
 DEFAULT_ROLE_NAME = "kafka-lineage-source-reader"
 
@@ -51,17 +64,15 @@ DEFAULT_ROLE_NAME = "kafka-lineage-source-reader"
 class SourceAccountConfig(BaseModel):
     model_config = SETTINGS_MODEL
 
-    stack_name: str = Field(
-        default="KafkaLineageSource",
-        pattern=r"^[A-Za-z][A-Za-z0-9-]{0,127}$",  # CloudFormation stack names (anchored: pydantic searches)
-        description="The source stack's CloudFormation stack name.",
+    stack_name: StackName = Field(
+        default="KafkaLineageSource", description="The source stack's CloudFormation stack name."
     )
     trusted_role_arns: tuple[str, ...] = Field(
         min_length=1,
         description="The governance stack's two function roles (its outputs `SchemaSyncRoleArn` and "
         "`LineageRoleArn`), the only principals the read-only role trusts; all in the governance account.",
     )
-    external_id: str = Field(
+    external_id: ExternalId = Field(
         description="The external id the functions send with AssumeRole (the governance source's "
         "`externalId`).",
     )
@@ -113,13 +124,6 @@ class SourceAccountConfig(BaseModel):
         for arn in value:
             if not ROLE_ARN.fullmatch(arn):
                 raise ValueError(f"{arn!r} is not an IAM role ARN")
-        return value
-
-    @field_validator("external_id")
-    @classmethod
-    def _external_id(cls, value: str) -> str:
-        if not EXTERNAL_ID.fullmatch(value):
-            raise ValueError(f"{value!r} is not a valid STS ExternalId ({EXTERNAL_ID.pattern})")
         return value
 
     @field_validator("registries", "databases")
