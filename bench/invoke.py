@@ -90,15 +90,30 @@ def call_signature(service: str, operation: str, params: dict[str, Any], tokens:
     return [f"{service}:{operation}", target, hashlib.sha256(body.encode()).hexdigest()[:16]]
 
 
+@dataclass
+class Recorded:
+    """What an invocation called: each call's signature (`call_signature`), and when (`spans`: the
+    call's "service:Operation", its start and its end, in seconds since the recording began, botocore's own
+    retries inside one span). The spans show where a run's time went: when its slowest quota's calls began,
+    and how long they stood idle (report.bottleneck_timeline)."""
+
+    calls: list[list[str]] = field(default_factory=list)
+    spans: list[tuple[str, float, float]] = field(default_factory=list)
+
+
 @contextlib.contextmanager
-def recorded_calls() -> Iterator[list[list[str]]]:
-    """Record the signature of every botocore API call made inside the block (this process only)."""
+def recorded_calls() -> Iterator[Recorded]:
+    """Record the signature and the span of every botocore API call made inside the block (this process
+    only)."""
     from botocore.client import BaseClient
 
-    calls: list[list[str]] = []
+    recorded = Recorded()
+    calls, spans = recorded.calls, recorded.spans
     original = BaseClient._make_api_call
+    began = time.monotonic()
 
     def recording(client: Any, operation_name: str, api_params: dict[str, Any]) -> Any:
+        start = time.monotonic() - began
         try:
             model = client.meta.service_model
             members = model.operation_model(operation_name).input_shape
@@ -110,11 +125,15 @@ def recorded_calls() -> Iterator[list[list[str]]]:
             calls.append(call_signature(model.service_name, operation_name, api_params, tokens))
         except Exception as failure:  # recording must never change what the invocation does
             calls.append([f"unrecorded:{operation_name}", "", repr(failure)[:60]])
-        return original(client, operation_name, api_params)
+        try:
+            return original(client, operation_name, api_params)
+        finally:
+            key = f"{client.meta.service_model.service_name}:{operation_name}"
+            spans.append((key, round(start, 4), round(time.monotonic() - began, 4)))
 
     BaseClient._make_api_call = recording
     try:
-        yield calls
+        yield recorded
     finally:
         BaseClient._make_api_call = original
 
@@ -164,12 +183,12 @@ def run(warm: Warm, job: dict[str, Any]) -> dict[str, Any]:
 def _in_child(warm: Warm, job: dict[str, Any], answer_fd: int) -> None:
     os.dup2(2, 1)  # the handlers log to stdout: keep it apart from the answers
     os.environ.update(job.get("env") or {})
-    with recorded_calls() as calls:
+    with recorded_calls() as recorded:
         try:
             answer = run(warm, job)
         except BaseException as failure:
             answer = {"wall_seconds": 0.0, "result": {}, "error": repr(failure), "peak_rss_mb": 0.0}
-    answer["calls"] = calls
+    answer["calls"], answer["spans"] = recorded.calls, recorded.spans
     with os.fdopen(answer_fd, "w") as out:
         out.write(json.dumps(answer, default=str))
 

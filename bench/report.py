@@ -171,6 +171,8 @@ class Measurement:
     neighbour: float = 0.0  # the share of each quota another tool in the account used (the stand-ins')
     throttled_calls: int = 0  # attempts the stand-ins' quotas refused
     ok_calls: dict[str, int] | None = None  # "service:Operation" -> successful calls
+    # When the slowest quota bucket's calls went (bench/timeline.py): its lead-in, idle time and tail
+    timeline: dict[str, Any] | None = None
 
     @property
     def title(self) -> str:

@@ -73,7 +73,7 @@ PARSE_SAMPLE = 300
 
 os.environ.update({key: os.environ.get(key, value) for key, value in QUIET.items()})
 
-from bench import readers, report, seed  # noqa: E402
+from bench import readers, report, seed, timeline  # noqa: E402
 from bench.processes import StandinServer, WarmEnvironment  # noqa: E402
 from bench.report import BASELINE, PROJECT, Measurement, SsmFootprint  # noqa: E402
 
@@ -221,6 +221,8 @@ class Run:
     invocations: int = 0
     result: dict[str, Any] = field(default_factory=dict)
     calls: list[list[str]] = field(default_factory=list)  # [key, target, digest] of every call, in order
+    # (key, start, end) of every call, in seconds from the run's start (invocations back to back)
+    spans: list[timeline.Span] = field(default_factory=list)
 
 
 def until_done(
@@ -239,6 +241,8 @@ def until_done(
     while True:
         answer = invoke()
         run.invocations += 1
+        offset = run.wall_seconds
+        run.spans.extend((key, offset + start, offset + end) for key, start, end in answer.get("spans") or [])
         run.wall_seconds += float(answer["wall_seconds"])
         run.cpu_seconds += float(answer.get("cpu_seconds", 0.0))
         run.peak_rss_mb = max(run.peak_rss_mb, float(answer["peak_rss_mb"]))
@@ -431,6 +435,9 @@ class Bench:
             throttled_calls=throttled,
             ok_calls=ok_calls,
         )
+        slowest = timeline.slowest(measurement.documented_floor())
+        spent = timeline.timeline(run.spans, slowest, run.wall_seconds) if slowest else None
+        measurement.timeline = spent.as_dict() if spent else None
         self.measurements.append(measurement)
         self.log(
             f"  {measurement.title:<30} {implementation:<8} {run.wall_seconds:8.2f} s  "
@@ -438,6 +445,8 @@ class Bench:
             f"quota floor {measurement.documented_floor_seconds():.1f} s, {throttled} throttled  "
             f"{_outcome(run.result)}"
         )
+        if spent and scenario in report.PACED_SCENARIOS:
+            self.log(f"    slowest quota {spent.describe()}")
         return measurement
 
     @staticmethod

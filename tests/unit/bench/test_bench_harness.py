@@ -39,15 +39,20 @@ def test_every_api_call_of_any_client_is_recorded_once_and_only_inside_the_block
     stubber.activate()
 
     # When it makes two identical calls inside the block and one after it
-    with invoke.recorded_calls() as calls:
+    with invoke.recorded_calls() as recorded:
         client.put_parameter(Name="/m/a", Value="v", Type="String", Overwrite=True)
         client.put_parameter(Name="/m/a", Value="v", Type="String", Overwrite=True)
     client.put_parameter(Name="/m/b", Value="v", Type="String", Overwrite=True)
 
     # Then the two inside are recorded, with one signature
+    calls = recorded.calls
     assert len(calls) == 2
     assert calls[0] == calls[1]
     assert calls[0][:2] == ["ssm:PutParameter", "/m/a"]
+    # And each with its span, one after the other
+    assert [key for key, _, _ in recorded.spans] == ["ssm:PutParameter"] * 2
+    (_, start_1, end_1), (_, start_2, end_2) = recorded.spans
+    assert 0 <= start_1 <= end_1 <= start_2 <= end_2
 
 
 def test_a_checkpointed_run_keeps_the_calls_of_every_invocation_in_order() -> None:
