@@ -12,7 +12,7 @@ import pytest
 from kafka_lineage.engine.deadline import Deadline
 from kafka_lineage.engine.order import Position
 from kafka_lineage.engine.pace import Pace
-from kafka_lineage.engine.pipeline import CHUNK_ITEMS, AppliedChunk, Item, Pipeline, Planned
+from kafka_lineage.engine.pipeline import CHUNK_GROWTH, CHUNK_ITEMS, AppliedChunk, Item, Pipeline, Planned
 from kafka_lineage.model.asset_records import AssetRecord
 from kafka_lineage.model.catalog import AssetContent
 from kafka_lineage.sync import plan
@@ -39,6 +39,7 @@ class Recorder:
         self.crash_in = crash_in
         self.saved: list[int] = []
         self.reported: list[int] = []
+        self.sizes: list[int] = []  # items per chunk, in the order read
         self.threads: set[str] = set()
         self.lock = threading.Lock()
 
@@ -50,6 +51,7 @@ class Recorder:
 
     def plan_chunk(self, chunk: Sequence[Item], inspected: Sequence[tuple[object, object]]) -> Planned:
         actions = tuple(item for _, item in chunk if isinstance(item, plan.Delete))
+        self.sizes.append(len(chunk))
         return Planned(plan.SyncPlan(actions=actions), actions, writes=len(actions), read_writes=0)
 
     def needs_lease(self) -> bool:
@@ -97,22 +99,24 @@ def pipeline(
 
 
 def test_given_whole_groups_when_run_then_every_chunk_is_saved_in_order_and_resumes_after_the_last() -> None:
-    # Given 10 hash groups of 6 deletions (4 groups make a chunk of CHUNK_ITEMS; the first chunk, one round
-    # of the 4 workers, is one whole group)
-    items = work(10)
+    # Given 20 hash groups of 6 deletions (the first chunk, one round of the 4 workers, is one whole group)
+    items = work(20)
     recorder = Recorder()
 
     # When the engine runs them with no deadline
     progress = pipeline(recorder).run(items)
 
     # Then each chunk was saved once, in order, the writes ran on the write pool, and nothing is left
-    assert CHUNK_ITEMS == 24
-    assert recorder.saved == recorder.reported == [0, 1, 2, 3]
+    assert recorder.saved == recorder.reported == list(range(len(recorder.sizes)))
     assert recorder.threads
     assert all(name.startswith("run-write") for name in recorder.threads)
     assert progress.incomplete is False
     assert progress.remaining == 0
     assert progress.resume_after == items[-1][0]
+    # And the chunks grew gently from one group to CHUNK_ITEMS (4 groups), never by more than CHUNK_GROWTH
+    # over the limit before (whole groups: a chunk may stay at one group while the limit grows past it)
+    assert recorder.sizes == [6, 6, 6, 6, 6, 12, 12, 18, 24, 24]
+    assert (CHUNK_ITEMS, CHUNK_GROWTH) == (24, 1.25)
 
 
 def test_given_a_save_that_fails_when_run_then_the_resume_point_stays_before_that_chunk() -> None:
@@ -124,8 +128,8 @@ def test_given_a_save_that_fails_when_run_then_the_resume_point_stays_before_tha
     progress = pipeline(recorder).run(items)
 
     # Then the later chunks are still saved, but a follow-up resumes after the first chunk (one group) only
-    assert recorder.saved == [0, 2, 3]
-    assert recorder.reported == [0, 1, 2, 3]  # the unsaved chunk is reported too (its items failed)
+    assert recorder.saved == [0, *range(2, len(recorder.sizes))]
+    assert recorder.reported == list(range(len(recorder.sizes)))  # the unsaved chunk is reported too
     assert progress.resume_after == items[5][0]
 
 
