@@ -86,7 +86,6 @@ def build(settings: GrantSettings, context: LambdaContext, environ: Mapping[str,
             settings.mapping_path,
             context.aws_request_id,
             remaining,
-            settings.lease_wait_seconds,
         ),
     )
 

@@ -45,7 +45,6 @@ class RoleLeases:
         state_root: str,
         owner: str,
         ttl_seconds: Callable[[], float],
-        wait_seconds: float,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self._ssm = ssm
@@ -53,7 +52,6 @@ class RoleLeases:
         self._root = state_root
         self._owner = owner
         self._ttl = ttl_seconds
-        self._wait = wait_seconds
         self.taken = 0  # leases acquired by this invocation
 
     def mark(self) -> float:
@@ -61,7 +59,7 @@ class RoleLeases:
         return self._clock()
 
     @contextmanager
-    def hold(self, role_arns: Sequence[str]) -> Iterator[Held]:
+    def hold(self, role_arns: Sequence[str], wait_seconds: float) -> Iterator[Held]:
         with ExitStack() as stack:
             writes: list[float] = []
             for role in sorted(set(role_arns)):
@@ -73,7 +71,7 @@ class RoleLeases:
                     self._owner,
                     clock=LeaseClock(self._clock),
                 )
-                lease.acquire(self._wait)
+                lease.acquire(wait_seconds)
                 stack.callback(lease.release)
                 writes.append(lease.previous_write)
                 self.taken += 1

@@ -84,14 +84,15 @@ class HeldLeases(Protocol):
 
 
 class RoleLeases(Protocol):
-    """One writer per IAM role: `hold(roles)` holds every role's lease for the block, or raises
-    `kafka_lineage.model.failures.LeaseBusy` when another invocation holds one of them past the wait."""
+    """One writer per IAM role: `hold(roles, wait_seconds)` holds every role's lease for the block, or
+    raises `kafka_lineage.model.failures.LeaseBusy` when another invocation holds one of them past the wait
+    (the run's: the engine's one wait, never past its deadline)."""
 
     def mark(self) -> float:
         """A moment on the leases' clock, taken before listing the grants."""
         ...
 
-    def hold(self, role_arns: Sequence[str]) -> AbstractContextManager[HeldLeases]: ...
+    def hold(self, role_arns: Sequence[str], wait_seconds: float) -> AbstractContextManager[HeldLeases]: ...
 
 
 @dataclass(frozen=True)

@@ -194,7 +194,7 @@ class GrantRun:
         listing = first
         for _ in range(LEASE_ROUNDS):
             held = sorted(roles) if leased and not result.dry_run else []
-            with self._ports.leases.hold(held) if held else nullcontext() as leases:
+            with self._ports.leases.hold(held, self._lease_wait()) if held else nullcontext() as leases:
                 if listing is None or (leases is not None and leases.written_since(listing.mark)):
                     listing = self._list()
                 scope = scope_of(roles, listing.records, resolver)
@@ -218,6 +218,10 @@ class GrantRun:
         raise LeaseBusy(
             f"the roles of this grant kept changing while their leases were taken: {sorted(roles)}"
         )
+
+    def _lease_wait(self) -> float:
+        """The engine's one wait for a busy lease, never into the deadline's margin (engine.lease.hold)."""
+        return max(0.0, min(self._settings.lease_wait_seconds, self._deadline.left()))
 
     def _list(self) -> Listing:
         mark = self._ports.leases.mark()  # before the first page: a write after it is not in the listing

@@ -373,11 +373,13 @@ class FakeHeld:
 
 
 class FakeLeases:
-    """One lock per role, taken in sorted order; `hold` waits at most `wait` seconds for each. Its clock is
-    a counter: `mark()` and every release take the next tick, so `written_since` is exact."""
+    """One lock per role, taken in sorted order; `hold` waits for each at most what the run asks, and at most
+    `wait` seconds (the run asks for the engine's 20 s); `waits` records what the run asked. Its clock is a
+    counter: `mark()` and every release take the next tick, so `written_since` is exact."""
 
     def __init__(self, wait: float = 5.0) -> None:
         self.wait = wait
+        self.waits: list[float] = []
         self.locks: dict[str, threading.Lock] = {}
         self.taken: list[str] = []
         self.released: dict[str, int] = {}
@@ -389,13 +391,14 @@ class FakeLeases:
             return next(self._ticks)
 
     @contextmanager
-    def hold(self, role_arns: Sequence[str]) -> Iterator[FakeHeld]:
+    def hold(self, role_arns: Sequence[str], wait_seconds: float) -> Iterator[FakeHeld]:
         held: list[tuple[str, threading.Lock]] = []
+        self.waits.append(wait_seconds)
         try:
             for role in sorted(set(role_arns)):
                 with self._lock:
                     lock = self.locks.setdefault(role, threading.Lock())
-                if not lock.acquire(timeout=self.wait):
+                if not lock.acquire(timeout=min(self.wait, wait_seconds)):
                     raise LeaseBusy(f"role {role} is held by another run")
                 held.append((role, lock))
                 self.taken.append(role)
@@ -418,7 +421,7 @@ class NoLeases:
         return 0.0
 
     @contextmanager
-    def hold(self, role_arns: Sequence[str]) -> Iterator[FakeHeld]:
+    def hold(self, role_arns: Sequence[str], wait_seconds: float) -> Iterator[FakeHeld]:
         yield FakeHeld(dict.fromkeys(role_arns, 1), tuple(role_arns))
 
 

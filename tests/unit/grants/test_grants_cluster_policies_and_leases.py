@@ -147,12 +147,12 @@ def test_a_role_lease_is_one_valid_ssm_name_per_role_and_a_second_holder_waits_t
     )
     with mock_aws():
         ssm = boto3.client("ssm", region_name="eu-west-1")
-        one = RoleLeases(ssm, "/kafka-lineage", "invocation-1", lambda: 60.0, wait_seconds=0.0)
-        two = RoleLeases(ssm, "/kafka-lineage", "invocation-2", lambda: 60.0, wait_seconds=0.0)
+        one = RoleLeases(ssm, "/kafka-lineage", "invocation-1", lambda: 60.0)
+        two = RoleLeases(ssm, "/kafka-lineage", "invocation-2", lambda: 60.0)
         # When one invocation holds a role, another cannot take it; once released, it can
-        with one.hold([first, second]), pytest.raises(LeaseBusy), two.hold([second]):
+        with one.hold([first, second], 0.0), pytest.raises(LeaseBusy), two.hold([second], 0.0):
             pass
-        with two.hold([second]):
+        with two.hold([second], 0.0):
             pass
         assert one.taken == 2
         assert two.taken == 1
@@ -167,21 +167,21 @@ def test_a_held_role_lease_says_whether_another_run_wrote_the_role_since_a_listi
         ssm = boto3.client("ssm", region_name="eu-west-1")
 
         def leases(owner: str) -> RoleLeases:
-            return RoleLeases(ssm, "/kafka-lineage", owner, lambda: 60.0, 0.0, clock=lambda: now["t"])
+            return RoleLeases(ssm, "/kafka-lineage", owner, lambda: 60.0, clock=lambda: now["t"])
 
         ours = leases("invocation-1")
         # Given a role nobody ever held: a listing of any age is fresh
         listed = ours.mark()
-        with ours.hold([role]) as held:
+        with ours.hold([role], 0.0) as held:
             assert not held.written_since(listed)
         # When another run holds and releases it after our next listing began
         listed = ours.mark()
         now["t"] += 60
-        with leases("invocation-2").hold([role]):
+        with leases("invocation-2").hold([role], 0.0):
             now["t"] += 1
         now["t"] += 60
         # Then our listing is stale for that role; a listing begun after the release is fresh
-        with ours.hold([role]) as held:
+        with ours.hold([role], 0.0) as held:
             assert held.written_since(listed)
             assert not held.written_since(ours.mark() - 30)
             # (a release within the clocks' skew of the mark counts as after it: list again)
@@ -196,13 +196,13 @@ def test_a_role_lease_that_expired_unreleased_counts_as_written_until_its_expiry
     with mock_aws():
         ssm = boto3.client("ssm", region_name="eu-west-1")
         # Given a holder that stopped without releasing (its lease runs 60 s)
-        crashed = RoleLeases(ssm, "/kafka-lineage", "crashed", lambda: 60.0, 0.0, clock=lambda: now["t"])
-        never_released = crashed.hold([role])  # (kept referenced: a collected one would release)
+        crashed = RoleLeases(ssm, "/kafka-lineage", "crashed", lambda: 60.0, clock=lambda: now["t"])
+        never_released = crashed.hold([role], 0.0)  # (kept referenced: a collected one would release)
         never_released.__enter__()
         listed = now["t"] + 30  # a listing begun while it could still write
         now["t"] += 61
-        ours = RoleLeases(ssm, "/kafka-lineage", "next", lambda: 60.0, 0.0, clock=lambda: now["t"])
+        ours = RoleLeases(ssm, "/kafka-lineage", "next", lambda: 60.0, clock=lambda: now["t"])
         # Then the takeover treats that listing as stale, and one begun after the expiry as fresh
-        with ours.hold([role]) as held:
+        with ours.hold([role], 0.0) as held:
             assert held.written_since(listed)
             assert not held.written_since(now["t"] + CLOCK_SKEW_SECONDS)

@@ -108,7 +108,7 @@ def test_a_busy_role_hands_the_same_event_on() -> None:
         def mark() -> float:
             return 0.0
 
-        def hold(self, roles: Any) -> Any:
+        def hold(self, roles: Any, wait_seconds: float) -> Any:
             raise LeaseBusy(f"{roles} held")
 
     world.leases = Busy()

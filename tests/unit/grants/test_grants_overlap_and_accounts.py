@@ -9,6 +9,7 @@ from typing import Any
 
 from kafka_lineage.access.settings import AccessSettings
 from kafka_lineage.engine.deadline import Deadline
+from kafka_lineage.engine.lease import LEASE_WAIT_SECONDS
 from kafka_lineage.grants.requests import parse_request
 from kafka_lineage.grants.run import GrantRun
 from kafka_lineage.grants.settings import DEADLINE_MARGIN_SECONDS, GrantSettings
@@ -85,6 +86,25 @@ def test_without_the_lease_the_same_overlap_loses_a_grant() -> None:
     resources = world.iam.resources(ROLE)
     assert world.datazone.status_of("grant0002") == "GRANTED"
     assert not any(r.endswith("/orders.shipped") for r in resources)
+
+
+def test_a_run_waits_for_a_busy_role_lease_no_longer_than_its_deadline_leaves() -> None:
+    # Given a grant to apply, once with 15 minutes left and once with 33 s (3 s before the 30 s margin)
+    waits = []
+    for remaining in (900.0, DEADLINE_MARGIN_SECONDS + 3.0):
+        world = FakeWorld()
+        world.datazone.add_grant(1, "orders.created")
+        world.iam.add_role(ROLE)
+        # When it runs
+        grant_run(world, lambda remaining=remaining: remaining).run(
+            parse_request(event("subscription_grant_requested.json", "grant0001"))
+        )
+        waits.append(world.leases.waits)
+    # Then it asked for the engine's one wait (20 s) with time to spare, and for what is left before the
+    # margin otherwise (as schema-sync and lineage do, engine.lease.hold)
+    assert waits[0] == [LEASE_WAIT_SECONDS]
+    assert len(waits[1]) == 1
+    assert 2.0 < waits[1][0] <= 3.0
 
 
 def test_a_cross_account_grant_merges_the_cluster_policy_through_a_version_conflict() -> None:
@@ -169,8 +189,9 @@ def test_a_reconciling_run_stops_before_its_deadline_and_its_follow_up_resumes()
     for n, role in enumerate(roles, start=1):
         world.datazone.add_grant(n, f"topic.{n}", roles=(role,), environment=f"env_{n}")
         world.iam.add_role(role)
-    # When the deadline comes after two groups
-    answers = iter([900.0, 900.0] + [10.0] * 20)
+    # When the deadline comes after two groups (each reads the time left twice: whether it fits, and how
+    # long its leases may be waited for)
+    answers = iter([900.0] * 4 + [10.0] * 20)
     first = grant_run(world, remaining=lambda: next(answers)).run(parse_request({}))
     # Then it stops, saying where to resume
     assert first.incomplete
@@ -214,7 +235,7 @@ def test_a_role_written_by_another_run_since_the_listing_is_decided_from_a_new_l
         yield from list_grants()
         listed["count"] += 1
         if listed["count"] == 1:  # once our listing is taken, an event's run revokes grant 2 under its lease
-            with world.leases.hold([second]):
+            with world.leases.hold([second], 1.0):
                 world.datazone.set_status("grant0002", "asset0002", "REVOKED")
 
     world.datazone.grants = grants_then_another_run_writes_the_second_role  # type: ignore[method-assign]
