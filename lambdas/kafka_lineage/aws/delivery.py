@@ -35,6 +35,7 @@ from kafka_lineage.aws.calls import instrument
 from kafka_lineage.aws.pacing import RateLimiter
 from kafka_lineage.aws.sessions import ByAccount
 from kafka_lineage.config import Source
+from kafka_lineage.model.combine import combined
 from kafka_lineage.model.delivery import (
     DeliveryPath,
     DeliveryReads,
@@ -423,10 +424,4 @@ class SourceDeliveryPaths(ByAccount[DeliveryPaths]):
         self, sources: Sequence[Source], stop: Callable[[], bool] | None = None, force: bool = False
     ) -> DeliveryReads:
         answers = [reader.read(members, stop, force) for reader, members in self.readers(sources)]
-        return DeliveryReads(
-            paths=tuple(p for a in answers for p in a.paths),
-            unread=tuple(u for a in answers for u in a.unread),
-            channels_ok=all(a.channels_ok for a in answers),
-            firehose_ok=all(a.firehose_ok for a in answers),
-            errors=tuple(e for a in answers for e in a.errors),
-        )
+        return combined(DeliveryReads, answers)
