@@ -11,6 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from kafka_lineage.config.sources import EXTERNAL_ID
 from kafka_lineage.model.errors import describe
 
 PLACEHOLDERS = ("projectId", "environmentId", "roleName")
@@ -82,8 +83,7 @@ class AccessSettings(BaseModel):
     @field_validator("external_id")
     @classmethod
     def _external_id(cls, value: str | None) -> str | None:
-        # botocore sts externalIdType
-        if value is not None and not re.fullmatch(r"[\w+=,.@:/-]{2,1224}", value):
+        if value is not None and not EXTERNAL_ID.fullmatch(value):
             raise ValueError(f"{value!r} is not an STS external id (2-1224 of [\\w+=,.@:/-])")
         return value
 
