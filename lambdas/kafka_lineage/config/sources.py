@@ -9,9 +9,9 @@ from __future__ import annotations
 import fnmatch
 import re
 import string
-from typing import Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
 from kafka_lineage.model.names import FederatedCatalogName, GlueCatalogName, GlueName
@@ -31,6 +31,14 @@ def fullmatch(pattern: re.Pattern[str], value: str, what: str) -> str:
     if not pattern.fullmatch(value):
         raise ValueError(f"{what} {value!r} does not match {pattern.pattern}")
     return value
+
+
+def _external_id(value: str) -> str:
+    return fullmatch(EXTERNAL_ID, value, "externalId")
+
+
+# An external id sent with AssumeRole: a source's (`roleArn`), or the consumer accounts' (access settings).
+ExternalId = Annotated[str, AfterValidator(_external_id)]
 
 
 class TableRule(BaseModel):
@@ -215,7 +223,7 @@ class Source(BaseModel):
         "Glue and MSK call about this source runs under it (STS AssumeRole). 20-2,048 characters of "
         f"`{ROLE_ARN.pattern}`; its account must be `clusterArn`'s.",
     )
-    external_id: str | None = Field(
+    external_id: ExternalId | None = Field(
         default=None,
         description=f"The external id sent with AssumeRole (`{EXTERNAL_ID.pattern}`; a shared secret with "
         "the source account); only with `roleArn`.",
@@ -265,11 +273,6 @@ class Source(BaseModel):
         if value is not None and not 20 <= len(value) <= 2048:
             raise ValueError("roleArn must be 20 to 2048 characters long (STS AssumeRole RoleArn)")
         return None if value is None else fullmatch(ROLE_ARN, value, "roleArn")
-
-    @field_validator("external_id")
-    @classmethod
-    def _external_id(cls, value: str | None) -> str | None:
-        return None if value is None else fullmatch(EXTERNAL_ID, value, "externalId")
 
     @model_validator(mode="after")
     def _same_account(self) -> Source:
