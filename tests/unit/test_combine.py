@@ -42,5 +42,5 @@ class _Named:
 
 def test_a_field_that_does_not_combine_is_refused() -> None:
     # Given a value with a text field / When two of them are combined / Then nothing is guessed
-    with pytest.raises(TypeError, match="_Named.name"):
+    with pytest.raises(TypeError, match=r"_Named\.name"):
         combined(_Named, [_Named("a"), _Named("b")])
