@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kafka_lineage.aws.calls import instrument
+from kafka_lineage.config.settings import ASSET_TYPE_NAME_MAX
 from kafka_lineage.model.failures import AccessDenied, Conflict, Invalid, NotFound
 from kafka_lineage.observability import logger
 
@@ -27,9 +28,6 @@ COMMON_DETAILS_TYPE = "amazon.datazone.AssetCommonDetailsFormType"
 # botocore datazone shapes: FormName (asset type form names, no dots), TypeName, FormsInputMap max.
 _FORM_NAME = re.compile(r"(?![0-9_])\w+|_\w*[a-zA-Z0-9]\w*")
 _MAX_FORMS = 10
-# CreateAssetType takes 256, but the functions find their assets by a Search filter on the type's name,
-# and filter values are at most 128 characters (botocore datazone FilterValueString).
-_TYPE_NAME_MAX = 128
 _DESCRIPTION_MAX = 2048
 
 
@@ -247,8 +245,10 @@ def _desired(
     """Validate the spec and resolve every form's revision: (name, description, formsInput)."""
     name = spec.get("name")
     forms = spec.get("forms")
-    if not isinstance(name, str) or not 1 <= len(name) <= _TYPE_NAME_MAX:
-        raise AssetTypeError(f"the asset type needs a name of 1-{_TYPE_NAME_MAX} characters, got {name!r}")
+    if not isinstance(name, str) or not 1 <= len(name) <= ASSET_TYPE_NAME_MAX:
+        raise AssetTypeError(
+            f"the asset type needs a name of 1-{ASSET_TYPE_NAME_MAX} characters, got {name!r}"
+        )
     if name.startswith(MANAGED_FORM_PREFIX):
         raise AssetTypeError(f"asset type names starting with {MANAGED_FORM_PREFIX} are DataZone's own")
     if not isinstance(forms, Mapping) or not 1 <= len(forms) <= _MAX_FORMS:

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
+from pydantic import ValidationError
 
 from kafka_lineage.config import ConfigError, Settings, TableRule
+from kafka_lineage.config.sources import ConnectorFilter, ConsumerFilter, DeliveryFilter
 from kafka_lineage.model.ssm_names import validate_ssm_path
 from tests.fixtures import CLUSTER_ARN, environment
 
@@ -121,3 +124,24 @@ def test_given_an_unknown_tuning_key_then_the_error_names_it_and_the_known_keys(
         ConfigError, match=r"TUNING\.maxConcurency: unknown setting \(known: massDeleteShare, "
     ):
         Settings.from_environment(environment(TUNING='{"maxConcurency": 4}'))
+
+
+@pytest.mark.parametrize(
+    ("kind", "longest", "what"),
+    [
+        (ConnectorFilter, 128, "a connector name"),
+        (DeliveryFilter, 255, "a channel or stream name"),
+        (ConsumerFilter, 1024, "a consumer group name"),
+    ],
+)
+def test_each_name_filter_takes_names_up_to_its_own_limit(kind: type[Any], longest: int, what: str) -> None:
+    # Given a filter, a name with $ # . - _ at its longest, and one a character longer
+    at_limit = ("a$b#c.d-e_" + "x" * longest)[:longest]
+    # When each is given to include or exclude
+    kept = kind(include=(at_limit,), exclude=("__heartbeat*",))
+    # Then the longest is kept, and the longer one refused in the filter's own words
+    assert kept.include == (at_limit,)
+    with pytest.raises(ValidationError, match=f"is not {what} or glob \\(1-{longest:,} characters"):
+        kind(exclude=(at_limit + "x",))
+    with pytest.raises(ValidationError, match="Extra inputs are not permitted"):
+        kind(include=(), unknown=1)

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kafka_lineage.access.arns import ClusterArn, RoleArn
-from kafka_lineage.access.desired import CONNECT, POLICY_VERSION, READ_TOPIC, USE_GROUP
+from kafka_lineage.access.desired import CONNECT, POLICY_VERSION, READ_TOPIC, USE_GROUP, granted
 from kafka_lineage.access.model import Grant
 from kafka_lineage.access.settings import AccessSettings
 
@@ -78,11 +78,9 @@ def consumers(
             role = RoleArn.parse(principal)
             if role.account == cluster.account:
                 continue
-            topics.setdefault(role.account, set()).add(cluster.topic(grant.topic))
-            patterns = settings.group_patterns(
-                project_id=grant.project_id, environment_id=grant.environment_id, role_name=role.name
-            )
-            groups.setdefault(role.account, set()).update(cluster.group(p) for p in patterns)
+            topic, granted_groups = granted(grant, role, settings)
+            topics.setdefault(role.account, set()).add(topic)
+            groups.setdefault(role.account, set()).update(granted_groups)
     return tuple(
         ConsumerAccess(account, tuple(sorted(topics[account])), tuple(sorted(groups[account])))
         for account in sorted(topics)

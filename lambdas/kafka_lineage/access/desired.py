@@ -77,6 +77,17 @@ class Statement:
         }
 
 
+def granted(grant: Grant, role: RoleArn, settings: AccessSettings) -> tuple[str, tuple[str, ...]]:
+    """What `grant` gives one of its principals, `role`, on the grant's cluster: the topic's ARN and the ARN
+    patterns of the consumer groups the settings name for it. Raises ValueError for a topic or group that
+    cannot be written as an ARN."""
+    cluster = grant.cluster
+    patterns = settings.group_patterns(
+        project_id=grant.project_id, environment_id=grant.environment_id, role_name=role.name
+    )
+    return cluster.topic(grant.topic), tuple(cluster.group(pattern) for pattern in patterns)
+
+
 def role_access(role_arn: str, grants: Iterable[Grant], settings: AccessSettings) -> RoleAccess:
     """The access the standing grants among `grants` give `role_arn` (a grant gives it to each of its
     principals). Raises ValueError for a grant whose topic or groups cannot be written as ARNs."""
@@ -87,12 +98,9 @@ def role_access(role_arn: str, grants: Iterable[Grant], settings: AccessSettings
     for grant in grants:
         if not grant.stands or role_arn not in grant.principals:
             continue
-        cluster = grant.cluster
-        topics.setdefault(cluster, set()).add(cluster.topic(grant.topic))
-        patterns = settings.group_patterns(
-            project_id=grant.project_id, environment_id=grant.environment_id, role_name=role.name
-        )
-        groups.setdefault(cluster, set()).update(cluster.group(pattern) for pattern in patterns)
+        topic, granted_groups = granted(grant, role, settings)
+        topics.setdefault(grant.cluster, set()).add(topic)
+        groups.setdefault(grant.cluster, set()).update(granted_groups)
         keys.add(grant.key)
     clusters = tuple(
         ClusterAccess(cluster, tuple(sorted(topics[cluster])), tuple(sorted(groups[cluster])))

@@ -8,14 +8,12 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
 
 from kafka_lineage.access.arns import ClusterArn, RoleArn
+from kafka_lineage.model.iam import Document, ManagedPolicy
 
 # DataZone identifiers (botocore datazone SubscriptionGrantId, AssetId, ListingId, ProjectId, EnvironmentId).
 DATAZONE_ID = re.compile(r"[a-zA-Z0-9_-]{1,36}")
-# The JSON document of an IAM policy, as parsed from what IAM returns.
-Document = Mapping[str, Any]
 
 
 class GrantStatus(StrEnum):
@@ -80,33 +78,6 @@ class Grant:
     @property
     def cluster(self) -> ClusterArn:
         return ClusterArn.parse(self.cluster_arn)
-
-
-@dataclass(frozen=True)
-class PolicyVersion:
-    """One version of a customer managed policy (ListPolicyVersions)."""
-
-    version_id: str
-    is_default: bool
-    created: str  # ISO 8601, as IAM's CreateDate; the oldest is deleted first when five exist
-
-    @property
-    def number(self) -> int:
-        found = re.match(r"v(\d+)", self.version_id)
-        return int(found[1]) if found else 0
-
-
-@dataclass(frozen=True)
-class ManagedPolicy:
-    """A customer managed policy: ours (under the stack's path, named for the role) or another one attached
-    to the role. `document` is the default version's document; `versions` every version."""
-
-    arn: str
-    name: str
-    path: str
-    attached: bool
-    document: Document | None = None
-    versions: tuple[PolicyVersion, ...] = ()
 
 
 @dataclass(frozen=True)

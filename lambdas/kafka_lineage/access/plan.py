@@ -21,8 +21,9 @@ from typing import Any
 
 from kafka_lineage.access.desired import policy_size
 from kafka_lineage.access.evaluate import statements
-from kafka_lineage.access.model import ManagedPolicy, Naming, PolicyVersion, RoleState
+from kafka_lineage.access.model import Naming, RoleState
 from kafka_lineage.access.packing import ROLE_INLINE_LIMIT, Budget, Packed
+from kafka_lineage.model.iam import ManagedPolicy, PolicyVersion
 
 MAX_POLICY_VERSIONS = 5
 

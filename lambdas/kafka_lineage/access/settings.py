@@ -11,6 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from kafka_lineage.config.sources import ExternalId
 from kafka_lineage.model.errors import describe
 
 PLACEHOLDERS = ("projectId", "environmentId", "roleName")
@@ -63,7 +64,7 @@ class AccessSettings(BaseModel):
         "`arn:aws:iam::{account}:role/KafkaLineageConsumer`). Unset: grants to roles in other accounts fail "
         "with a cause naming this setting.",
     )
-    external_id: str | None = Field(
+    external_id: ExternalId | None = Field(
         default=None,
         alias="externalId",
         description="The STS external id the function passes when it assumes `consumerAccountRole`.",
@@ -77,14 +78,6 @@ class AccessSettings(BaseModel):
                 f"{value!r} is not an IAM role ARN template "
                 "(arn:<partition>:iam::{account}:role/<path/name>)"
             )
-        return value
-
-    @field_validator("external_id")
-    @classmethod
-    def _external_id(cls, value: str | None) -> str | None:
-        # botocore sts externalIdType
-        if value is not None and not re.fullmatch(r"[\w+=,.@:/-]{2,1224}", value):
-            raise ValueError(f"{value!r} is not an STS external id (2-1224 of [\\w+=,.@:/-])")
         return value
 
     def account_role(self, account: str) -> str | None:

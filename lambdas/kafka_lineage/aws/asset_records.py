@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from kafka_lineage.aws.pacing import Pacer
 from kafka_lineage.aws.packed_store import PackedStore
 from kafka_lineage.model.asset_records import AssetRecord
-from kafka_lineage.model.state_layout import ASSETS, hash_group, state_path
+from kafka_lineage.model.state_layout import ASSETS, hash_group, read_entries, state_path
 
 if TYPE_CHECKING:
     from mypy_boto3_ssm import SSMClient
@@ -22,13 +22,7 @@ class AssetRecordStore:
         self.unreadable: list[str] = []
 
     def load(self) -> dict[str, AssetRecord]:
-        records: dict[str, AssetRecord] = {}
-        self.unreadable = []
-        for schema_arn, entry in self.store.load().items():
-            try:
-                records[schema_arn] = AssetRecord.from_entry(schema_arn, entry)
-            except (KeyError, TypeError, ValueError):
-                self.unreadable.append(schema_arn)
+        records, self.unreadable = read_entries(self.store.load(), AssetRecord.from_entry)
         return records
 
     def group_of(self, schema_arn: str) -> str:

@@ -24,6 +24,7 @@ from kafka_lineage.aws.calls import Stopped, instrument, pages_until
 from kafka_lineage.aws.pacing import Pacer, RateLimiter
 from kafka_lineage.aws.sessions import ByAccount
 from kafka_lineage.config import Source
+from kafka_lineage.model.combine import combined
 from kafka_lineage.model.connector_keys import kept_config
 from kafka_lineage.model.connectors import ConnectorConfig, ConnectorNote, ConnectorReads
 from kafka_lineage.model.failures import AwsError, NotFound, describe_failure
@@ -186,10 +187,4 @@ class SourceConnectors(ByAccount[MskConnect]):
 
     def read(self, sources: Sequence[Source], stop: Callable[[], bool] | None = None) -> ConnectorReads:
         answers = [reader.read(members, stop) for reader, members in self.readers(sources)]
-        return ConnectorReads(
-            connectors=tuple(c for a in answers for c in a.connectors),
-            notes=tuple(n for a in answers for n in a.notes),
-            unread=tuple(u for a in answers for u in a.unread),
-            read_ok=all(a.read_ok for a in answers),
-            errors=tuple(e for a in answers for e in a.errors),
-        )
+        return combined(ConnectorReads, answers)

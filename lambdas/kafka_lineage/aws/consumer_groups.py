@@ -32,6 +32,7 @@ from kafka_lineage.aws.calls import Stopped, instrument, pages_until
 from kafka_lineage.aws.pacing import RateLimiter
 from kafka_lineage.aws.sessions import ByAccount
 from kafka_lineage.config import Source
+from kafka_lineage.model.combine import combined
 from kafka_lineage.model.consumers import (
     CLUSTER_DIMENSION,
     GROUP_DIMENSION,
@@ -120,9 +121,4 @@ class SourceConsumerGroups(ByAccount[ConsumerGroups]):
     def read(self, sources: Sequence[Source], stop: Callable[[], bool] | None = None) -> ConsumerReads:
         read = [s for s in sources if s.consumers != "off"]
         answers = [reader.read(members, stop) for reader, members in self.readers(read)]
-        return ConsumerReads(
-            pairs=tuple(p for a in answers for p in a.pairs),
-            unread=tuple(u for a in answers for u in a.unread),
-            errors=tuple(e for a in answers for e in a.errors),
-            calls=sum(a.calls for a in answers),
-        )
+        return combined(ConsumerReads, answers)

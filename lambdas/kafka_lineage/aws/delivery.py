@@ -35,6 +35,7 @@ from kafka_lineage.aws.calls import instrument
 from kafka_lineage.aws.pacing import RateLimiter
 from kafka_lineage.aws.sessions import ByAccount
 from kafka_lineage.config import Source
+from kafka_lineage.model.combine import combined
 from kafka_lineage.model.delivery import (
     DeliveryPath,
     DeliveryReads,
@@ -202,6 +203,19 @@ class _Read:
     errors: list[str] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class _Listed:
+    """One channel or stream as its listing showed it: what it takes to reuse its description or read it."""
+
+    key: str  # its entry in `known`
+    fingerprint: str  # what the listing says of it: a change means it is described again
+    unread: str  # its name in `unread` when it is not read
+    call: str  # the describe call, as the errors name it
+    describe: Callable[[], Mapping[str, Any]]
+    logged: tuple[str, dict[str, str]]  # the warning logged when it cannot be described, and its extra
+    to_path: Callable[[Mapping[str, Any]], DeliveryPath | None]
+
+
 class DeliveryPaths:
     """Channels and delivery streams read through one `kafka` and one `firehose` client of one account."""
 
@@ -235,29 +249,39 @@ class DeliveryPaths:
             errors=(*channels[0].errors, *streams[0].errors),
         )
 
-    def _described(
-        self,
-        read: _Read,
-        names: tuple[str, str],
-        call: str,
-        describe: Callable[[], Mapping[str, Any]],
-        logged: tuple[str, dict[str, str]],
-    ) -> Mapping[str, Any] | None:
-        """What `describe` answers for a listed path (`names`: its key in `known`, its name in `unread`).
-        None when it was deleted since the listing (forgotten: no edges any more) or could not be read
-        (noted unread in `read`, with the failure of `call`; logged as `logged` says)."""
-        key, unread = names
+    def _path(
+        self, read: _Read, listed: _Listed, stop: Callable[[], bool] | None, force: bool
+    ) -> DeliveryPath | None:
+        """The listed path: its description kept from an earlier read while the listing's fingerprint is
+        unchanged and the description young, else described again (and kept). None when it leads nowhere,
+        when `stop` came first (noted unread), or when it was not described (`_described`)."""
+        if not self._stale(listed.key, listed.fingerprint, force):
+            return self.known[listed.key].path
+        if stop is not None and stop():
+            read.unread.append(listed.unread)
+            return None
+        described = self._described(read, listed)
+        if described is None:
+            return None
+        path = listed.to_path(described)
+        self.known[listed.key] = KnownPath(listed.fingerprint, self.clock(), path)
+        return path
+
+    def _described(self, read: _Read, listed: _Listed) -> Mapping[str, Any] | None:
+        """What the listed path's describe call answers. None when it was deleted since the listing
+        (forgotten: no edges any more) or could not be read (noted unread in `read`, with the failure of
+        the call; logged)."""
         try:
-            return describe()
+            return listed.describe()
         except NotFound:
-            self.known.pop(key, None)
+            self.known.pop(listed.key, None)
             return None
         except AwsError as error:
             reason = describe_failure(error)
-            message, extra = logged
+            message, extra = listed.logged
             logger.warning(message, extra={**extra, "error": reason})
-            read.unread.append(unread)
-            read.errors.append(f"{call}: {reason}")
+            read.unread.append(listed.unread)
+            read.errors.append(f"{listed.call}: {reason}")
             return None
 
     def _stale(self, key: str, fingerprint: str, force: bool) -> bool:
@@ -326,32 +350,23 @@ class DeliveryPaths:
         force: bool,
     ) -> None:
         arn = str(summary.get("ChannelArn", ""))
-        key = f"channel:{arn}"
         fingerprint = "|".join(
             str(summary.get(m, ""))
             for m in ("Status", "ClusterOperationArn", "CreationTime", "DestinationType")
         )
         origin = f"channel:{summary.get('ChannelName', '')}"
-        if not self._stale(key, fingerprint, force):
-            kept = self.known[key].path
-            if kept is not None:
-                read.paths.append(kept)
-            return
-        if stop is not None and stop():
-            read.unread.append(origin)
-            return
-        described = self._described(
-            read,
-            (key, origin),
-            f"DescribeChannel {arn}",
-            partial(self.kafka.describe_channel, ClusterArn=cluster_arn, ChannelArn=arn),
-            ("MSK channel not read", {"channel": origin}),
+        listed = _Listed(
+            key=f"channel:{arn}",
+            fingerprint=fingerprint,
+            unread=origin,
+            call=f"DescribeChannel {arn}",
+            describe=partial(self.kafka.describe_channel, ClusterArn=cluster_arn, ChannelArn=arn),
+            logged=("MSK channel not read", {"channel": origin}),
+            to_path=partial(channel_path, cluster_arn=cluster_arn),
         )
-        if described is None:
-            return
-        path = channel_path(described, cluster_arn)
-        self.known[key] = KnownPath(fingerprint, self.clock(), path)
-        read.paths.append(path)
+        path = self._path(read, listed, stop, force)
+        if path is not None:
+            read.paths.append(path)
 
     # ---- delivery streams -----------------------------------------------------------------------------
 
@@ -373,26 +388,16 @@ class DeliveryPaths:
             return read, False
         clusters = {s.cluster_arn for s in readers}
         for name in names:
-            key = f"firehose:{name}"
-            if not self._stale(key, name, force):
-                kept = self.known[key].path
-                if kept is not None and kept.cluster_arn in clusters and _reads_stream(readers, kept):
-                    read.paths.append(kept)
-                continue
-            if stop is not None and stop():
-                read.unread.append(key)
-                continue
-            described = self._described(
-                read,
-                (key, key),
-                f"DescribeDeliveryStream {name}",
-                partial(self.firehose.describe_delivery_stream, DeliveryStreamName=name),
-                ("Firehose stream not read", {"stream": name}),
+            listed = _Listed(
+                key=f"firehose:{name}",
+                fingerprint=name,  # a stream's listing says nothing more of it
+                unread=f"firehose:{name}",
+                call=f"DescribeDeliveryStream {name}",
+                describe=partial(self.firehose.describe_delivery_stream, DeliveryStreamName=name),
+                logged=("Firehose stream not read", {"stream": name}),
+                to_path=lambda described: stream_path(described["DeliveryStreamDescription"]),
             )
-            if described is None:
-                continue
-            path = stream_path(described["DeliveryStreamDescription"])
-            self.known[key] = KnownPath(name, self.clock(), path)
+            path = self._path(read, listed, stop, force)
             if path is not None and path.cluster_arn in clusters and _reads_stream(readers, path):
                 read.paths.append(path)
         return read, True
@@ -423,10 +428,4 @@ class SourceDeliveryPaths(ByAccount[DeliveryPaths]):
         self, sources: Sequence[Source], stop: Callable[[], bool] | None = None, force: bool = False
     ) -> DeliveryReads:
         answers = [reader.read(members, stop, force) for reader, members in self.readers(sources)]
-        return DeliveryReads(
-            paths=tuple(p for a in answers for p in a.paths),
-            unread=tuple(u for a in answers for u in a.unread),
-            channels_ok=all(a.channels_ok for a in answers),
-            firehose_ok=all(a.firehose_ok for a in answers),
-            errors=tuple(e for a in answers for e in a.errors),
-        )
+        return combined(DeliveryReads, answers)

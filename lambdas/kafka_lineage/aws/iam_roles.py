@@ -29,8 +29,8 @@ from kafka_lineage.model.failures import AccessDenied, Conflict, NotFound, Quota
 from kafka_lineage.model.iam import (
     Document,
     IamCall,
-    ManagedPolicyRecord,
-    PolicyVersionRecord,
+    ManagedPolicy,
+    PolicyVersion,
     RoleRecord,
 )
 from kafka_lineage.observability import logger
@@ -96,7 +96,7 @@ class IamRoles:
                 except NotFound:
                     continue  # deleted since the listing
                 inline[policy_name] = document(got["PolicyDocument"])
-        managed: list[ManagedPolicyRecord] = []
+        managed: list[ManagedPolicy] = []
         for page in iam.get_paginator("list_attached_role_policies").paginate(RoleName=name):
             for attached in page.get("AttachedPolicies", []):
                 managed.append(self._managed(iam, str(attached["PolicyArn"])))
@@ -111,30 +111,28 @@ class IamRoles:
                 )
         return RoleRecord(role_arn, inline, tuple(managed), boundary_arn, boundary)
 
-    def _managed(self, iam: Any, arn: str) -> ManagedPolicyRecord:
+    def _managed(self, iam: Any, arn: str) -> ManagedPolicy:
         found = _POLICY.fullmatch(arn)
         path, name = (found["path"], found["name"]) if found else ("/", arn.rsplit("/", 1)[-1])
         if path != self._path:
-            return ManagedPolicyRecord(arn, name, path, True, self._default_document(iam, arn))
+            return ManagedPolicy(arn, name, path, True, self._default_document(iam, arn))
         versions = self._versions(iam, arn)
         default = next((v for v in versions if v.is_default), None)
         text = None
         if default is not None:
             text = iam.get_policy_version(PolicyArn=arn, VersionId=default.version_id)["PolicyVersion"]
             text = document(text["Document"])
-        return ManagedPolicyRecord(arn, name, path, True, text, versions)
+        return ManagedPolicy(arn, name, path, True, text, versions)
 
     @staticmethod
-    def _versions(iam: Any, arn: str) -> tuple[PolicyVersionRecord, ...]:
-        versions: list[PolicyVersionRecord] = []
+    def _versions(iam: Any, arn: str) -> tuple[PolicyVersion, ...]:
+        versions: list[PolicyVersion] = []
         for page in iam.get_paginator("list_policy_versions").paginate(PolicyArn=arn):
             for version in page.get("Versions", []):
                 created = version.get("CreateDate")
                 stamp = created.isoformat() if hasattr(created, "isoformat") else str(created or "")
                 versions.append(
-                    PolicyVersionRecord(
-                        str(version["VersionId"]), bool(version.get("IsDefaultVersion")), stamp
-                    )
+                    PolicyVersion(str(version["VersionId"]), bool(version.get("IsDefaultVersion")), stamp)
                 )
         return tuple(versions)
 

@@ -86,6 +86,8 @@ def _mapping_path(value: str) -> str:
 DomainId = Annotated[str, AfterValidator(_domain_id)]
 ProjectId = Annotated[str, AfterValidator(_project_id)]
 MappingPath = Annotated[str, AfterValidator(_mapping_path)]
+# A ceiling of the adaptive pacing, in requests per second (every HTTP attempt, retries too).
+RequestRate = Annotated[float, Field(gt=0, le=1000)]
 
 
 class Tuning(BaseModel):
@@ -106,7 +108,7 @@ class Tuning(BaseModel):
     )
     # Ceilings of the adaptive pacing (aws/pacing.py): each operation starts below its quota
     # (kafka_lineage.model.quotas) and adapts to what the account leaves, never above these.
-    datazone_rps: Annotated[float, Field(gt=0, le=1000)] = Field(
+    datazone_rps: RequestRate = Field(
         default=20.0,
         description="Ceiling, in requests per second (every HTTP attempt, retries too), of each DataZone "
         "operation's pace: CreateAsset, CreateListingChangeSet, Search, PostLineageEvent... are paced apart, "
@@ -114,13 +116,13 @@ class Tuning(BaseModel):
         "quoted lower keeps its proportion of this). Each pace starts below it and adapts to what the "
         "account's other users leave.",
     )
-    glue_rps: Annotated[float, Field(gt=0, le=1000)] = Field(
+    glue_rps: RequestRate = Field(
         default=20.0,
         description="Ceiling, in requests per second, of each Glue operation's pace (Schema Registry and "
         "Data Catalog reads), per source account: AWS publishes no rate for them. Each pace starts below it "
         "and adapts to throttling.",
     )
-    ssm_write_rps: Annotated[float, Field(gt=0, le=1000)] = Field(
+    ssm_write_rps: RequestRate = Field(
         default=10.0,
         description="Ceiling, in requests per second, of the state's SSM writes (PutParameter and "
         "DeleteParameter(s), one pace for all). AWS publishes no write rate of their own: PutParameter "

@@ -9,9 +9,9 @@ from __future__ import annotations
 import fnmatch
 import re
 import string
-from typing import Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
 from kafka_lineage.model.names import FederatedCatalogName, GlueCatalogName, GlueName
@@ -31,6 +31,14 @@ def fullmatch(pattern: re.Pattern[str], value: str, what: str) -> str:
     if not pattern.fullmatch(value):
         raise ValueError(f"{what} {value!r} does not match {pattern.pattern}")
     return value
+
+
+def _external_id(value: str) -> str:
+    return fullmatch(EXTERNAL_ID, value, "externalId")
+
+
+# An external id sent with AssumeRole: a source's (`roleArn`), or the consumer accounts' (access settings).
+ExternalId = Annotated[str, AfterValidator(_external_id)]
 
 
 class TableRule(BaseModel):
@@ -93,10 +101,20 @@ def _globs(value: tuple[str, ...], longest: int, what: str) -> tuple[str, ...]:
 
 class _NameFilter(BaseModel):
     """What the filters share: a name passes when `include` is empty or one of its globs matches, and
-    none of `exclude`'s does."""
+    none of `exclude`'s does; each name or glob is 1 to `longest` characters, trimmed."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    longest: ClassVar[int]  # the longest name AWS allows of what the filter names
+    what: ClassVar[str]  # what the filter names, for the error
 
     include: tuple[str, ...]
     exclude: tuple[str, ...]
+
+    @field_validator("include", "exclude")
+    @classmethod
+    def _names(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        return _globs(value, cls.longest, cls.what)
 
     def admits(self, name: str) -> bool:
         included = not self.include or any(fnmatch.fnmatchcase(name, glob) for glob in self.include)
@@ -105,8 +123,6 @@ class _NameFilter(BaseModel):
 
 class ConnectorFilter(_NameFilter):
     """Which MSK Connect connectors of a source's cluster lineage reads: names or shell globs (`cdc-*`)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     include: tuple[str, ...] = Field(
         default=(),
@@ -117,34 +133,26 @@ class ConnectorFilter(_NameFilter):
         default=(), description="Connector names or shell globs never read, even when `include` names them."
     )
 
-    @field_validator("include", "exclude")
-    @classmethod
-    def _names(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        # MSK Connect connector names are 1-128 characters (botocore kafkaconnect __stringMin1Max128).
-        return _globs(value, 128, "a connector name")
+    # MSK Connect connector names are 1-128 characters (botocore kafkaconnect __stringMin1Max128).
+    longest = 128
+    what = "a connector name"
 
 
 class DeliveryFilter(_NameFilter):
     """Which channels or delivery streams of a source's cluster lineage reads: names or shell globs."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     include: tuple[str, ...] = Field(
         default=(), description="Names or shell globs to read (all, when empty)."
     )
     exclude: tuple[str, ...] = Field(default=(), description="Names or shell globs never read.")
 
-    @field_validator("include", "exclude")
-    @classmethod
-    def _names(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        # Firehose stream names are 1-64 characters, MSK channel names are not bounded in the model.
-        return _globs(value, 255, "a channel or stream name")
+    # Firehose stream names are 1-64 characters, MSK channel names are not bounded in the model.
+    longest = 255
+    what = "a channel or stream name"
 
 
 class ConsumerFilter(_NameFilter):
     """Which consumer groups of a source's cluster lineage draws: group names or shell globs."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     include: tuple[str, ...] = Field(
         default=(), description="Consumer group names or shell globs to draw (all, when empty)."
@@ -154,12 +162,10 @@ class ConsumerFilter(_NameFilter):
         description="Consumer group names or shell globs never drawn, even when `include` names them.",
     )
 
-    @field_validator("include", "exclude")
-    @classmethod
-    def _names(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        # A group reaches lineage as a CloudWatch dimension value: 1-1,024 characters (botocore
-        # cloudwatch DimensionValue).
-        return _globs(value, 1024, "a consumer group name")
+    # A group reaches lineage as a CloudWatch dimension value: 1-1,024 characters (botocore
+    # cloudwatch DimensionValue).
+    longest = 1024
+    what = "a consumer group name"
 
 
 def _delivery_setting(value: Any, setting: str) -> Any:
@@ -217,7 +223,7 @@ class Source(BaseModel):
         "Glue and MSK call about this source runs under it (STS AssumeRole). 20-2,048 characters of "
         f"`{ROLE_ARN.pattern}`; its account must be `clusterArn`'s.",
     )
-    external_id: str | None = Field(
+    external_id: ExternalId | None = Field(
         default=None,
         description=f"The external id sent with AssumeRole (`{EXTERNAL_ID.pattern}`; a shared secret with "
         "the source account); only with `roleArn`.",
@@ -267,11 +273,6 @@ class Source(BaseModel):
         if value is not None and not 20 <= len(value) <= 2048:
             raise ValueError("roleArn must be 20 to 2048 characters long (STS AssumeRole RoleArn)")
         return None if value is None else fullmatch(ROLE_ARN, value, "roleArn")
-
-    @field_validator("external_id")
-    @classmethod
-    def _external_id(cls, value: str | None) -> str | None:
-        return None if value is None else fullmatch(EXTERNAL_ID, value, "externalId")
 
     @model_validator(mode="after")
     def _same_account(self) -> Source:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kafka_lineage.drift.impact import DriftImpact, DriftSubject, Readers, Severity
+from kafka_lineage.model.state_layout import read_entries
 
 # Tables named in a summary: the form shows the first few; the event has them all. So are consumer groups
 # and subscribing projects.
@@ -103,3 +104,9 @@ def summarize(
         subscriber_projects=projects[:MAX_SUMMARY_READERS],
         subscriber_count=len(projects),
     )
+
+
+def load_summaries(entries: Mapping[str, Mapping[str, Any]]) -> tuple[dict[str, DriftSummary], list[str]]:
+    """The drift store's entries by topic key, read by lineage (which checks the unreadable ones again) and by
+    schema-sync (which reports them); the unreadable ones are listed."""
+    return read_entries(entries, lambda _key, entry: DriftSummary.from_entry(entry))

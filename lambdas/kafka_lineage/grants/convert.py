@@ -4,7 +4,7 @@ asset's DataZone status -> `GrantStatus`."""
 
 from __future__ import annotations
 
-from kafka_lineage.access.model import GrantStatus, ManagedPolicy, PolicyVersion, RoleState
+from kafka_lineage.access.model import GrantStatus, RoleState
 from kafka_lineage.access.plan import (
     AttachRolePolicy,
     CreatePolicy,
@@ -26,17 +26,7 @@ def role_state(record: RoleRecord) -> RoleState:
     return RoleState(
         role_arn=record.role_arn,
         inline=dict(record.inline),
-        managed=tuple(
-            ManagedPolicy(
-                arn=policy.arn,
-                name=policy.name,
-                path=policy.path,
-                attached=policy.attached,
-                document=policy.document,
-                versions=tuple(PolicyVersion(v.version_id, v.is_default, v.created) for v in policy.versions),
-            )
-            for policy in record.managed
-        ),
+        managed=record.managed,
         boundary_arn=record.boundary_arn,
         boundary=record.boundary,
     )

@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from kafka_lineage.config import Settings, Source
+from kafka_lineage.config import Settings
 from kafka_lineage.consumers import connector_groups, derive
-from kafka_lineage.lineage.model import EdgeKey, unstorable
+from kafka_lineage.lineage.model import EdgeKey, TopicEdge, unstorable
 from kafka_lineage.lineage.ports import ConsumerReader
 from kafka_lineage.model.asset_records import AssetRecord
 from kafka_lineage.model.connectors import ConnectorConfig, ConnectorNote, Derivation
@@ -22,12 +22,9 @@ from kafka_lineage.model.topics import TopicKey
 
 
 @dataclass(frozen=True, slots=True)
-class Consumer:
+class Consumer(TopicEdge):
     """A consumer edge: a consumer group reads the topic (`kafka_lineage.consumers`)."""
 
-    key: TopicKey
-    record: AssetRecord
-    source: Source
     reader: ConsumerEdge
 
     @property

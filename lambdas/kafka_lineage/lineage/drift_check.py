@@ -97,18 +97,6 @@ class DriftRound:
         return {finding.key: drift_facet(finding) for finding in self.findings if finding.impact.changes}
 
 
-def load_summaries(entries: Mapping[str, Mapping[str, Any]]) -> tuple[dict[str, DriftSummary], list[str]]:
-    """The drift store's entries by topic key; unreadable ones are listed (and checked again)."""
-    summaries: dict[str, DriftSummary] = {}
-    unreadable: list[str] = []
-    for key, entry in entries.items():
-        try:
-            summaries[key] = DriftSummary.from_entry(entry)
-        except (KeyError, TypeError, ValueError):
-            unreadable.append(key)
-    return summaries, unreadable
-
-
 def pending(
     keys: Iterable[TopicKey],
     records: Mapping[TopicKey, AssetRecord],

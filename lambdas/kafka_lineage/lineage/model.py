@@ -16,6 +16,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+from kafka_lineage.config import Source
+from kafka_lineage.model.asset_records import AssetRecord
 from kafka_lineage.model.tables import TableRef
 from kafka_lineage.model.topics import TopicKey
 
@@ -106,6 +108,16 @@ class EdgeKey:
         elif self.kind == "consumer":
             described["consumerGroup"] = self.other
         return described
+
+
+@dataclass(frozen=True, slots=True)
+class TopicEdge:
+    """What every edge a run resolves starts from (resolve.py's `Target`, `FirstHop`, `Location`,
+    consumer_inputs.py's `Consumer`): the mirrored topic, its asset record, and the source it comes from."""
+
+    key: TopicKey
+    record: AssetRecord
+    source: Source
 
 
 def unstorable(key: str) -> str:

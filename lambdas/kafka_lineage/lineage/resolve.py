@@ -57,7 +57,7 @@ from pydantic import ValidationError
 
 from kafka_lineage.config import Settings, Source
 from kafka_lineage.lineage.consumer_inputs import Consumer, readers_by_topic
-from kafka_lineage.lineage.model import EdgeKey, unstorable
+from kafka_lineage.lineage.model import EdgeKey, TopicEdge, unstorable
 from kafka_lineage.model.asset_records import AssetRecord
 from kafka_lineage.model.connectors import ConnectorNote, Derivation, SinkEdge, SourceEdge
 from kafka_lineage.model.consumers import ConsumerDerivation
@@ -102,12 +102,9 @@ class InvalidMapping:
 
 
 @dataclass(frozen=True, slots=True)
-class Target:
+class Target(TopicEdge):
     """A sink edge: a mirrored topic and one Glue table it feeds."""
 
-    key: TopicKey
-    record: AssetRecord
-    source: Source
     table: TableRef
     origin: Origin
     mapping: ExplicitMapping | None = None
@@ -119,12 +116,9 @@ class Target:
 
 
 @dataclass(frozen=True, slots=True)
-class FirstHop:
+class FirstHop(TopicEdge):
     """A first-hop edge: the source database table a Debezium connector captures into the topic."""
 
-    key: TopicKey
-    record: AssetRecord
-    source: Source
     upstream: SourceEdge
 
     @property
@@ -137,12 +131,9 @@ class FirstHop:
 
 
 @dataclass(frozen=True, slots=True)
-class Location:
+class Location(TopicEdge):
     """A location edge: a channel or stream writes the topic to an S3 location (`delivery.dataset`)."""
 
-    key: TopicKey
-    record: AssetRecord
-    source: Source
     delivery: DeliveryEdge
 
     @property

@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 from kafka_lineage.config import Settings
 from kafka_lineage.connectors.derive import derive
 from kafka_lineage.drift import DownstreamWalker, DriftSummary, Readers
+from kafka_lineage.drift.summary import load_summaries
 from kafka_lineage.engine.checkpoints import Changes, Checkpoints, SaveReport
 from kafka_lineage.engine.deadline import Deadline
 from kafka_lineage.engine.lease import LEASE_WAIT_SECONDS, Lease, hold
@@ -54,7 +55,6 @@ from kafka_lineage.lineage.drift_check import (
     DriftCheck,
     DriftRound,
     drift_keys,
-    load_summaries,
     tables_fed,
     with_drift,
 )

@@ -1,9 +1,11 @@
 """An IAM role's policies as IAM answers them, and the IAM writes to make, as plain values: the adapter
-(`aws.iam_roles`) reads and writes them; the access logic's `RoleState` and `RolePlan` are made from and into
-them by the subscription-grants run (`kafka_lineage.grants.convert`)."""
+(`aws.iam_roles`) reads and writes them; the access logic reasons on the same managed policies and versions,
+and its `RoleState` and `RolePlan` are made from and into the rest by the subscription-grants run
+(`kafka_lineage.grants.convert`)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -12,22 +14,31 @@ Document = Mapping[str, Any]
 
 
 @dataclass(frozen=True)
-class PolicyVersionRecord:
+class PolicyVersion:
+    """One version of a customer managed policy (ListPolicyVersions)."""
+
     version_id: str
     is_default: bool
-    created: str  # ISO 8601
+    created: str  # ISO 8601, as IAM's CreateDate; the oldest is deleted first when five exist
+
+    @property
+    def number(self) -> int:
+        found = re.match(r"v(\d+)", self.version_id)
+        return int(found[1]) if found else 0
 
 
 @dataclass(frozen=True)
-class ManagedPolicyRecord:
-    """A customer or AWS managed policy attached to the role (or ours, found unattached)."""
+class ManagedPolicy:
+    """A customer or AWS managed policy attached to the role, or ours (under the stack's path, named for the
+    role) found unattached. `document` is the default version's document; `versions` every version (read for
+    ours only)."""
 
     arn: str
     name: str
     path: str
     attached: bool
     document: Document | None = None
-    versions: tuple[PolicyVersionRecord, ...] = ()
+    versions: tuple[PolicyVersion, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -36,7 +47,7 @@ class RoleRecord:
 
     role_arn: str
     inline: Mapping[str, Document] = field(default_factory=dict)
-    managed: tuple[ManagedPolicyRecord, ...] = ()
+    managed: tuple[ManagedPolicy, ...] = ()
     boundary_arn: str | None = None
     boundary: Document | None = None
 

@@ -8,6 +8,8 @@ way and writes each parameter about once).
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 
 ASSETS = "assets"  # schema -> asset records (schema-sync)
 LINEAGE = "lineage"  # the lineage emission state (lineage-emission)
@@ -36,3 +38,22 @@ def hash_group(key: str, group_bits: int = 8) -> str:
     digest = hashlib.sha256(key.encode("utf-8", "surrogatepass")).digest()
     value = int.from_bytes(digest[:4], "big") >> (32 - group_bits)
     return f"{value:0{(group_bits + 3) // 4}x}"
+
+
+Value = TypeVar("Value")
+
+
+def read_entries(
+    entries: Mapping[str, Mapping[str, Any]], read: Callable[[str, Mapping[str, Any]], Value]
+) -> tuple[dict[str, Value], list[str]]:
+    """A packed store's entries, each read as a value by `read(key, entry)`; an entry that cannot be read
+    (a member missing or of another type, as another version may have written it) is left out and its key
+    listed, so the caller reports it rather than failing the run."""
+    values: dict[str, Value] = {}
+    unreadable: list[str] = []
+    for key, entry in entries.items():
+        try:
+            values[key] = read(key, entry)
+        except (KeyError, TypeError, ValueError):
+            unreadable.append(key)
+    return values, unreadable

@@ -25,6 +25,7 @@ from kafka_lineage.schemas.model import (
     ColumnSink,
     ParsedSchema,
     annotate,
+    documentation,
     failed,
     load_json,
 )
@@ -92,7 +93,7 @@ class _Walker:
         inner, nullable = self._unwrap_nullable(self._resolve(avro_type))
         inner = self._resolve(inner)
         data_type = self._type_name(inner, 0)
-        description = doc if isinstance(doc, str) else _type_doc(inner)
+        description = doc if isinstance(doc, str) else documentation(inner, "doc")
         record = self._record_within(inner)
         name = None if record is None else str(record["name"])
         column = Column(path, data_type, nullable, description)
@@ -183,14 +184,6 @@ class _Walker:
 
 def _is_record(avro_type: Any) -> bool:
     return isinstance(avro_type, dict) and avro_type.get("type") in ("record", "error")
-
-
-def _type_doc(avro_type: Any) -> str | None:
-    if isinstance(avro_type, dict):
-        for key in ("doc", "connect.doc"):
-            if isinstance(avro_type.get(key), str):
-                return str(avro_type[key])
-    return None
 
 
 def _logical(avro_type: dict[str, Any], kind: str) -> str | None:

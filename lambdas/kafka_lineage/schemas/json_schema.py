@@ -35,6 +35,7 @@ from kafka_lineage.schemas.model import (
     ColumnSink,
     ParsedSchema,
     annotate,
+    documentation,
     failed,
     load_json,
     quote,
@@ -102,7 +103,7 @@ class _SchemaWalker:
             path = prefix + name
             node = self._analyze(subschema, members.refs, 0)
             nullable = node.nullable or (not only_null_branch and name not in members.required)
-            description = _description(subschema) or node.description
+            description = documentation(subschema, "description") or node.description
             column = Column(path, node.data_type, nullable, description)
             if self._sink.add_parent(column, depth, node.members is not None) and node.members is not None:
                 self._columns(node.members, path + ".", depth + 1)
@@ -119,7 +120,7 @@ class _SchemaWalker:
             return _Node("any", nullable=True)
         if not isinstance(schema, dict):
             return _Node("never" if schema is False else type(schema).__name__)
-        description = _description(schema)
+        description = documentation(schema, "description")
         nullable = schema.get("nullable") is True  # OpenAPI 3.0 style
         combined = self._combinator(schema, refs, depth, nullable, description)
         if combined is not None:
@@ -369,14 +370,6 @@ def _json_type(value: Any) -> str:
     if isinstance(value, str):
         return "string"
     return "array" if isinstance(value, list) else "object"
-
-
-def _description(schema: Any) -> str | None:
-    if isinstance(schema, dict):
-        for key in ("description", "connect.doc"):
-            if isinstance(schema.get(key), str):
-                return str(schema[key])
-    return None
 
 
 def _has_connect_index(schema: Any) -> bool:

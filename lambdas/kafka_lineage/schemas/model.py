@@ -154,6 +154,16 @@ class ColumnSink:
         return ParsedSchema(tuple(self._columns), "; ".join(warnings) if warnings else None)
 
 
+def documentation(node: Any, own_key: str) -> str | None:
+    """A node's documentation: the format's own key (Avro's `doc`, JSON Schema's `description`), else the
+    `connect.doc` Kafka Connect's converters write; None when neither is text."""
+    if isinstance(node, dict):
+        for key in (own_key, "connect.doc"):
+            if isinstance(node.get(key), str):
+                return str(node[key])
+    return None
+
+
 def clean_text(text: object) -> str | None:
     """A description as one trimmed line, or None when there is none."""
     if not isinstance(text, str):

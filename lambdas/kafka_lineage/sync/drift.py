@@ -25,7 +25,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from kafka_lineage.drift.summary import DriftSummary
+from kafka_lineage.drift.summary import DriftSummary, load_summaries
 from kafka_lineage.model import clock
 from kafka_lineage.model.report import failure_item
 from kafka_lineage.observability import logger
@@ -114,13 +114,7 @@ class DriftSummaries:
         self.unreadable: list[str] = []
 
     def load(self) -> dict[str, DriftSummary]:
-        summaries: dict[str, DriftSummary] = {}
-        self.unreadable = []
-        for key, entry in self.store.load().items():
-            try:
-                summaries[key] = DriftSummary.from_entry(entry)
-            except (KeyError, TypeError, ValueError):
-                self.unreadable.append(key)
+        summaries, self.unreadable = load_summaries(self.store.load())
         return summaries
 
 

@@ -24,6 +24,7 @@ from kafka_lineage.config import Source
 from kafka_lineage.engine.order import Position
 from kafka_lineage.failsafe import Held
 from kafka_lineage.model.asset_records import AssetRecord
+from kafka_lineage.model.combine import combined
 from kafka_lineage.model.registry import ListedSchema, SchemaDetails
 from kafka_lineage.sync.desired import Desired
 from kafka_lineage.sync.requests import SchemaRef
@@ -171,12 +172,7 @@ class Triage:
     skipped: tuple[Mapping[str, str], ...] = ()
 
     def __add__(self, other: Triage) -> Triage:
-        return Triage(
-            self.candidates + other.candidates,
-            self.deletions + other.deletions,
-            self.unchanged + other.unchanged,
-            self.skipped + other.skipped,
-        )
+        return combined(Triage, (self, other))
 
 
 @dataclass(frozen=True)
@@ -190,12 +186,7 @@ class SyncPlan:
     unchanged: int = 0
 
     def __add__(self, other: SyncPlan) -> SyncPlan:
-        return SyncPlan(
-            self.actions + other.actions,
-            self.orphans + other.orphans,
-            self.held_back + other.held_back,
-            self.unchanged + other.unchanged,
-        )
+        return combined(SyncPlan, (self, other))
 
     def writes(self) -> tuple[Action, ...]:
         """The actions in the order they are applied (orphans are deletions like the others)."""

@@ -8,7 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from kafka_lineage.access.model import Grant, GrantStatus, ManagedPolicy, Naming, PolicyVersion, RoleState
+from kafka_lineage.access.model import Grant, GrantStatus, Naming, RoleState
 from kafka_lineage.access.plan import (
     AttachRolePolicy,
     CreatePolicy,
@@ -21,6 +21,7 @@ from kafka_lineage.access.plan import (
     RolePlan,
 )
 from kafka_lineage.access.settings import AccessSettings
+from kafka_lineage.model.iam import ManagedPolicy, PolicyVersion
 
 FIXTURES = Path(__file__).resolve().parents[2] / "events" / "access"
 ACCOUNT = "111122223333"

@@ -6,8 +6,9 @@ import json
 from dataclasses import replace
 
 from kafka_lineage.access.decide import decide
-from kafka_lineage.access.model import GrantStatus, ManagedPolicy, RoleState
+from kafka_lineage.access.model import GrantStatus, RoleState
 from kafka_lineage.access.plan import PutRolePolicy
+from kafka_lineage.model.iam import ManagedPolicy
 from tests.unit.access.access_builders import (
     ACCOUNT,
     CLUSTER,

@@ -9,8 +9,9 @@ import pytest
 from kafka_lineage.access.desired import role_access
 from kafka_lineage.access.evaluate import Decision, evaluate
 from kafka_lineage.access.guards import boundary_refusal, role_refusal
-from kafka_lineage.access.model import ManagedPolicy, RoleState
+from kafka_lineage.access.model import RoleState
 from kafka_lineage.access.settings import AccessSettings
+from kafka_lineage.model.iam import ManagedPolicy
 from tests.unit.access.access_builders import (
     ACCOUNT,
     CLUSTER,

@@ -8,9 +8,10 @@ import pytest
 
 from kafka_lineage.access.arns import ClusterArn
 from kafka_lineage.access.desired import policy_size, role_access, statements
-from kafka_lineage.access.model import GrantStatus, ManagedPolicy, RoleState
+from kafka_lineage.access.model import GrantStatus, RoleState
 from kafka_lineage.access.packing import MANAGED_POLICY_LIMIT, ROLE_INLINE_LIMIT, Budget, NoRoom, pack
 from kafka_lineage.access.plan import budget
+from kafka_lineage.model.iam import ManagedPolicy
 from tests.unit.access.access_builders import (
     ACCOUNT,
     CLUSTER,

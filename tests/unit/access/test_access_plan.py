@@ -8,7 +8,7 @@ from dataclasses import FrozenInstanceError, replace
 import pytest
 
 from kafka_lineage.access.desired import role_access, statements
-from kafka_lineage.access.model import ManagedPolicy, Naming, PolicyVersion, RoleState
+from kafka_lineage.access.model import Naming, RoleState
 from kafka_lineage.access.packing import pack
 from kafka_lineage.access.plan import (
     AttachRolePolicy,
@@ -23,6 +23,7 @@ from kafka_lineage.access.plan import (
     budget,
     plan_role,
 )
+from kafka_lineage.model.iam import ManagedPolicy, PolicyVersion
 from tests.unit.access.access_builders import (
     ACCOUNT,
     NAMING,

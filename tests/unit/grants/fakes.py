@@ -16,7 +16,7 @@ from typing import Any
 
 from kafka_lineage.grants.ports import GrantPorts, Rendered
 from kafka_lineage.model.failures import Conflict, LeaseBusy, NotFound, QuotaExceeded
-from kafka_lineage.model.iam import IamCall, ManagedPolicyRecord, PolicyVersionRecord, RoleRecord
+from kafka_lineage.model.iam import IamCall, ManagedPolicy, PolicyVersion, RoleRecord
 from kafka_lineage.model.subscriptions import (
     Environment,
     GrantAsset,
@@ -230,11 +230,9 @@ class FakeIam:
                 policy = self.policies[arn]
                 self.calls["ListPolicyVersions"] += 1
                 self.calls["GetPolicyVersion"] += 1
-                versions = tuple(PolicyVersionRecord(v, d, c) for v, _, d, c in policy.versions)
+                versions = tuple(PolicyVersion(v, d, c) for v, _, d, c in policy.versions)
                 managed.append(
-                    ManagedPolicyRecord(
-                        arn, policy.name, policy.path, True, json.loads(policy.default()), versions
-                    )
+                    ManagedPolicy(arn, policy.name, policy.path, True, json.loads(policy.default()), versions)
                 )
             boundary = None
             if role.boundary:
