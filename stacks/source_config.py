@@ -32,7 +32,6 @@ from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 from pydantic import (
-    AfterValidator,
     BaseModel,
     Field,
     StrictBool,
@@ -41,21 +40,14 @@ from pydantic import (
     model_validator,
 )
 
-from kafka_lineage.config import EXTERNAL_ID, ROLE_ARN, SETTINGS_MODEL, ConfigError
+from kafka_lineage.config import ROLE_ARN, SETTINGS_MODEL, ConfigError
+from kafka_lineage.config.sources import ExternalId
 from kafka_lineage.model.errors import describe
 from kafka_lineage.model.names import GlueCatalogName, GlueName
 
-
-def _external_id(value: str) -> str:
-    if not EXTERNAL_ID.fullmatch(value):
-        raise ValueError(f"{value!r} is not a valid STS ExternalId ({EXTERNAL_ID.pattern})")
-    return value
-
-
 # What the source and the consumer account stacks both take: their own CloudFormation stack name, and the
-# external id their role's trust asks of the governance stack's AssumeRole.
+# external id their role's trust asks of the governance stack's AssumeRole (the functions' one type).
 StackName = Annotated[str, Field(pattern=r"^[A-Za-z][A-Za-z0-9-]{0,127}$")]  # anchored: pydantic searches
-ExternalId = Annotated[str, AfterValidator(_external_id)]
 
 SOURCE_CONTEXT_KEY = "kafkaLineageSource"
 DEFAULT_ROLE_NAME = "kafka-lineage-source-reader"
