@@ -261,7 +261,8 @@ class Readings:
     # Managed delivery paths and federated catalogs (kafka_channels.py, firehose.py, glue_catalogs.py).
     channel_creating_reads: int = 0
     """MSK: for how many reads (ListChannels pages, DescribeChannel) a new channel stays CREATING before it
-    reads ACTIVE. Creation is asynchronous (the guide lists a CREATING state); how long is undocumented."""
+    reads ACTIVE. Creation is asynchronous (the guide lists a CREATING state); how long is undocumented.
+    Counted by moto's state manager (model "kafka::channel", lifecycle.py)."""
 
     topic_configs_encoding: str = "properties"
     """MSK: what DescribeTopic's `Configs` holds once base64-decoded. The API model says only "Topic
@@ -275,7 +276,8 @@ class Readings:
     completes"; how long that takes is undocumented."""
 
     delivery_stream_creating_reads: int = 0
-    """Firehose: for how many DescribeDeliveryStream calls a new stream stays CREATING before ACTIVE."""
+    """Firehose: for how many DescribeDeliveryStream calls a new stream stays CREATING before ACTIVE.
+    Counted by moto's state manager (model "firehose::delivery-stream", lifecycle.py)."""
 
     federated_catalog_id_in_answer: str = "qualified"
     """Glue: the `CatalogId` member of a table read from a federated catalog
