@@ -15,8 +15,8 @@ model:
 
 CreateChannel answers at once and the channel reads CREATING for `readings.channel_creating_reads` reads
 (each listing that shows it, each DescribeChannel), then ACTIVE: moto's state manager counts them
-(lifecycle.py). DeleteChannel moves it to DELETING; it stays listed for
-`readings.deleted_channels_linger` listings (asynchronous deletion; how long is undocumented).
+(lifecycle.py). DeleteChannel moves it to DELETING; it stays listed for `readings.deleted_channels_linger`
+listings, counted the same way, then is gone (asynchronous deletion; how long is undocumented).
 `create()` is the test hook: a channel in any status, without a request.
 """
 
@@ -31,7 +31,7 @@ from typing import Any
 
 from local.standins import paging
 from local.standins.errors import ServiceError
-from local.standins.lifecycle import CHANNEL, Lifecycle, register
+from local.standins.lifecycle import CHANNEL, CHANNEL_DELETION, DELETING, GONE, Lifecycle, register
 from local.standins.readings import Readings
 
 DEFAULT_PAGE = 10  # ListChannels without MaxResults: AWS documents no default; the model allows 1-100.
@@ -54,7 +54,7 @@ class _Channel:
     request: dict[str, Any]
     created: datetime
     seq: int
-    linger: int | None = None  # deleted: listings left that still show it
+    deleted: bool = False  # by DeleteChannel: `state` then counts the listings that still show it
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -114,6 +114,7 @@ class KafkaChannels:
             )
         with self._lock:
             register(CHANNEL, self._readings().channel_creating_reads)
+            register(CHANNEL_DELETION, self._readings().deleted_channels_linger)
             if cluster_arn in self._standard:
                 if operation == "ListChannels" and self._readings().channels_on_standard_brokers == "empty":
                     return {"Channels": []}
@@ -162,7 +163,7 @@ class KafkaChannels:
         return {"ChannelArn": arn, "ClusterOperationArn": _operation_arn(params["ClusterArn"])}
 
     def _list(self, params: dict[str, Any]) -> dict[str, Any]:
-        for gone in [c for c in self._channels.values() if c.linger is not None and c.linger <= 0]:
+        for gone in [c for c in self._channels.values() if c.state.now() == GONE]:
             del self._channels[gone.arn]
         cluster_arn = params["ClusterArn"]
         wanted = params.get("TopicNameFilter")
@@ -175,16 +176,13 @@ class KafkaChannels:
         query = {"ClusterArn": cluster_arn}
         page, token = paging.page_after(listed, size, params.get("NextToken"), query, _seq, _bad_request)
         answer: dict[str, Any] = {"Channels": [self._summary(c, c.state.read()) for c in page]}
-        for channel in page:
-            if channel.linger is not None:
-                channel.linger -= 1
         if token is not None:
             answer["NextToken"] = token
         return answer
 
     def _find(self, cluster_arn: str, arn: str) -> _Channel:
         found = self._channels.get(arn)
-        if found is None or found.cluster_arn != cluster_arn:
+        if found is None or found.cluster_arn != cluster_arn or found.state.now() == GONE:
             raise ServiceError("NotFoundException", f"The channel {arn} was not found.", 404)
         return found
 
@@ -198,7 +196,7 @@ class KafkaChannels:
         }
 
     def _describe(self, channel: _Channel) -> dict[str, Any]:
-        status = channel.state.read()
+        status = channel.state.now() if channel.deleted else channel.state.read()  # listings count deletion
         answer = {
             **self._summary(channel, status),
             "TopicConfigurationList": channel.request["TopicConfigurationList"],
@@ -227,10 +225,10 @@ class KafkaChannels:
         return {"ChannelArn": channel.arn, "ClusterOperationArn": _operation_arn(channel.cluster_arn)}
 
     def _delete(self, channel: _Channel) -> dict[str, Any]:
-        if channel.linger is None:
-            channel.state.status = "DELETING"
-            channel.linger = self._readings().deleted_channels_linger
-            if channel.linger <= 0:
+        if not channel.deleted:
+            channel.deleted = True
+            channel.state = Lifecycle(CHANNEL_DELETION, DELETING)
+            if channel.state.now() == GONE:
                 del self._channels[channel.arn]
         return {"ChannelArn": channel.arn, "ClusterOperationArn": _operation_arn(channel.cluster_arn)}
 

@@ -99,6 +99,34 @@ def test_a_deleted_channel_lingers_deleting_then_is_gone(local_aws: LocalAws) ->
     assert kafka.list_channels(ClusterArn=CLUSTER_ARN)["Channels"] == []
 
 
+@pytest.mark.parametrize("linger", [0, 2])
+def test_a_deleted_channel_is_listed_deleting_for_the_readings_listings_then_not_found(
+    local_aws: LocalAws, linger: int
+) -> None:
+    # Given deleted channels stay listed for `linger` listings (moto's state manager counts them)
+    local_aws.set_readings(deleted_channels_linger=linger)
+    local_aws.kafka.set_brokers(CLUSTER_ARN, sasl_iam="b-1.x.kafka.eu-west-1.amazonaws.com:9098")
+    kafka = boto3.client("kafka")
+    arn = kafka.create_channel(**iceberg_channel())["ChannelArn"]
+
+    # When it is deleted, described (which counts no listing), then listed one time more than that
+    kafka.delete_channel(ClusterArn=CLUSTER_ARN, ChannelArn=arn)
+    described = [
+        kafka.describe_channel(ClusterArn=CLUSTER_ARN, ChannelArn=arn)["Status"] for _ in range(linger)
+    ]
+    listed = [
+        [c["Status"] for c in kafka.list_channels(ClusterArn=CLUSTER_ARN)["Channels"]]
+        for _ in range(linger + 1)
+    ]
+
+    # Then each of those listings shows it DELETING, the next none, and it is no longer found
+    assert described == ["DELETING"] * linger
+    assert listed == [["DELETING"]] * linger + [[]]
+    with pytest.raises(ClientError) as excinfo:
+        kafka.describe_channel(ClusterArn=CLUSTER_ARN, ChannelArn=arn)
+    assert excinfo.value.response["Error"]["Code"] == "NotFoundException"
+
+
 def msk_stream(name: str, destination: dict[str, Any]) -> dict[str, Any]:
     return {
         "DeliveryStreamName": name,
