@@ -29,7 +29,8 @@ class Readings:
     deleted_connectors_linger: int = 1
     """MSK Connect: in how many ListConnectors results a connector removed by DeleteConnector still appears,
     with connectorState DELETING, before it is gone (DescribeConnector finds it as long). Deletion is
-    asynchronous (DeleteConnector answers DELETING); how long the listing shows it is undocumented."""
+    asynchronous (DeleteConnector answers DELETING); how long the listing shows it is undocumented. Counted
+    by moto's state manager (model "kafkaconnect::connector-deletion", lifecycle.py)."""
 
     ssm_reserved_prefix_every_level: bool = True
     """SSM: does the "can't be prefixed with aws or ssm" rule apply to every level of a hierarchical name
@@ -273,7 +274,8 @@ class Readings:
     deleted_channels_linger: int = 1
     """MSK: in how many ListChannels results a channel removed by DeleteChannel still appears, DELETING. The
     API reference: "The channel transitions through DELETING and is removed when the asynchronous delete
-    completes"; how long that takes is undocumented."""
+    completes"; how long that takes is undocumented. Counted by moto's state manager (model
+    "kafka::channel-deletion", lifecycle.py)."""
 
     delivery_stream_creating_reads: int = 0
     """Firehose: for how many DescribeDeliveryStream calls a new stream stays CREATING before ACTIVE.
