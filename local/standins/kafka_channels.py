@@ -137,6 +137,7 @@ class KafkaChannels:
         raise NotImplementedError(operation)
 
     def _add(self, cluster_arn: str, name: str, request: dict[str, Any], state: Lifecycle) -> str:
+        self._drop_gone()
         if any(c.cluster_arn == cluster_arn and c.name == name for c in self._channels.values()):
             raise ServiceError(
                 "ConflictException", f"A channel named {name} already exists on the cluster.", 409
@@ -162,9 +163,12 @@ class KafkaChannels:
         arn = self._add(params["ClusterArn"], params["ChannelName"], request, Lifecycle(CHANNEL))
         return {"ChannelArn": arn, "ClusterOperationArn": _operation_arn(params["ClusterArn"])}
 
-    def _list(self, params: dict[str, Any]) -> dict[str, Any]:
+    def _drop_gone(self) -> None:
         for gone in [c for c in self._channels.values() if c.state.now() == GONE]:
             del self._channels[gone.arn]
+
+    def _list(self, params: dict[str, Any]) -> dict[str, Any]:
+        self._drop_gone()
         cluster_arn = params["ClusterArn"]
         wanted = params.get("TopicNameFilter")
         size = params.get("MaxResults") or DEFAULT_PAGE

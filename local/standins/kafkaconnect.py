@@ -147,7 +147,7 @@ class KafkaConnect:
         return arn
 
     def _live(self) -> list[_Connector]:
-        return list(self._connectors.values())
+        return [c for c in self._connectors.values() if not _gone(c)]
 
     def _create(self, params: dict[str, Any], region: str) -> dict[str, Any]:
         cluster = params["kafkaCluster"]["apacheKafkaCluster"]
@@ -169,7 +169,7 @@ class KafkaConnect:
 
     def _list(self, params: dict[str, Any], region: str) -> dict[str, Any]:
         # A deleted connector shows in the reading's number of listings, then is gone.
-        for gone in [c for c in self._live() if _gone(c)]:
+        for gone in [c for c in self._connectors.values() if _gone(c)]:
             del self._connectors[gone.arn]
         size = params.get("maxResults") or DEFAULT_PAGE
         prefix = params.get("connectorNamePrefix") or ""
