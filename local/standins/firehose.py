@@ -1,10 +1,14 @@
 """Amazon Data Firehose: CreateDeliveryStream, ListDeliveryStreams, DescribeDeliveryStream,
 DeleteDeliveryStream, for streams with an MSK source and Apache Iceberg or Amazon S3 destinations.
 
-moto 5.2 has Firehose, but its CreateDeliveryStream drops `MSKSourceConfiguration` (it takes only a
-Kinesis source), so a stream's MSK cluster and topic are lost: this stand-in answers every Firehose call
-instead. Requests arrive parsed and validated against botocore's firehose model (server.py); answers are
-serialized through the model too, so a member the model lacks fails loudly.
+moto 5.2 has Firehose, but its CreateDeliveryStream drops `MSKSourceConfiguration` (it takes only a Kinesis
+source), so a stream's MSK cluster and topic are lost: this stand-in answers every Firehose call instead. A
+subclass of moto's backend would have to replace all four operations anyway: moto also caps streams at 50 a
+Region (the quota is 5,000 now), pages ListDeliveryStreams by 50 (AWS: 10) from the first name when
+ExclusiveStartDeliveryStreamName names no stream, and describes a destination without the documented defaults
+below. What it shares with moto: the ResourceInUse and ResourceNotFound messages. Requests arrive parsed and
+validated against botocore's firehose model (server.py); answers are serialized through the model too, so a
+member the model lacks fails loudly.
 
 What the service enforces, per the API reference: names unique per account and Region
 (ResourceInUseException); `MSKSourceConfiguration` only with DeliveryStreamType `MSKAsSource` and required
@@ -15,8 +19,9 @@ with it (InvalidArgumentException); exactly one destination; ListDeliveryStreams
 The description of a destination is its configuration (`S3Configuration` described as
 `S3DestinationDescription`, `S3BackupConfiguration` as `S3BackupDescription`), with Firehose's documented
 defaults for the required description members the request may leave out (buffering 5 MiB / 300 s,
-UNCOMPRESSED, NoEncryption). Streams read CREATING for `readings.delivery_stream_creating_reads` reads,
-then ACTIVE; a deleted stream is gone at once (DeleteDeliveryStream's answer is empty).
+UNCOMPRESSED, NoEncryption). Streams read CREATING for `readings.delivery_stream_creating_reads`
+DescribeDeliveryStream calls, then ACTIVE (moto's state manager counts them: lifecycle.py); a deleted stream
+is gone at once (DeleteDeliveryStream's answer is empty).
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from itertools import count
 from typing import Any
 
 from local.standins.errors import ServiceError
+from local.standins.lifecycle import DELIVERY_STREAM, Lifecycle, register
 from local.standins.readings import Readings
 
 DEFAULT_LIMIT = 10  # ListDeliveryStreams: "The default limit is 10" (API reference)
@@ -51,9 +57,8 @@ class _Stream:
     kind: str
     request: dict[str, Any]
     created: datetime
-    creating_reads: int
     seq: int
-    status: str = "ACTIVE"
+    state: Lifecycle
 
 
 class Firehose:
@@ -75,10 +80,13 @@ class Firehose:
     def set_status(self, account: str, name: str, status: str, region: str | None = None) -> None:
         """Test hook: CREATING_FAILED, DELETING ... (the statuses of botocore's DeliveryStreamStatus)."""
         with self._lock:
-            self._streams[(account, region or self._region(), name)].status = status
+            self._streams[(account, region or self._region(), name)].state = Lifecycle(
+                DELIVERY_STREAM, status, moves=False
+            )
 
     def handle(self, operation: str, params: dict[str, Any], account: str, region: str) -> dict[str, Any]:
         with self._lock:
+            register(DELIVERY_STREAM, self._readings().delivery_stream_creating_reads)
             if operation == "CreateDeliveryStream":
                 return self._create(params, account, region)
             if operation == "ListDeliveryStreams":
@@ -112,16 +120,8 @@ class Firehose:
                 400,
             )
         arn = f"arn:aws:firehose:{region}:{account}:deliverystream/{name}"
-        creating = self._readings().delivery_stream_creating_reads
         self._streams[(account, region, name)] = _Stream(
-            name,
-            arn,
-            kind,
-            dict(params),
-            datetime.now(UTC),
-            creating,
-            next(self._sequence),
-            "CREATING" if creating else "ACTIVE",
+            name, arn, kind, dict(params), datetime.now(UTC), next(self._sequence), Lifecycle(DELIVERY_STREAM)
         )
         return {"DeliveryStreamARN": arn}
 
@@ -145,17 +145,12 @@ class Firehose:
         return found
 
     def _describe(self, stream: _Stream) -> dict[str, Any]:
-        # CREATING for the reads the reading gave at creation (not moto's ManagedState: kafka_channels._read).
-        if stream.status == "CREATING" and stream.creating_reads > 0:
-            stream.creating_reads -= 1
-            if stream.creating_reads == 0:
-                stream.status = "ACTIVE"
         request = stream.request
         member = next(m for m in request if m in DESTINATIONS)
         description: dict[str, Any] = {
             "DeliveryStreamName": stream.name,
             "DeliveryStreamARN": stream.arn,
-            "DeliveryStreamStatus": stream.status,
+            "DeliveryStreamStatus": stream.state.read(),
             "DeliveryStreamType": stream.kind,
             "VersionId": "1",
             "CreateTimestamp": stream.created,

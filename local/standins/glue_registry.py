@@ -40,6 +40,9 @@ def _invalid(message: str) -> ServiceError:
 
 @dataclass
 class _Lingering:
+    # Counted here, not on moto's state manager (lifecycle.py): moto has already deleted the schema (its
+    # DeleteSchema is synchronous), so what lingers is a snapshot, and a deleted registry lingers for as long
+    # as any of its schemas does; a deleted version likewise lingers until it is removed from moto's schema.
     item: dict[str, Any]  # the ListSchemas item, SchemaStatus DELETING
     remaining: int  # listings it still appears in
 

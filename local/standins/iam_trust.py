@@ -6,6 +6,11 @@ AssumeRole across accounts needs both sides: the caller's identity policy allows
 Principal names the caller: the caller's role ARN (a role session is its role), its account's root ARN or
 its account id, or "*". Its Action must match sts:AssumeRole and its Condition must hold for the request's
 context (sts:ExternalId: what the caller sent, absent when it sent none). An explicit Deny wins.
+
+Not moto's trust check (moto/iam/access_control.py `_check_role_trust_relationship`): it runs only under
+moto's own request auth and for roles in moto's IAM backend (these roles come from a template), matches a
+Principal only as the caller's literal ARN (no account root, no account id), knows StringEquals alone, and
+lets a condition on a key the request lacks pass (an AssumeRole without ExternalId would be trusted).
 """
 
 from __future__ import annotations

@@ -13,9 +13,10 @@ model:
 - ListChannels pages with `MaxResults` (1-100) and an opaque `NextToken`; `TopicNameFilter` keeps the
   channels whose source topic has that name. botocore 1.44.5 has no paginator for it.
 
-CreateChannel answers at once and the channel reads CREATING for `readings.channel_creating_reads` further
-reads, then ACTIVE. DeleteChannel moves it to DELETING; it stays listed for
-`readings.deleted_channels_linger` listings (asynchronous deletion; how long is undocumented).
+CreateChannel answers at once and the channel reads CREATING for `readings.channel_creating_reads` reads
+(each listing that shows it, each DescribeChannel), then ACTIVE: moto's state manager counts them
+(lifecycle.py). DeleteChannel moves it to DELETING; it stays listed for `readings.deleted_channels_linger`
+listings, counted the same way, then is gone (asynchronous deletion; how long is undocumented).
 `create()` is the test hook: a channel in any status, without a request.
 """
 
@@ -30,6 +31,7 @@ from typing import Any
 
 from local.standins import paging
 from local.standins.errors import ServiceError
+from local.standins.lifecycle import CHANNEL, CHANNEL_DELETION, DELETING, GONE, Lifecycle, register
 from local.standins.readings import Readings
 
 DEFAULT_PAGE = 10  # ListChannels without MaxResults: AWS documents no default; the model allows 1-100.
@@ -48,12 +50,11 @@ class _Channel:
     arn: str
     name: str
     cluster_arn: str
-    status: str
+    state: Lifecycle
     request: dict[str, Any]
     created: datetime
     seq: int
-    creating_reads: int = 0
-    linger: int | None = None  # deleted: listings left that still show it
+    deleted: bool = False  # by DeleteChannel: `state` then counts the listings that still show it
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -95,13 +96,13 @@ class KafkaChannels:
         if status not in STATUSES:
             raise ValueError(f"status must be one of {STATUSES}, not {status!r}")
         with self._lock:
-            return self._add(cluster_arn, name, dict(request), status, 0)
+            return self._add(cluster_arn, name, dict(request), Lifecycle(CHANNEL, status, moves=False))
 
     def set_status(self, arn: str, status: str) -> None:
         if status not in STATUSES:
             raise ValueError(f"status must be one of {STATUSES}, not {status!r}")
         with self._lock:
-            self._channels[arn].status = status
+            self._channels[arn].state = Lifecycle(CHANNEL, status, moves=False)
 
     # ------------------------------------------------------------------------------------------ service
 
@@ -112,6 +113,8 @@ class KafkaChannels:
                 "NotFoundException", f"The specified cluster was not found: {cluster_arn}", 404
             )
         with self._lock:
+            register(CHANNEL, self._readings().channel_creating_reads)
+            register(CHANNEL_DELETION, self._readings().deleted_channels_linger)
             if cluster_arn in self._standard:
                 if operation == "ListChannels" and self._readings().channels_on_standard_brokers == "empty":
                     return {"Channels": []}
@@ -133,7 +136,8 @@ class KafkaChannels:
                 return self._delete(channel)
         raise NotImplementedError(operation)
 
-    def _add(self, cluster_arn: str, name: str, request: dict[str, Any], status: str, creating: int) -> str:
+    def _add(self, cluster_arn: str, name: str, request: dict[str, Any], state: Lifecycle) -> str:
+        self._drop_gone()
         if any(c.cluster_arn == cluster_arn and c.name == name for c in self._channels.values()):
             raise ServiceError(
                 "ConflictException", f"A channel named {name} already exists on the cluster.", 409
@@ -150,34 +154,21 @@ class KafkaChannels:
         head, _, path = cluster_arn.partition(":cluster/")
         arn = f"{head}:channel/{path}/{name}"
         self._channels[arn] = _Channel(
-            arn, name, cluster_arn, status, request, datetime.now(UTC), next(self._sequence), creating
+            arn, name, cluster_arn, state, request, datetime.now(UTC), next(self._sequence)
         )
         return arn
 
     def _create(self, params: dict[str, Any]) -> dict[str, Any]:
         request = {key: value for key, value in params.items() if key not in ("ClusterArn", "ChannelName")}
-        creating = self._readings().channel_creating_reads
-        arn = self._add(
-            params["ClusterArn"],
-            params["ChannelName"],
-            request,
-            "CREATING" if creating else "ACTIVE",
-            creating,
-        )
+        arn = self._add(params["ClusterArn"], params["ChannelName"], request, Lifecycle(CHANNEL))
         return {"ChannelArn": arn, "ClusterOperationArn": _operation_arn(params["ClusterArn"])}
 
-    def _read(self, channel: _Channel) -> None:
-        # Not moto's ManagedState: its "manual" transition (`times`) is one process-wide setting per model
-        # name in moto's state manager, where this count is the server's reading when the channel was
-        # created, per channel and per stand-in server; the counter below is all it takes.
-        if channel.status == "CREATING" and channel.creating_reads > 0:
-            channel.creating_reads -= 1
-            if channel.creating_reads == 0:
-                channel.status = "ACTIVE"
+    def _drop_gone(self) -> None:
+        for gone in [c for c in self._channels.values() if c.state.now() == GONE]:
+            del self._channels[gone.arn]
 
     def _list(self, params: dict[str, Any]) -> dict[str, Any]:
-        for gone in [c for c in self._channels.values() if c.linger is not None and c.linger <= 0]:
-            del self._channels[gone.arn]
+        self._drop_gone()
         cluster_arn = params["ClusterArn"]
         wanted = params.get("TopicNameFilter")
         size = params.get("MaxResults") or DEFAULT_PAGE
@@ -188,40 +179,36 @@ class KafkaChannels:
         ]
         query = {"ClusterArn": cluster_arn}
         page, token = paging.page_after(listed, size, params.get("NextToken"), query, _seq, _bad_request)
-        for channel in page:
-            self._read(channel)
-            if channel.linger is not None:
-                channel.linger -= 1
-        answer: dict[str, Any] = {"Channels": [self._summary(c) for c in page]}
+        answer: dict[str, Any] = {"Channels": [self._summary(c, c.state.read()) for c in page]}
         if token is not None:
             answer["NextToken"] = token
         return answer
 
     def _find(self, cluster_arn: str, arn: str) -> _Channel:
         found = self._channels.get(arn)
-        if found is None or found.cluster_arn != cluster_arn:
+        if found is None or found.cluster_arn != cluster_arn or found.state.now() == GONE:
             raise ServiceError("NotFoundException", f"The channel {arn} was not found.", 404)
         return found
 
-    def _summary(self, channel: _Channel) -> dict[str, Any]:
+    def _summary(self, channel: _Channel, status: str) -> dict[str, Any]:
         return {
             "ChannelArn": channel.arn,
             "ChannelName": channel.name,
-            "Status": channel.status,
+            "Status": status,
             "CreationTime": channel.created,
             "DestinationType": channel.destination,
         }
 
     def _describe(self, channel: _Channel) -> dict[str, Any]:
-        self._read(channel)
+        status = channel.state.now() if channel.deleted else channel.state.read()  # listings count deletion
         answer = {
-            **self._summary(channel),
+            **self._summary(channel, status),
             "TopicConfigurationList": channel.request["TopicConfigurationList"],
         }
         for member in _DESCRIBED:
             if channel.request.get(member):
                 answer[member] = channel.request[member]
-        if channel.status in ("FAILED", "SUSPENDED"):
+        if status in ("FAILED", "SUSPENDED"):
             answer["StateInfo"] = {"Code": "DELIVERY_FAILED", "Message": "The channel stopped delivering."}
         return answer
 
@@ -242,10 +229,10 @@ class KafkaChannels:
         return {"ChannelArn": channel.arn, "ClusterOperationArn": _operation_arn(channel.cluster_arn)}
 
     def _delete(self, channel: _Channel) -> dict[str, Any]:
-        if channel.linger is None:
-            channel.status = "DELETING"
-            channel.linger = self._readings().deleted_channels_linger
-            if channel.linger <= 0:
+        if not channel.deleted:
+            channel.deleted = True
+            channel.state = Lifecycle(CHANNEL_DELETION, DELETING)
+            if channel.state.now() == GONE:
                 del self._channels[channel.arn]
         return {"ChannelArn": channel.arn, "ClusterOperationArn": _operation_arn(channel.cluster_arn)}
 

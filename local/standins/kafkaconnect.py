@@ -8,8 +8,9 @@ DescribeConnector answers the whole configuration, credentials included, as MSK 
 
 CreateConnector answers CREATING and later reads show RUNNING (the stand-in provisions no workers).
 DeleteConnector answers DELETING; the connector then stays listed as DELETING for
-`readings.deleted_connectors_linger` further ListConnectors calls (asynchronous deletion; how long the
-listing shows it is undocumented). `create()` is the test hook: a connector with any state and servers.
+`readings.deleted_connectors_linger` further ListConnectors calls that show it, counted by moto's state
+manager (lifecycle.py), then is gone (asynchronous deletion; how long the listing shows it is undocumented).
+`create()` is the test hook: a connector with any state and servers.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from typing import Any
 
 from local.standins import paging
 from local.standins.errors import ServiceError
+from local.standins.lifecycle import CONNECTOR_DELETION, DELETING, GONE, Lifecycle, register
 from local.standins.readings import Readings
 
 DEFAULT_PAGE = 10  # ListConnectors without maxResults: AWS documents no default; the model allows 1-100.
@@ -50,7 +52,7 @@ class _Connector:
     created: datetime
     version: str
     request: dict[str, Any] = field(default_factory=dict)  # the rest of CreateConnector's request
-    linger: int | None = None  # deleted: listings left that still show it
+    deletion: Lifecycle | None = None  # by DeleteConnector: counts the listings that still show it
     seq: int = 0  # creation order: page tokens point past a sequence number, so removals shift nothing
 
 
@@ -107,6 +109,7 @@ class KafkaConnect:
 
     def handle(self, operation: str, params: dict[str, Any], region: str) -> dict[str, Any]:
         with self._lock:
+            register(CONNECTOR_DELETION, self._readings().deleted_connectors_linger)
             if operation == "CreateConnector":
                 return self._create(params, region)
             if operation == "ListConnectors":
@@ -144,7 +147,7 @@ class KafkaConnect:
         return arn
 
     def _live(self) -> list[_Connector]:
-        return list(self._connectors.values())
+        return [c for c in self._connectors.values() if not _gone(c)]
 
     def _create(self, params: dict[str, Any], region: str) -> dict[str, Any]:
         cluster = params["kafkaCluster"]["apacheKafkaCluster"]
@@ -165,8 +168,8 @@ class KafkaConnect:
         return {"connectorArn": arn, "connectorName": params["connectorName"], "connectorState": "CREATING"}
 
     def _list(self, params: dict[str, Any], region: str) -> dict[str, Any]:
-        # A deleted connector shows in `linger` listings, then is gone.
-        for gone in [c for c in self._live() if c.linger is not None and c.linger <= 0]:
+        # A deleted connector shows in the reading's number of listings, then is gone.
+        for gone in [c for c in self._connectors.values() if _gone(c)]:
             del self._connectors[gone.arn]
         size = params.get("maxResults") or DEFAULT_PAGE
         prefix = params.get("connectorNamePrefix") or ""
@@ -177,13 +180,13 @@ class KafkaConnect:
         if token is not None:
             answer["nextToken"] = token
         for connector in page:
-            if connector.linger is not None:
-                connector.linger -= 1
+            if connector.deletion is not None:
+                connector.deletion.read()
         return answer
 
     def _find(self, arn: str) -> _Connector:
         found = self._connectors.get(arn)
-        if found is None:
+        if found is None or _gone(found):
             raise ServiceError("NotFoundException", f"Connector {arn} not found.", 404)
         return found
 
@@ -195,10 +198,10 @@ class KafkaConnect:
         connector = self._find(params["connectorArn"])
         if params.get("currentVersion") and params["currentVersion"] != connector.version:
             raise ServiceError("BadRequestException", "The current version does not match.", 400)
-        if connector.linger is None:
-            connector.linger = self._readings().deleted_connectors_linger
-            connector.state = "DELETING"
-            if connector.linger <= 0:
+        if connector.deletion is None:
+            connector.deletion = Lifecycle(CONNECTOR_DELETION, DELETING)
+            connector.state = DELETING
+            if _gone(connector):
                 del self._connectors[connector.arn]
         return {"connectorArn": connector.arn, "connectorState": "DELETING"}
 
@@ -249,3 +252,7 @@ def _seq(connector: _Connector) -> int:
 
 def _bad_request(message: str) -> ServiceError:
     return ServiceError("BadRequestException", message, 400)
+
+
+def _gone(connector: _Connector) -> bool:
+    return connector.deletion is not None and connector.deletion.now() == GONE

@@ -29,7 +29,8 @@ class Readings:
     deleted_connectors_linger: int = 1
     """MSK Connect: in how many ListConnectors results a connector removed by DeleteConnector still appears,
     with connectorState DELETING, before it is gone (DescribeConnector finds it as long). Deletion is
-    asynchronous (DeleteConnector answers DELETING); how long the listing shows it is undocumented."""
+    asynchronous (DeleteConnector answers DELETING); how long the listing shows it is undocumented. Counted
+    by moto's state manager (model "kafkaconnect::connector-deletion", lifecycle.py)."""
 
     ssm_reserved_prefix_every_level: bool = True
     """SSM: does the "can't be prefixed with aws or ssm" rule apply to every level of a hierarchical name
@@ -261,7 +262,8 @@ class Readings:
     # Managed delivery paths and federated catalogs (kafka_channels.py, firehose.py, glue_catalogs.py).
     channel_creating_reads: int = 0
     """MSK: for how many reads (ListChannels pages, DescribeChannel) a new channel stays CREATING before it
-    reads ACTIVE. Creation is asynchronous (the guide lists a CREATING state); how long is undocumented."""
+    reads ACTIVE. Creation is asynchronous (the guide lists a CREATING state); how long is undocumented.
+    Counted by moto's state manager (model "kafka::channel", lifecycle.py)."""
 
     topic_configs_encoding: str = "properties"
     """MSK: what DescribeTopic's `Configs` holds once base64-decoded. The API model says only "Topic
@@ -272,10 +274,12 @@ class Readings:
     deleted_channels_linger: int = 1
     """MSK: in how many ListChannels results a channel removed by DeleteChannel still appears, DELETING. The
     API reference: "The channel transitions through DELETING and is removed when the asynchronous delete
-    completes"; how long that takes is undocumented."""
+    completes"; how long that takes is undocumented. Counted by moto's state manager (model
+    "kafka::channel-deletion", lifecycle.py)."""
 
     delivery_stream_creating_reads: int = 0
-    """Firehose: for how many DescribeDeliveryStream calls a new stream stays CREATING before ACTIVE."""
+    """Firehose: for how many DescribeDeliveryStream calls a new stream stays CREATING before ACTIVE.
+    Counted by moto's state manager (model "firehose::delivery-stream", lifecycle.py)."""
 
     federated_catalog_id_in_answer: str = "qualified"
     """Glue: the `CatalogId` member of a table read from a federated catalog

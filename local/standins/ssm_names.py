@@ -1,10 +1,16 @@
-"""SSM Parameter Store's documented naming rules and value-size limits, which moto does not enforce.
+"""SSM Parameter Store's documented naming rules and value-size limits, where moto does not enforce them.
 
 Rules (AWS Systems Manager User Guide, "Requirements and constraints for parameter names", and
 PutParameter's API reference): only a-zA-Z0-9_.- and '/'; a name with a '/' is fully qualified and starts
 with '/'; at most 15 hierarchy levels; no name prefixed with "aws" or "ssm" in any case (public parameters
 under /aws/service/ may be read); the parameter's ARN at most 1011 characters; values at most 4 KB on the
 standard tier, 8 KB on the advanced. Error messages are the ones real SSM returns where known.
+
+moto's PutParameter refuses a reserved prefix on a name's first level, with the answers real SSM is seen
+to give (AccessDeniedException "No access to reserved parameter name: ..." for an /aws/ path, as the SSM
+console shows; ValidationException for the rest): that check is moto's, so a PutParameter's first level is
+left to it. moto checks nothing else here (characters, depth, ARN length, value size), nor reserved
+prefixes on deeper levels or in other operations: those stay.
 """
 
 from __future__ import annotations
@@ -84,7 +90,9 @@ def check_request(
     if params.get("ResourceType") == "Parameter" and isinstance(params.get("ResourceId"), str):
         names.append(params["ResourceId"])
     for name in names:
-        check_name(_bare_name(name), region=region, account=account, readings=readings, write=write)
+        bare = _bare_name(name)
+        skip = 1 if operation == "PutParameter" else 0  # moto refuses a reserved first level itself
+        check_name(bare, region=region, account=account, readings=readings, write=write, skip_levels=skip)
     if operation == "GetParametersByPath" and isinstance(params.get("Path"), str):
         check_path(params["Path"], readings=readings)
     if (
@@ -109,12 +117,15 @@ def _levels(name: str) -> list[str]:
     return name.strip("/").split("/")
 
 
-def _reserved(levels: list[str], readings: Readings) -> bool:
+def _reserved(levels: list[str], readings: Readings, skip_levels: int = 0) -> bool:
     checked = levels if readings.ssm_reserved_prefix_every_level else levels[:1]
-    return any(level.lower().startswith(_RESERVED) for level in checked)
+    return any(level.lower().startswith(_RESERVED) for level in checked[skip_levels:])
 
 
-def check_name(name: str, *, region: str, account: str, readings: Readings, write: bool = True) -> None:
+def check_name(
+    name: str, *, region: str, account: str, readings: Readings, write: bool = True, skip_levels: int = 0
+) -> None:
+    """Raise for the first rule `name` breaks; the reserved-prefix rule from level `skip_levels` on."""
     if not _ALLOWED.fullmatch(name):
         raise ServiceError("ValidationException", NAME_MESSAGE)
     hierarchical = "/" in name
@@ -122,7 +133,7 @@ def check_name(name: str, *, region: str, account: str, readings: Readings, writ
         raise ServiceError("ValidationException", NAME_MESSAGE)
     levels = _levels(name)
     public_read = not write and name.lower().startswith(_PUBLIC_PREFIX)
-    if not public_read and _reserved(levels, readings):
+    if not public_read and _reserved(levels, readings, skip_levels):
         raise ServiceError("ValidationException", RESERVED_MESSAGE)
     if len(levels) > MAX_LEVELS:
         raise ServiceError("HierarchyLevelLimitExceededException", DEPTH_MESSAGE)

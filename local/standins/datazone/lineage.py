@@ -57,7 +57,10 @@ def _lineage_read(store: Store, domain: Domain) -> None:
     """Processing is asynchronous in DataZone: here an event turns SUCCESS at the first lineage read
     (ListLineageEvents, GetLineageEvent, GetLineageNode, ListLineageNodeHistory) once
     `lineage_processing_lag_calls` reads have passed since it was posted; a requested deletion likewise
-    takes effect `lineage_delete_lag_calls` reads after DeleteLineageEvent."""
+    takes effect `lineage_delete_lag_calls` reads after DeleteLineageEvent. Not moto's state manager
+    (lifecycle.py): the lags run on the domain's lineage reads, whichever event or node they read, an event
+    has two of them (processing, deletion) where a ManagedState has one transition, and each step moves the
+    graph's version."""
     for event in domain.events.values():
         if event.status == "REQUESTED" and event.due <= domain.lineage_reads:
             event.status = "SUCCESS"

@@ -35,7 +35,9 @@ def create_listing_change_set(store: Store, domain: Domain, params: Params) -> R
         asset = live_asset(domain, params["entityIdentifier"])
         listing = domain.listings.get(asset.listing_id) if asset.listing_id else None
         now = store.now()
-        # Listing changes are asynchronous: each takes effect `listing_change_calls` calls later.
+        # Listing changes are asynchronous: each takes effect `listing_change_calls` calls later. Not moto's
+        # state manager (lifecycle.py): the lag runs on the domain's count of all DataZone calls, not reads
+        # of this listing, and each revision keeps its own due point (`applied` reads the history by it).
         lag = int(store.reading("listing_change_calls"))
         due = domain.calls + lag + 1 if lag else domain.calls
         if listing is not None and listing.in_progress(domain.calls):

@@ -10,8 +10,9 @@ from typing import Any
 import boto3
 import pytest
 from botocore.exceptions import ClientError
+from moto.moto_api import state_manager
 
-from local.standins import LocalAws
+from local.standins import LocalAws, lifecycle
 
 ACCOUNT = "123456789012"
 CLUSTER_ARN = f"arn:aws:kafka:eu-west-1:{ACCOUNT}:cluster/my-express-cluster/abc123-4"
@@ -98,6 +99,35 @@ def test_a_deleted_channel_lingers_deleting_then_is_gone(local_aws: LocalAws) ->
     assert kafka.list_channels(ClusterArn=CLUSTER_ARN)["Channels"] == []
 
 
+@pytest.mark.parametrize("linger", [0, 2])
+def test_a_deleted_channel_is_listed_deleting_for_the_readings_listings_then_not_found(
+    local_aws: LocalAws, linger: int
+) -> None:
+    # Given deleted channels stay listed for `linger` listings (moto's state manager counts them)
+    local_aws.set_readings(deleted_channels_linger=linger)
+    local_aws.kafka.set_brokers(CLUSTER_ARN, sasl_iam="b-1.x.kafka.eu-west-1.amazonaws.com:9098")
+    kafka = boto3.client("kafka")
+    arn = kafka.create_channel(**iceberg_channel())["ChannelArn"]
+
+    # When it is deleted, described (which counts no listing), then listed that many times
+    kafka.delete_channel(ClusterArn=CLUSTER_ARN, ChannelArn=arn)
+    described = [
+        kafka.describe_channel(ClusterArn=CLUSTER_ARN, ChannelArn=arn)["Status"] for _ in range(linger)
+    ]
+    listed = [
+        [c["Status"] for c in kafka.list_channels(ClusterArn=CLUSTER_ARN)["Channels"]] for _ in range(linger)
+    ]
+
+    # Then each of those listings showed it DELETING, and it is gone: not found, its name free again
+    assert described == ["DELETING"] * linger
+    assert listed == [["DELETING"]] * linger
+    with pytest.raises(ClientError) as excinfo:
+        kafka.describe_channel(ClusterArn=CLUSTER_ARN, ChannelArn=arn)
+    assert excinfo.value.response["Error"]["Code"] == "NotFoundException"
+    kafka.create_channel(**iceberg_channel())
+    assert [c["Status"] for c in kafka.list_channels(ClusterArn=CLUSTER_ARN)["Channels"]] == ["ACTIVE"]
+
+
 def msk_stream(name: str, destination: dict[str, Any]) -> dict[str, Any]:
     return {
         "DeliveryStreamName": name,
@@ -164,6 +194,82 @@ def test_firehose_lists_page_by_name_and_refuse_a_source_of_the_wrong_type(local
     with pytest.raises(ClientError) as excinfo:
         firehose.describe_delivery_stream(DeliveryStreamName="gone")
     assert excinfo.value.response["Error"]["Code"] == "ResourceNotFoundException"
+
+
+def statuses_read(local_aws: LocalAws, reads: int) -> dict[str, list[str]]:
+    """A channel and a stream created now, each read `reads` times (a listing, then descriptions)."""
+    local_aws.kafka.set_brokers(CLUSTER_ARN, sasl_iam="b-1.x.kafka.eu-west-1.amazonaws.com:9098")
+    kafka, firehose = boto3.client("kafka"), boto3.client("firehose")
+    arn = kafka.create_channel(**iceberg_channel())["ChannelArn"]
+    firehose.create_delivery_stream(**msk_stream("orders-to-lake", ICEBERG))
+    channel = [kafka.list_channels(ClusterArn=CLUSTER_ARN)["Channels"][0]["Status"]]
+    channel += [
+        kafka.describe_channel(ClusterArn=CLUSTER_ARN, ChannelArn=arn)["Status"] for _ in range(reads - 1)
+    ]
+    stream = [
+        firehose.describe_delivery_stream(DeliveryStreamName="orders-to-lake")["DeliveryStreamDescription"][
+            "DeliveryStreamStatus"
+        ]
+        for _ in range(reads)
+    ]
+    return {"channel": channel, "stream": stream}
+
+
+@pytest.mark.parametrize("creating_reads", [0, 1, 3])
+def test_a_new_channel_and_stream_read_creating_for_the_readings_reads(
+    local_aws: LocalAws, creating_reads: int
+) -> None:
+    # Given new channels and streams that stay CREATING for `creating_reads` reads (moto's state manager)
+    local_aws.set_readings(
+        channel_creating_reads=creating_reads, delivery_stream_creating_reads=creating_reads
+    )
+
+    # When a new channel and stream are each read one time more than that
+    statuses = statuses_read(local_aws, creating_reads + 1)
+
+    # Then exactly that many reads answer CREATING, and the next ACTIVE
+    expected = ["CREATING"] * creating_reads + ["ACTIVE"]
+    assert statuses == {"channel": expected, "stream": expected}
+
+
+def test_moto_state_managers_transition_overrides_the_reading(local_aws: LocalAws) -> None:
+    # Given the readings say ACTIVE at once, but moto's state manager is told two reads for both models
+    manual = {"progression": "manual", "times": 2}
+    state_manager.set_transition(lifecycle.CHANNEL, manual)
+    state_manager.set_transition(lifecycle.DELIVERY_STREAM, manual)
+    try:
+        # When a new channel and stream are read three times each
+        statuses = statuses_read(local_aws, 3)
+    finally:
+        state_manager.unset_transition(lifecycle.CHANNEL)
+        state_manager.unset_transition(lifecycle.DELIVERY_STREAM)
+
+    # Then moto's transition counted the reads, as it does for moto's own models
+    expected = ["CREATING", "CREATING", "ACTIVE"]
+    assert statuses == {"channel": expected, "stream": expected}
+
+
+def test_a_status_set_by_hand_stays_whatever_the_reads(local_aws: LocalAws) -> None:
+    # Given a channel and a stream set CREATING by the test hooks, while new ones turn ACTIVE at once
+    local_aws.kafka.set_brokers(CLUSTER_ARN, sasl_iam="b-1.x.kafka.eu-west-1.amazonaws.com:9098")
+    request = {k: v for k, v in iceberg_channel().items() if k not in ("ClusterArn", "ChannelName")}
+    arn = local_aws.channels.create(CLUSTER_ARN, "held", request, "CREATING")
+    firehose = boto3.client("firehose")
+    firehose.create_delivery_stream(**msk_stream("held-stream", ICEBERG))
+    local_aws.firehose.set_status(ACCOUNT, "held-stream", "CREATING")
+
+    # When each is read three times
+    kafka = boto3.client("kafka")
+    channel = {kafka.describe_channel(ClusterArn=CLUSTER_ARN, ChannelArn=arn)["Status"] for _ in range(3)}
+    stream = {
+        firehose.describe_delivery_stream(DeliveryStreamName="held-stream")["DeliveryStreamDescription"][
+            "DeliveryStreamStatus"
+        ]
+        for _ in range(3)
+    }
+
+    # Then each still reads as it was set: only a status the resource was created with moves on
+    assert (channel, stream) == ({"CREATING"}, {"CREATING"})
 
 
 @pytest.mark.parametrize("reading", ["qualified", "account"])

@@ -53,12 +53,31 @@ def test_letters_digits_dot_dash_underscore_and_slashes_are_accepted(ssm: Any) -
     assert ssm.get_parameter(Name=name)["Parameter"]["Value"] == "v"
 
 
-@pytest.mark.parametrize("name", ["awsThing", "/AWS/app/x", "SSM-param", "/ssm/x"])
-def test_reserved_prefixes_are_rejected_in_any_case(ssm: Any, name: str) -> None:
-    assert rejected(ssm.put_parameter, Name=name, Value="v", Type="String") == (
-        "ValidationException",
-        RESERVED_MESSAGE,
-    )
+MOTO_PREFIX_MESSAGE = 'Parameter name: can\'t be prefixed with "aws" or "ssm" (case-insensitive).'
+
+
+@pytest.mark.parametrize(
+    ("name", "answer"),
+    [
+        ("awsThing", ("ValidationException", MOTO_PREFIX_MESSAGE)),
+        ("/AWS/app/x", ("AccessDeniedException", "No access to reserved parameter name: /AWS/app/x.")),
+        ("SSM-param", ("ValidationException", MOTO_PREFIX_MESSAGE)),
+        ("/ssm/x", ("ValidationException", NAME_MESSAGE)),
+    ],
+)
+def test_reserved_first_levels_are_refused_by_motos_put_parameter_in_any_case(
+    ssm: Any, name: str, answer: tuple[str, str]
+) -> None:
+    # Given a name whose first level starts with aws or ssm / When it is put
+    # Then moto's own check answers, as real SSM is seen to (AccessDenied for an /aws/ path)
+    assert rejected(ssm.put_parameter, Name=name, Value="v", Type="String") == answer
+
+
+@pytest.mark.parametrize("name", ["awsThing", "/AWS/app/x", "/ssm/x"])
+def test_reserved_first_levels_are_refused_by_the_stand_in_in_other_calls(ssm: Any, name: str) -> None:
+    # Given a reserved name that is no public parameter / When another call names it
+    # Then the stand-in refuses it: moto checks prefixes in PutParameter only
+    assert rejected(ssm.delete_parameter, Name=name) == ("ValidationException", RESERVED_MESSAGE)
 
 
 def test_reserved_prefix_on_a_deeper_level_follows_the_reading(local_aws: LocalAws, ssm: Any) -> None:
@@ -153,9 +172,10 @@ def test_public_parameters_may_be_read_but_not_written(ssm: Any) -> None:
         ssm.get_parameter(Name="/aws/service/made-up/parameter")
     assert excinfo.value.response["Error"]["Code"] == "ParameterNotFound"
 
+    # Writing there is refused (moto's answer for a reserved /aws/ path, as the SSM console shows it)
     assert (
         rejected(ssm.put_parameter, Name="/aws/service/x", Value="v", Type="String")[0]
-        == "ValidationException"
+        == "AccessDeniedException"
     )
 
 
