@@ -3,8 +3,8 @@ DeleteDeliveryStream, for streams with an MSK source and Apache Iceberg or Amazo
 
 moto 5.2 has Firehose, but its CreateDeliveryStream drops `MSKSourceConfiguration` (it takes only a Kinesis
 source), so a stream's MSK cluster and topic are lost: this stand-in answers every Firehose call instead. A
-subclass of moto's backend would have to replace all four operations anyway: moto also caps streams at 50 a
-Region (the quota is 5,000 now), pages ListDeliveryStreams by 50 (AWS: 10) from the first name when
+subclass of moto's backend would have to replace all four operations anyway: moto also pages
+ListDeliveryStreams by 50 (AWS: 10) from the first name when
 ExclusiveStartDeliveryStreamName names no stream, and describes a destination without the documented defaults
 below. What it shares with moto: the ResourceInUse and ResourceNotFound messages. Requests arrive parsed and
 validated against botocore's firehose model (server.py); answers are serialized through the model too, so a
