@@ -28,6 +28,7 @@ from typing import Any
 import boto3
 
 from local import access_checks, access_world, lineage_view, world
+from local.deployed import DeployedFunctions
 from local.runs import Context, route_function_logs
 from local.standins import LocalAws
 
@@ -57,11 +58,10 @@ def say(title: str) -> None:
     print(f"\n=== {title}")
 
 
-def sync(aws: LocalAws, event: dict[str, Any] | None = None) -> dict[str, Any]:
-    from schema_sync.handler import handler
-
+def sync(deployed: DeployedFunctions, event: dict[str, Any] | None = None) -> dict[str, Any]:
+    aws = deployed.aws
     aws.calls.clear()
-    result: dict[str, Any] = handler(event or {}, Context())
+    result: dict[str, Any] = deployed.invoke("schema-sync", event or {}, Context())
     writes = sum(
         n
         for key, n in aws.call_counts().items()
@@ -182,8 +182,8 @@ def main(log_file: Path | None = None) -> int:
         say("Local AWS stand-ins up at " + aws.endpoint_url)
         # IAM mode: each function runs under its own role, as synthesized from the stack for this
         # configuration, and every AWS call it makes must be allowed by that role.
-        world.run_handlers_as_deployed(aws)
-        world.bootstrap_catalog(aws.datazone)
+        deployed = DeployedFunctions(aws)
+        world.bootstrap_catalog(aws.datazone, deployed.handler("asset-type-resource"))
         aws.kafka.set_brokers(world.CLUSTER_ARN, sasl_iam=world.BROKERS_IAM)
         world.create_registry("cdc")
         inventory = world.inventory()
@@ -205,13 +205,13 @@ def main(log_file: Path | None = None) -> int:
         )
 
         say("1. First sync: every schema becomes a published DataZone asset (assetForms satisfies the rule)")
-        sync(aws)
+        sync(deployed)
         say("2. Sync again, nothing changed: listings and mapping only, zero writes")
-        sync(aws)
+        sync(deployed)
 
         world.register("cdc", world.inventory_v2("customers"))
         say("3. Debezium registered v2 of dbserver1.inventory.customers: the asset is revised")
-        sync(aws)
+        sync(deployed)
 
         gone, subscribed = "dbserver1.inventory.geom", "dbserver1.inventory.products_on_hand"
         aws.datazone.add_project(world.DOMAIN_ID, CONSUMER_PROJECT)
@@ -224,7 +224,7 @@ def main(log_file: Path | None = None) -> int:
             f"DeleteAsset, its listing with it); the second has a subscriber (project {CONSUMER_PROJECT}), "
             "so its deletion is held"
         )
-        result = sync(aws)
+        result = sync(deployed)
         for entry in result.get("held", []):
             print(
                 f"held: {entry['schemaArn'].rsplit('/', 1)[-1]} (asset {entry['assetId']}): "
@@ -236,9 +236,9 @@ def main(log_file: Path | None = None) -> int:
         say("Columns of dbserver1.inventory.customers (from its Avro definition)")
         show_columns(aws, "dbserver1.inventory.customers")
 
-        lineage = _lineage(aws)
-        _drift(aws)
-        _access(aws)
+        lineage = _lineage(deployed)
+        _drift(deployed)
+        _access(deployed)
         # The page again, now with the v3 run's schemaDrift facet on the customers edge.
         lineage_view.show(boto3.client("datazone"), world.DOMAIN_ID, OUT)
         say("IAM: each function's calls, authorised against its own role as synthesized from the stack")
@@ -250,7 +250,7 @@ def main(log_file: Path | None = None) -> int:
     return 0
 
 
-def _lineage(aws: LocalAws) -> str:
+def _lineage(deployed: DeployedFunctions) -> str:
     """5. Emit lineage to the Iceberg tables and show it (terminal and an HTML page)."""
     say(
         "5. Lineage: database table -> Kafka topic -> Glue/Iceberg table, from the MSK Connect connectors "
@@ -258,13 +258,21 @@ def _lineage(aws: LocalAws) -> str:
         "OpenLineage run in DataZone"
     )
     return str(
-        lineage_view.demo(aws, world.DOMAIN_ID, world.MAPPING_PATH, OUT, Context(), brokers=world.BROKERS_IAM)
+        lineage_view.demo(
+            deployed.aws,
+            world.DOMAIN_ID,
+            world.MAPPING_PATH,
+            OUT,
+            Context(),
+            deployed.handler("lineage-emission"),
+            brokers=world.BROKERS_IAM,
+        )
     )
 
 
-def _drift(aws: LocalAws) -> None:
+def _drift(deployed: DeployedFunctions) -> None:
     """6. A version that drops a column the lakehouse table is fed from: announced before it breaks."""
-    from lineage_emission.handler import handler
+    aws, handler = deployed.aws, deployed.handler("lineage-emission")
 
     catcher = world.BusCatcher("kafka-lineage.lineage-emission", "Schema Drift Detected")
     topic = "dbserver1.inventory.customers"
@@ -292,7 +300,7 @@ def _drift(aws: LocalAws) -> None:
     print(f"DataZone: project {churn.project_id} subscribed to {topic}; the owner approved")
     world.register("cdc", world.inventory_without("customers", "email"))
     say(f"6. Debezium registered v3 of {topic} without `email`: schema drift")
-    sync(aws)
+    sync(deployed)
     result = handler({}, Context())
     print(
         f"Lineage run: emitted {result['emitted']} edges (the first hop, the v3 sink run, which carries "
@@ -321,7 +329,7 @@ def _drift(aws: LocalAws) -> None:
         print(table(readers, ["who to call", "name"]))
         # The stack's SchemaDriftDetected rule hands the event to schema-sync: the asset shows the drift.
         # (moto's delivery to SQS leaves out the envelope's `account`, which EventBridge always sets.)
-        sync(aws, {"account": world.ACCOUNT, "version": "0", "time": event.get("time", ""), **event})
+        sync(deployed, {"account": world.ACCOUNT, "version": "0", "time": event.get("time", ""), **event})
     for asset in aws.datazone.assets(world.DOMAIN_ID):
         if asset.name == topic:
             form = asset.forms.get("KafkaSchemaDriftFormType", {})
@@ -340,9 +348,9 @@ def _drift(aws: LocalAws) -> None:
     print(f"Lineage again: drift announced {len(again['drift'])}, caught {len(catcher.drain())} (once only)")
 
 
-def _access(aws: LocalAws) -> None:
+def _access(deployed: DeployedFunctions) -> None:
     """7. Access through the catalog: a subscription grants reading the topic; its revoke takes that away."""
-    from subscription_grants.handler import handler
+    aws, handler = deployed.aws, deployed.handler("subscription-grants")
 
     # The stack's `access` setting: roles under /analytics/ may receive grants; a project's consumers join
     # the groups named after it. (Deployed with `access`, the stack holds the subscription-grants function.)

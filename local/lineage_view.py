@@ -15,7 +15,7 @@ import argparse
 import html
 import json
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -482,16 +482,24 @@ def demo_tables() -> list[tuple[str, str, list[tuple[str, str]]]]:
     return tables
 
 
-def demo(aws: Any, domain_id: str, state_root: str, out_dir: Path, context: Any, brokers: str = "") -> Path:
+def demo(
+    aws: Any,
+    domain_id: str,
+    state_root: str,
+    out_dir: Path,
+    context: Any,
+    emit: Callable[[dict[str, Any], Any], Any],
+    brokers: str = "",
+) -> Path:
     """Create the lakehouse tables and the MSK Connect connectors, emit lineage twice (the second run has
     nothing to do), show the result: database table -> topic -> Glue table.
 
     `aws` is the running `local.standins.LocalAws`; the environment already points the Lambdas at it.
+    `emit` is lineage-emission's handler (the demo's runs it under its deployed role).
     """
     import boto3
     from botocore.exceptions import ClientError
 
-    from lineage_emission.handler import handler
     from local import demo_connectors, demo_consumers, demo_delivery
 
     glue, ssm = boto3.client("glue"), boto3.client("ssm")
@@ -527,7 +535,7 @@ def demo(aws: Any, domain_id: str, state_root: str, out_dir: Path, context: Any,
 
     for title in ("Lineage emission", "Lineage emission again, nothing changed"):
         aws.calls.clear()
-        result = handler({}, context)
+        result = emit({}, context)
         counts = aws.call_counts()
         print(
             f"{title}: emitted {result['emitted']} edges, unchanged {result['unchanged']}, "

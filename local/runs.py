@@ -16,9 +16,12 @@ import contextlib
 import logging
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from kafka_lineage_cdk.outcome import Outcome
+
+if TYPE_CHECKING:
+    from local.deployed import DeployedFunctions
 
 SERVICE = "kafka-lineage"  # the functions' logger (kafka_lineage.model.service.SERVICE)
 TABLE_RULE = {
@@ -75,29 +78,10 @@ def route_function_logs(stream: IO[str], level: int) -> None:
             handler.setStream(stream)
 
 
-@contextlib.contextmanager
-def _deployed_handlers(aws: Any) -> Iterator[None]:
-    """Each handler under its role (world.run_handlers_as_deployed), the original handlers back afterwards."""
+def _seed(aws: Any, deployed: DeployedFunctions) -> None:
     from local import world
 
-    originals: list[tuple[Any, str, Any]] = []
-
-    def patch(module: Any, attribute: str, value: Any) -> None:
-        originals.append((module, attribute, getattr(module, attribute)))
-        setattr(module, attribute, value)
-
-    world.run_handlers_as_deployed(aws, patch)
-    try:
-        yield
-    finally:
-        for module, attribute, value in reversed(originals):
-            setattr(module, attribute, value)
-
-
-def _seed(aws: Any) -> None:
-    from local import world
-
-    world.bootstrap_catalog(aws.datazone)
+    world.bootstrap_catalog(aws.datazone, deployed.handler("asset-type-resource"))
     aws.kafka.set_brokers(world.CLUSTER_ARN, sasl_iam=world.BROKERS_IAM)
     world.create_registry("cdc")
     for spec in world.inventory():
@@ -126,12 +110,9 @@ def _tables() -> None:
         )
 
 
-def _call(function: str, handler_path: str, payload: Mapping[str, Any]) -> Outcome:
-    import importlib
-
-    module = importlib.import_module(handler_path)
+def _call(deployed: DeployedFunctions, function: str, payload: Mapping[str, Any]) -> Outcome:
     try:
-        result = module.handler(dict(payload), Context())
+        result = deployed.invoke(function, dict(payload), Context())
     except Exception as error:  # what Lambda would report as the invocation's error
         return Outcome.from_error(function, type(error).__name__, str(error))
     return Outcome(function, result=result)
@@ -151,22 +132,24 @@ def run(
     `revoke` takes grants out of the functions' roles (`schema-sync=datazone:CreateAsset`), to see what a
     missing permission does."""
     with _environment({key: os.environ.get(key, value) for key, value in QUIET.items()}):
+        from local.deployed import DeployedFunctions
         from local.standins import LocalAws
 
         route_function_logs(log_stream, log_level)
-        with LocalAws() as aws, _deployed_handlers(aws):
+        with LocalAws() as aws:
             progress("deploying the local world (the stack's roles, the types, the registry cdc)")
             aws.reset()  # the stand-ins' state lives as long as the process: each run starts afresh
-            _seed(aws)
+            # Each function under its role (IAM mode), built as its module builds the deployed handler.
+            deployed = DeployedFunctions(aws)
+            _seed(aws, deployed)
             for item in revoke:
                 role, _, action = item.partition("=")
                 aws.iam.revoke(role.strip(), action.strip())
             if function == "lineage-emission":
                 _tables()
                 progress("schema-sync: the topics' assets first")
-                first = _call("schema-sync", "schema_sync.handler", {})
+                first = _call(deployed, "schema-sync", {})
                 if first.result is None:
                     return first
             progress(f"{function}: running")
-            handler = "schema_sync.handler" if function == "schema-sync" else "lineage_emission.handler"
-            return _call(function, handler, payload)
+            return _call(deployed, function, payload)

@@ -7,7 +7,6 @@ by the same code as the stack's custom resource).
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 from collections.abc import Callable, Iterable, Mapping
@@ -20,7 +19,7 @@ from botocore.exceptions import ClientError
 
 from asset_type_resource.provision import create_form_types
 from local import debezium
-from local.standins.iam_roles import FUNCTION_NAMES, Role
+from local.standins.iam_roles import Role
 from local.synth import Deployment, deployment_roles
 
 REPO = Path(__file__).resolve().parent.parent
@@ -108,12 +107,16 @@ def environment(sources: Iterable[dict[str, Any]], tuning: dict[str, Any] | None
     return env
 
 
-def bootstrap_catalog(datazone_backend: Any) -> str:
+def bootstrap_catalog(
+    datazone_backend: Any, resource: Callable[[dict[str, Any], Any], Any] | None = None
+) -> str:
     """Seed the domain and project, then deploy our types as the stack does: the form types as CloudFormation
-    creates them (the deployer's credentials), the asset type through the custom resource's handler (under
-    its own role when the handlers run as deployed). Returns the asset type's revision."""
-    from asset_type_resource import handler as resource
+    creates them (the deployer's credentials), the asset type through the custom resource's handler:
+    `resource`, e.g. `DeployedFunctions.handler("asset-type-resource")` (under its own role), else the
+    module's (under the caller's credentials). Returns the asset type's revision."""
+    from asset_type_resource.handler import handler
 
+    run = handler if resource is None else resource
     datazone_backend.add_domain(DOMAIN_ID, project_ids=[PROJECT_ID])
     datazone = boto3.client("datazone", region_name=REGION)
     revisions = create_form_types(datazone, DOMAIN_ID, PROJECT_ID, SMITHY)
@@ -132,7 +135,7 @@ def bootstrap_catalog(datazone_backend: Any) -> str:
             "RemovalPolicy": "retain",
         },
     }
-    answer = resource.handler(event, cast(Any, _ResourceContext()))
+    answer = run(event, cast(Any, _ResourceContext()))
     return str(answer["Data"]["Revision"])
 
 
@@ -185,7 +188,7 @@ def schema_arn(registry: str, name: str) -> str:
     return f"arn:aws:glue:{REGION}:{ACCOUNT}:schema/{registry}/{name}"
 
 
-# ------------------------------------------------------------------------------ running as the deployed role
+# ------------------------------------------ the deployed role (local.deployed runs each function under it)
 
 
 def deployment_for(aws: Any, function: str, event: Mapping[str, Any]) -> Deployment:
@@ -237,34 +240,6 @@ def _glue_databases(aws: Any) -> list[str]:
 def deployed_role(aws: Any, function: str, event: Mapping[str, Any]) -> Role:
     roles = deployment_roles(deployment_for(aws, function, event), aws.region, aws.account)
     return roles[function]
-
-
-def as_deployed(aws: Any, function: str, handler: Callable[..., Any]) -> Callable[..., Any]:
-    """`handler` run as Lambda runs it in the deployed stack: under its own role (the stand-ins' IAM mode
-    authorises each call it makes against that role's synthesized policies)."""
-    if function not in FUNCTION_NAMES.values():
-        raise ValueError(f"no deployed function {function!r}; known: {sorted(FUNCTION_NAMES.values())}")
-
-    @functools.wraps(handler)
-    def run(event: dict[str, Any], context: Any) -> Any:
-        with aws.iam.acting_as(deployed_role(aws, function, event)):
-            return handler(event, context)
-
-    return run
-
-
-def run_handlers_as_deployed(aws: Any, patch: Callable[[Any, str, Any], None] = setattr) -> None:
-    """Replace each deployed function's handler (module attribute) by `as_deployed`: every caller, tests
-    and follow-up invocations alike, then runs it under its role. `patch` is setattr, or a test's
-    monkeypatch.setattr so the change is undone."""
-    import importlib
-
-    aws.iam.enable()
-    for dotted, function in FUNCTION_NAMES.items():
-        module_name, _, attribute = dotted.rpartition(".")
-        module = importlib.import_module(module_name)
-        original = getattr(module, attribute)
-        patch(module, attribute, as_deployed(aws, function, getattr(original, "__wrapped__", original)))
 
 
 class BusCatcher:

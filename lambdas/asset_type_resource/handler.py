@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any
+from collections.abc import Callable
+from typing import Any, cast
 
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
@@ -28,8 +29,16 @@ def physical_id(domain_id: str, name: str) -> str:
 GOVERNANCE_RESOURCE_TYPE = "Custom::DataZoneGovernanceCheck"
 
 
-@logger.inject_lambda_context
-def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+# The context is Lambda's, or any object with its attributes (tests and the local runs pass their own).
+Handler = Callable[[dict[str, Any], Any], dict[str, Any]]
+
+
+def make_handler() -> Handler:
+    """The Lambda handler (the composition root: no wiring, its one client is DataZone's, `client`)."""
+    return cast(Handler, logger.inject_lambda_context(_invoke))
+
+
+def _invoke(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     if event.get("ResourceType") == GOVERNANCE_RESOURCE_TYPE:
         return governance_check(event)
     return asset_type(event)
@@ -96,3 +105,6 @@ def asset_type(event: dict[str, Any]) -> dict[str, Any]:
         return {"PhysicalResourceId": event.get("PhysicalResourceId", this_id)}
 
     raise ValueError(f"unexpected RequestType {request!r}")
+
+
+handler = make_handler()

@@ -1,7 +1,8 @@
 """Integration tests run against the local stand-ins: one server per test session (per xdist worker), state
 reset before every test, boto3 pointed at it only while a test that asks for `local_aws` runs.
 
-IAM mode is on: each Lambda handler (schema-sync, lineage-emission, the asset-type custom resource) runs
+IAM mode is on: the `deployed` fixture (local.deployed.DeployedFunctions) runs each function (schema-sync,
+lineage-emission, the asset-type custom resource, subscription-grants) as built by its composition root,
 under its own role, synthesized from the stack for the configuration the test gives it, and every AWS
 call it makes is authorised against that role. Seeding and assertions use the unrestricted test key.
 
@@ -19,7 +20,7 @@ import pytest
 from botocore.config import Config
 from botocore.retries import bucket, standard
 
-from local import world
+from local.deployed import DeployedFunctions
 from local.standins import LocalAws
 from local.standins.iam_roles import Role
 from tests.fixtures import VirtualClock
@@ -57,18 +58,24 @@ def _local_aws_server() -> Iterator[LocalAws]:
 
 
 @pytest.fixture
-def local_aws(_local_aws_server: LocalAws, monkeypatch: pytest.MonkeyPatch) -> Iterator[LocalAws]:
-    """The stand-ins, empty, with AWS_ENDPOINT_URL and fake credentials set for this test, and the
-    handlers running as their deployed roles."""
+def local_aws(_local_aws_server: LocalAws) -> Iterator[LocalAws]:
+    """The stand-ins, empty, with AWS_ENDPOINT_URL and fake credentials set for this test, in IAM mode."""
     aws = _local_aws_server
     aws.reset()
     aws.activate()
-    world.run_handlers_as_deployed(aws, monkeypatch.setattr)
+    aws.iam.enable()
     revoke_from_environment(aws)
     try:
         yield aws
     finally:
         aws.deactivate()
+
+
+@pytest.fixture
+def deployed(local_aws: LocalAws) -> DeployedFunctions:
+    """The stack's functions on the stand-ins, each run under its deployed role:
+    `deployed.invoke("schema-sync", event, context)`."""
+    return DeployedFunctions(local_aws)
 
 
 @pytest.fixture

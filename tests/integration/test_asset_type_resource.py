@@ -10,7 +10,6 @@ from typing import Any, cast
 import pytest
 from aws_lambda_powertools.utilities.typing import LambdaContext as PowertoolsContext
 
-from asset_type_resource import handler as resource
 from asset_type_resource.provision import (
     AssetTypeError,
     create_form_types,
@@ -19,6 +18,7 @@ from asset_type_resource.provision import (
     reconcile_asset_type,
 )
 from kafka_lineage.model.failures import NotFound
+from local.deployed import DeployedFunctions, Handler
 from local.standins.errors import not_found
 from tests.fixtures import FakeContext
 
@@ -36,6 +36,12 @@ def lambda_context() -> PowertoolsContext:
 
 # CreateAssetType on an existing name: a new revision, or ConflictException (readings.py).
 CREATE_EXISTING = ["revision", "conflict"]
+
+
+@pytest.fixture
+def resource(deployed: DeployedFunctions) -> Handler:
+    """The custom resource's function, as deployed: under its role."""
+    return deployed.handler("asset-type-resource")
 
 
 @pytest.fixture
@@ -184,10 +190,10 @@ def test_an_invalid_spec_fails_before_any_write(
     assert writes(local_aws) == before
 
 
-def test_custom_resource_create_update_and_retained_delete(datazone: Any, local_aws: Any):
+def test_custom_resource_create_update_and_retained_delete(datazone: Any, resource: Handler, local_aws: Any):
     revisions = create_form_types(datazone, DOMAIN, PROJECT, SMITHY)
     # When CloudFormation creates the resource
-    created = resource.handler(event("Create", FormRevisions=revisions), lambda_context())
+    created = resource(event("Create", FormRevisions=revisions), lambda_context())
     # Then the revision is the resource's attribute and the physical id names domain and type
     assert created == {
         "PhysicalResourceId": f"{DOMAIN}:KafkaTopicAssetType",
@@ -195,13 +201,13 @@ def test_custom_resource_create_update_and_retained_delete(datazone: Any, local_
     }
     creates = writes(local_aws).get("datazone:CreateAssetType")
     # When an update carries the same input / Then nothing is written and the id stays
-    updated = resource.handler(
+    updated = resource(
         event("Update", physical_id=created["PhysicalResourceId"], FormRevisions=revisions), lambda_context()
     )
     assert updated == created
     assert writes(local_aws).get("datazone:CreateAssetType") == creates
     # When the stack deletes it under the default policy / Then the asset type stays
-    deleted = resource.handler(event("Delete", physical_id=created["PhysicalResourceId"]), lambda_context())
+    deleted = resource(event("Delete", physical_id=created["PhysicalResourceId"]), lambda_context())
     assert deleted == {"PhysicalResourceId": created["PhysicalResourceId"]}
     assert (
         datazone.get_asset_type(domainIdentifier=DOMAIN, identifier="KafkaTopicAssetType")["revision"] == "1"
@@ -209,15 +215,15 @@ def test_custom_resource_create_update_and_retained_delete(datazone: Any, local_
     assert "datazone:DeleteAssetType" not in writes(local_aws)
 
 
-def test_custom_resource_destroy_policy_deletes_only_what_it_made(datazone: Any):
+def test_custom_resource_destroy_policy_deletes_only_what_it_made(datazone: Any, resource: Handler):
     revisions = create_form_types(datazone, DOMAIN, PROJECT, SMITHY)
-    created = resource.handler(event("Create", FormRevisions=revisions), lambda_context())
+    created = resource(event("Create", FormRevisions=revisions), lambda_context())
     # A Delete for another physical id (e.g. the rollback of a failed Create) leaves the type alone
-    resource.handler(event("Delete", removal="destroy", physical_id="req-1-failed"), lambda_context())
+    resource(event("Delete", removal="destroy", physical_id="req-1-failed"), lambda_context())
     assert datazone.get_asset_type(domainIdentifier=DOMAIN, identifier="KafkaTopicAssetType")
     # Its own Delete under "destroy" removes it; a repeated Delete succeeds
     for _ in range(2):
-        resource.handler(
+        resource(
             event("Delete", removal="destroy", physical_id=created["PhysicalResourceId"]), lambda_context()
         )
     # (the client the resource was handed is instrumented: its errors are the typed failures)
@@ -276,14 +282,14 @@ def create_heartbeat_asset(datazone: Any) -> None:
     )
 
 
-def test_unknown_request_types_are_rejected(datazone: Any):
+def test_unknown_request_types_are_rejected(datazone: Any, resource: Handler):
     with pytest.raises(ValueError, match="unexpected RequestType 'Import'"):
-        resource.handler(event("Import"), lambda_context())
+        resource(event("Import"), lambda_context())
 
 
 @pytest.mark.parametrize("reading", CREATE_EXISTING)
 def test_a_changed_type_converges_under_either_reading_of_create_on_an_existing_name(
-    datazone: Any, local_aws: Any, tmp_path: Path, reading: str
+    datazone: Any, resource: Handler, local_aws: Any, tmp_path: Path, reading: str
 ):
     # Given an asset type no asset uses yet, and DataZone's answer to CreateAssetType on its name
     local_aws.set_readings(asset_type_create_existing=reading)
@@ -295,7 +301,7 @@ def test_a_changed_type_converges_under_either_reading_of_create_on_an_existing_
     # When a form type changes and the stack updates the resource
     with_msk_region_member(smithy)
     revisions = create_form_types(datazone, DOMAIN, PROJECT, smithy)
-    updated = resource.handler(
+    updated = resource(
         event("Update", FormRevisions=revisions, physical_id=f"{DOMAIN}:KafkaTopicAssetType"),
         lambda_context(),
     )
@@ -305,7 +311,7 @@ def test_a_changed_type_converges_under_either_reading_of_create_on_an_existing_
     assert updated["Data"] == {"Revision": found["revision"], "Name": "KafkaTopicAssetType"}
     # And a second identical update writes nothing
     before = writes(local_aws)
-    again = resource.handler(
+    again = resource(
         event("Update", FormRevisions=revisions, physical_id=f"{DOMAIN}:KafkaTopicAssetType"),
         lambda_context(),
     )
@@ -314,7 +320,7 @@ def test_a_changed_type_converges_under_either_reading_of_create_on_an_existing_
 
 
 def test_a_conflict_on_a_type_in_use_keeps_the_current_revision_without_failing_the_deploy(
-    datazone: Any, local_aws: Any, tmp_path: Path
+    datazone: Any, resource: Handler, local_aws: Any, tmp_path: Path
 ):
     # Given the pessimistic reading (CreateAssetType on an existing name is a conflict) and a type in use
     local_aws.set_readings(asset_type_create_existing="conflict")
@@ -327,7 +333,7 @@ def test_a_conflict_on_a_type_in_use_keeps_the_current_revision_without_failing_
     # When a changed type is deployed
     with_msk_region_member(smithy)
     revisions = create_form_types(datazone, DOMAIN, PROJECT, smithy)
-    updated = resource.handler(
+    updated = resource(
         event("Update", FormRevisions=revisions, physical_id=f"{DOMAIN}:KafkaTopicAssetType"),
         lambda_context(),
     )

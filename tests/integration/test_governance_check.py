@@ -12,10 +12,10 @@ from typing import Any, cast
 import pytest
 from aws_lambda_powertools.utilities.typing import LambdaContext as PowertoolsContext
 
-from asset_type_resource import handler as resource
 from asset_type_resource.governance import GovernanceError
 from asset_type_resource.provision import create_form_types
 from kafka_lineage.model.failures import AccessDenied
+from local.deployed import DeployedFunctions, Handler
 from tests.fixtures import FakeContext
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -62,13 +62,20 @@ def check_event(request: str = "Create", **props: Any) -> dict[str, Any]:
     }
 
 
-def run_check(**props: Any) -> dict[str, Any]:
-    return resource.handler(check_event(**props), lambda_context())
+@pytest.fixture
+def check(deployed: DeployedFunctions) -> Handler:
+    """The custom resource, as deployed: under its role."""
+    return deployed.handler("asset-type-resource")
 
 
-def failure(**props: Any) -> str:
+def run_check(check: Handler, **props: Any) -> dict[str, Any]:
+    answer: dict[str, Any] = check(check_event(**props), lambda_context())
+    return answer
+
+
+def failure(check: Handler, **props: Any) -> str:
     with pytest.raises(GovernanceError) as raised:
-        run_check(**props)
+        run_check(check, **props)
     return str(raised.value)
 
 
@@ -96,19 +103,19 @@ def run_printed_command(datazone: Any, message: str, policy: str) -> None:
     )
 
 
-def test_an_open_domain_passes_and_reports_its_version(local_aws: Any):
+def test_an_open_domain_passes_and_reports_its_version(local_aws: Any, check: Handler):
     # Given a domain as the stand-in makes one by default (types may be created by any project)
     local_aws.datazone.add_domain(DOMAIN, [PROJECT])
     # When the check runs / Then it passes; the missing memberships (stack mode) are no reason to fail
-    answer = run_check()
+    answer = run_check(check)
     assert answer["Data"]["DomainVersion"] == "V1"
     assert answer["Data"]["DomainUnitId"] == local_aws.datazone.root_domain_unit(DOMAIN)
 
 
-def test_missing_grants_fail_naming_grant_unit_project_and_the_command(local_aws: Any):
+def test_missing_grants_fail_naming_grant_unit_project_and_the_command(local_aws: Any, check: Handler):
     datazone = governed(local_aws)
     # When the check runs without domainUnitId in a governed domain
-    message = failure()
+    message = failure(check)
     # Then one message per grant, naming it, the domain unit and the project, with the CLI and the setting
     for policy in ("CREATE_FORM_TYPE", "CREATE_ASSET_TYPE"):
         assert re.search(rf"project {PROJECT} lacks the {policy} policy grant on domain unit {UNIT}", message)
@@ -118,10 +125,10 @@ def test_missing_grants_fail_naming_grant_unit_project_and_the_command(local_aws
     # And once an operator runs the printed commands, the check passes
     for policy in ("CREATE_FORM_TYPE", "CREATE_ASSET_TYPE"):
         run_printed_command(datazone, message, policy)
-    assert run_check()["Data"]["DomainUnitId"] == UNIT
+    assert run_check(check)["Data"]["DomainUnitId"] == UNIT
 
 
-def test_a_grant_on_a_parent_unit_counts_only_when_it_includes_child_units(local_aws: Any):
+def test_a_grant_on_a_parent_unit_counts_only_when_it_includes_child_units(local_aws: Any, check: Handler):
     datazone = governed(local_aws)
     root = local_aws.datazone.root_domain_unit(DOMAIN)
     for policy, detail in (("CREATE_FORM_TYPE", "createFormType"), ("CREATE_ASSET_TYPE", "createAssetType")):
@@ -141,14 +148,14 @@ def test_a_grant_on_a_parent_unit_counts_only_when_it_includes_child_units(local
             detail={detail: {"includeChildDomainUnits": policy == "CREATE_FORM_TYPE"}},
         )
     # Then the inherited form-type grant counts, the asset-type grant (not inherited) does not
-    message = failure()
+    message = failure(check)
     assert "CREATE_ASSET_TYPE" in message
     assert "CREATE_FORM_TYPE" not in message
 
 
-def test_a_project_in_another_unit_than_domain_unit_id_is_named(local_aws: Any):
+def test_a_project_in_another_unit_than_domain_unit_id_is_named(local_aws: Any, check: Handler):
     governed(local_aws)
-    message = failure(DomainUnitId="unit_other", GrantsByStack="true")
+    message = failure(check, DomainUnitId="unit_other", GrantsByStack="true")
     assert f"project {PROJECT} belongs to domain unit {UNIT}, not to domainUnitId unit_other" in message
 
 
@@ -161,22 +168,22 @@ def test_a_project_in_another_unit_than_domain_unit_id_is_named(local_aws: Any):
     ],
 )
 def test_the_domain_key_and_domain_kms_key_arn_must_agree(
-    local_aws: Any, domain_key: str | None, setting: str, named: str
+    local_aws: Any, check: Handler, domain_key: str | None, setting: str, named: str
 ):
     local_aws.datazone.add_domain(DOMAIN, [PROJECT], kms_key_arn=domain_key)
-    assert named in failure(KmsKeyArn=setting)
+    assert named in failure(check, KmsKeyArn=setting)
 
 
-def test_a_cmk_v2_domain_with_the_key_set_passes(local_aws: Any):
+def test_a_cmk_v2_domain_with_the_key_set_passes(local_aws: Any, check: Handler):
     # Given a SageMaker Unified Studio domain encrypted with a customer managed key
     local_aws.datazone.add_domain(DOMAIN, [PROJECT], version="V2", kms_key_arn=KEY)
     datazone = local_aws.client("datazone")
     assert datazone.get_domain(identifier=DOMAIN)["kmsKeyIdentifier"] == KEY
     # When the check runs with domainKmsKeyArn set / Then it passes and reports V2
-    assert run_check(KmsKeyArn=KEY)["Data"]["DomainVersion"] == "V2"
+    assert run_check(check, KmsKeyArn=KEY)["Data"]["DomainVersion"] == "V2"
 
 
-def test_manual_membership_names_each_missing_member_and_its_command(local_aws: Any):
+def test_manual_membership_names_each_missing_member_and_its_command(local_aws: Any, check: Handler):
     local_aws.datazone.add_domain(DOMAIN, [PROJECT], version="V2")
     datazone = local_aws.client("datazone")
     # Given the schema-sync role already added by a project owner, as a contributor
@@ -190,7 +197,7 @@ def test_manual_membership_names_each_missing_member_and_its_command(local_aws: 
     # And the custom resource's role added as a mere contributor (it needs ownership)
     owner_arn, _ = ROLES["asset-type-resource"]
     local_aws.datazone.add_member(DOMAIN, PROJECT, owner_arn, "PROJECT_CONTRIBUTOR")
-    message = failure(MembershipMode="manual")
+    message = failure(check, MembershipMode="manual")
     # Then the two that lack what they need are named, each with its command
     assert "schema-sync" not in message
     assert f"lineage-emission role {ROLES['lineage-emission'][0]} is not a PROJECT_CONTRIBUTOR" in message
@@ -200,16 +207,16 @@ def test_manual_membership_names_each_missing_member_and_its_command(local_aws: 
     for name in ("lineage-emission", "asset-type-resource"):
         role, wanted = ROLES[name]
         local_aws.datazone.add_member(DOMAIN, PROJECT, role, wanted)
-    assert run_check(MembershipMode="manual")["Data"]["DomainVersion"] == "V2"
+    assert run_check(check, MembershipMode="manual")["Data"]["DomainVersion"] == "V2"
 
 
-def test_an_unknown_project_is_named(local_aws: Any):
+def test_an_unknown_project_is_named(local_aws: Any, check: Handler):
     local_aws.datazone.add_domain(DOMAIN, [PROJECT])
-    assert "GetProject found nothing" in failure(ProjectId="prj_missing")
+    assert "GetProject found nothing" in failure(check, ProjectId="prj_missing")
 
 
-def test_delete_does_nothing(local_aws: Any):
-    answer = resource.handler(check_event("Delete"), lambda_context())
+def test_delete_does_nothing(local_aws: Any, check: Handler):
+    answer = check(check_event("Delete"), lambda_context())
     assert answer["PhysicalResourceId"].endswith(":governance")
 
 
@@ -250,7 +257,7 @@ def test_a_governed_domain_refuses_type_creation_until_the_project_holds_the_gra
         )
 
 
-def test_a_contributor_designation_grant_does_not_cover_the_owners(local_aws: Any):
+def test_a_contributor_designation_grant_does_not_cover_the_owners(local_aws: Any, check: Handler):
     datazone = governed(local_aws)
     datazone.add_policy_grant(
         domainIdentifier=DOMAIN,
@@ -260,17 +267,17 @@ def test_a_contributor_designation_grant_does_not_cover_the_owners(local_aws: An
         principal={"project": {"projectDesignation": "CONTRIBUTOR", "projectIdentifier": PROJECT}},
         detail={"createFormType": {}},
     )
-    assert "CREATE_FORM_TYPE policy grant" in failure()
+    assert "CREATE_FORM_TYPE policy grant" in failure(check)
 
 
 def test_a_cluster_in_another_region_than_the_deployed_stack_is_named(
-    local_aws: Any, monkeypatch: pytest.MonkeyPatch
+    local_aws: Any, check: Handler, monkeypatch: pytest.MonkeyPatch
 ):
     # Given an environment-agnostic stack (synth could not compare) deployed to eu-west-1
     local_aws.datazone.add_domain(DOMAIN, [PROJECT])
     monkeypatch.setenv("AWS_REGION", "eu-west-1")
     # When its second source's cluster is in us-east-1 / Then the deploy stops naming that source
-    message = failure(ClusterRegions=json.dumps(["eu-west-1", "us-east-1"]))
+    message = failure(check, ClusterRegions=json.dumps(["eu-west-1", "us-east-1"]))
     assert "kafkaLineage.sources[1].clusterArn is in us-east-1, but the stack deploys to eu-west-1" in message
     assert "sources[0]" not in message
-    assert run_check(ClusterRegions=json.dumps(["eu-west-1"]))["Data"]["DomainVersion"] == "V1"
+    assert run_check(check, ClusterRegions=json.dumps(["eu-west-1"]))["Data"]["DomainVersion"] == "V1"

@@ -11,6 +11,7 @@ import pytest
 
 from kafka_lineage.access.model import Naming
 from local import access_world, world
+from local.deployed import DeployedFunctions
 from local.standins import LocalAws
 from tests.fixtures import FakeContext
 
@@ -24,12 +25,10 @@ class GrantsContext(FakeContext):
 
 
 @pytest.fixture
-def published(local_aws: LocalAws, monkeypatch: pytest.MonkeyPatch) -> LocalAws:
+def published(local_aws: LocalAws, deployed: DeployedFunctions, monkeypatch: pytest.MonkeyPatch) -> LocalAws:
     """The local world after a first schema-sync (every inventory topic a published asset), configured with
     `access`: the deployment whose subscription-grants role the handler then runs as."""
-    from schema_sync.handler import handler
-
-    world.bootstrap_catalog(local_aws.datazone)
+    world.bootstrap_catalog(local_aws.datazone, deployed.handler("asset-type-resource"))
     local_aws.kafka.set_brokers(world.CLUSTER_ARN, sasl_iam=world.BROKERS_IAM)
     world.create_registry("cdc")
     for spec in world.inventory():
@@ -38,7 +37,7 @@ def published(local_aws: LocalAws, monkeypatch: pytest.MonkeyPatch) -> LocalAws:
     for key, value in world.environment([world.source_config()], tuning).items():
         monkeypatch.setenv(key, value)
     monkeypatch.setenv("ACCESS", json.dumps(ACCESS))
-    handler({}, FakeContext())
+    deployed.invoke("schema-sync", {}, FakeContext())
     return local_aws
 
 
@@ -48,8 +47,10 @@ def _grant(aws: LocalAws, role_name: str, path: str) -> str:
     return access_world.subscribe(aws.datazone, consumer, TOPIC)
 
 
-def test_a_grant_and_its_revoke_run_under_the_synthesized_role(published: LocalAws) -> None:
-    from subscription_grants.handler import handler
+def test_a_grant_and_its_revoke_run_under_the_synthesized_role(
+    published: LocalAws, deployed: DeployedFunctions
+) -> None:
+    handler = deployed.handler("subscription-grants")
 
     # Given a subscription of a role under the admitted path
     subscription = _grant(published, "orders-reader", "/analytics/team/")
@@ -73,8 +74,10 @@ def test_a_grant_and_its_revoke_run_under_the_synthesized_role(published: LocalA
     assert iam.list_role_policies(RoleName="orders-reader")["PolicyNames"] == []
 
 
-def test_a_role_outside_consumer_roles_is_refused_and_left_untouched(published: LocalAws) -> None:
-    from subscription_grants.handler import handler
+def test_a_role_outside_consumer_roles_is_refused_and_left_untouched(
+    published: LocalAws, deployed: DeployedFunctions
+) -> None:
+    handler = deployed.handler("subscription-grants")
 
     # Given a subscription of a role that access.consumerRoles does not admit (nor the role's IAM reach)
     subscription = _grant(published, "admin-reader", "/")

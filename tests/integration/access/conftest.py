@@ -18,6 +18,7 @@ import pytest
 from kafka_lineage.access.arns import ClusterArn
 from local import access_checks, access_world, world
 from local.access_world import Consumer
+from local.deployed import DeployedFunctions
 from local.standins import LocalAws
 from tests.fixtures import FakeContext, VirtualClock
 
@@ -63,6 +64,7 @@ class AccessWorld:
     monkeypatch: pytest.MonkeyPatch
     requested: world.BusCatcher
     revoking: world.BusCatcher
+    deployed: DeployedFunctions
 
     # ------------------------------------------------------------------------------------------ settings
     def configure(self, **access: Any) -> None:
@@ -98,10 +100,8 @@ class AccessWorld:
 
     # ------------------------------------------------------------------------------------------ the function
     def run(self, event: Mapping[str, Any], context: FakeContext | None = None) -> dict[str, Any]:
-        """The deployed handler (run as its role once the stack synthesizes one)."""
-        from subscription_grants import handler as module
-
-        result: dict[str, Any] = module.handler(dict(event), context or grants_context())
+        """The deployed function, under its role."""
+        result: dict[str, Any] = self.deployed.invoke(FUNCTION, dict(event), context or grants_context())
         assert "continued" not in result, "a test's run handed work on to a follow-up invocation"
         return result
 
@@ -128,11 +128,11 @@ def reads(
 
 
 @pytest.fixture
-def access(local_aws: LocalAws, monkeypatch: pytest.MonkeyPatch, fast_retries: None) -> AccessWorld:
+def access(
+    local_aws: LocalAws, deployed: DeployedFunctions, monkeypatch: pytest.MonkeyPatch, fast_retries: None
+) -> AccessWorld:
     """The inventory's topics published by a first schema-sync run, catchers on the bus, ACCESS set."""
-    from schema_sync.handler import handler
-
-    world.bootstrap_catalog(local_aws.datazone)
+    world.bootstrap_catalog(local_aws.datazone, deployed.handler("asset-type-resource"))
     local_aws.kafka.set_brokers(world.CLUSTER_ARN, sasl_iam=world.BROKERS_IAM)
     world.create_registry("cdc")
     for spec in world.inventory():
@@ -140,7 +140,7 @@ def access(local_aws: LocalAws, monkeypatch: pytest.MonkeyPatch, fast_retries: N
     tuning = {"datazone_rps": 500, "glue_rps": 500, "ssm_write_rps": 500}
     for key, value in world.environment([world.source_config()], tuning).items():
         monkeypatch.setenv(key, value)
-    handler({}, FakeContext())
+    deployed.invoke("schema-sync", {}, FakeContext())
     # DataZone's subscription calls are paced at 3 TPS: on a virtual clock the pacing costs no real time.
     VirtualClock.install(monkeypatch)
     created = AccessWorld(
@@ -148,6 +148,7 @@ def access(local_aws: LocalAws, monkeypatch: pytest.MonkeyPatch, fast_retries: N
         monkeypatch,
         world.BusCatcher("aws.datazone", "Subscription Grant Requested"),
         world.BusCatcher("aws.datazone", "Subscription Grant Revoke Requested"),
+        deployed,
     )
     created.configure()
     return created

@@ -41,10 +41,9 @@ def test_a_hundred_and_twenty_grants_to_one_role_stay_within_iams_limits(access:
     topics = [f"dbserver1.inventory.table_{n:03d}" for n in range(MANY)]
     for topic in topics:
         world.register("cdc", world.SchemaSpec(topic, "AVRO", AVRO_VALUE))
-    from schema_sync.handler import handler
     from tests.fixtures import FakeContext
 
-    handler({}, FakeContext())
+    access.deployed.invoke("schema-sync", {}, FakeContext())
     role = access.role("everything-reader")
     consumer = access.consumer([role])
     subscriptions = [access.subscribe(consumer, topic)[0] for topic in topics]

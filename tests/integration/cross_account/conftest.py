@@ -13,6 +13,7 @@ import pytest
 from botocore.exceptions import ClientError
 
 from local import world
+from local.deployed import DeployedFunctions
 from local.standins import LocalAws
 from local.synth import deployment_roles, source_account_roles
 from tests.integration.sync.conftest import AVRO_VALUE, FakeContext
@@ -63,6 +64,7 @@ class LineageContext(FakeContext):
 class Accounts:
     aws: LocalAws
     monkeypatch: pytest.MonkeyPatch
+    deployed: DeployedFunctions
     trusted_ids: dict[str, str] = field(default_factory=dict)  # account -> the external id its role trusts
 
     # -- configuration -----------------------------------------------------------------------------
@@ -127,15 +129,11 @@ class Accounts:
 
     # -- running -----------------------------------------------------------------------------------
     def sync(self, event: dict[str, Any] | None = None) -> dict[str, Any]:
-        from schema_sync.handler import handler
-
-        result: dict[str, Any] = handler(event or {}, FakeContext())
+        result: dict[str, Any] = self.deployed.invoke("schema-sync", event or {}, FakeContext())
         return result
 
     def emit(self, event: dict[str, Any] | None = None) -> dict[str, Any]:
-        from lineage_emission.handler import handler
-
-        result: dict[str, Any] = handler(event or {}, LineageContext())
+        result: dict[str, Any] = self.deployed.invoke("lineage-emission", event or {}, LineageContext())
         return result
 
     def assets(self) -> dict[str, Any]:
@@ -160,7 +158,9 @@ def _ignore_exists(call: Any) -> None:
 
 
 @pytest.fixture
-def accounts(local_aws: LocalAws, monkeypatch: pytest.MonkeyPatch, fast_retries: None) -> Accounts:
-    world.bootstrap_catalog(local_aws.datazone)
+def accounts(
+    local_aws: LocalAws, deployed: DeployedFunctions, monkeypatch: pytest.MonkeyPatch, fast_retries: None
+) -> Accounts:
+    world.bootstrap_catalog(local_aws.datazone, deployed.handler("asset-type-resource"))
     local_aws.kafka.set_brokers(world.CLUSTER_ARN, sasl_iam=world.BROKERS_IAM)
-    return Accounts(local_aws, monkeypatch)
+    return Accounts(local_aws, monkeypatch, deployed)

@@ -16,6 +16,7 @@ from kafka_lineage.model.failures import PublishRefused
 from kafka_lineage.sync import governed, plan
 from kafka_lineage.sync.apply import Tokens
 from local import world
+from local.deployed import DeployedFunctions
 from local.standins import LocalAws
 from tests.unit.sync.test_plan import record
 
@@ -25,8 +26,8 @@ OWNERSHIP_MODEL = "namespace governance\nstructure DataOwnershipForm {\n  @requi
 
 
 @pytest.fixture
-def domain(local_aws: LocalAws) -> tuple[LocalAws, Catalog, Any]:
-    world.bootstrap_catalog(local_aws.datazone)
+def domain(local_aws: LocalAws, deployed: DeployedFunctions) -> tuple[LocalAws, Catalog, Any]:
+    world.bootstrap_catalog(local_aws.datazone, deployed.handler("asset-type-resource"))
     local_aws.datazone.add_project(world.DOMAIN_ID, SUBSCRIBER)
     datazone = boto3.client("datazone", region_name=world.REGION)
     catalog = Catalog(

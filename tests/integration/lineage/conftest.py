@@ -14,6 +14,7 @@ from botocore.exceptions import ClientError
 from kafka_lineage.aws.asset_records import AssetRecordStore
 from kafka_lineage.model.asset_records import AssetRecord
 from local import world
+from local.deployed import DeployedFunctions
 from local.standins import LocalAws
 from tests import fixtures
 from tests.fixtures import CLUSTER_ARN, DOMAIN_ID, PROJECT_ID
@@ -46,6 +47,7 @@ class Failed(Exception):
 class Lakehouse:
     aws: LocalAws
     monkeypatch: pytest.MonkeyPatch
+    deployed: DeployedFunctions
     records: dict[str, AssetRecord] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -172,11 +174,14 @@ class Lakehouse:
     # -- running ---------------------------------------------------------------------------------------
 
     def emit(self, event: dict[str, Any] | None = None, context: FakeContext | None = None) -> dict[str, Any]:
-        """Invoke the handler; raise `Failed` with the summary when it raises (after finishing)."""
-        from lineage_emission.handler import LineageEmissionFailed, handler
+        """Invoke the function (under its role); raise `Failed` with the summary when it raises (after
+        finishing)."""
+        from lineage_emission.handler import LineageEmissionFailed
 
         try:
-            result: dict[str, Any] = handler(event if event is not None else {}, context or FakeContext())
+            result: dict[str, Any] = self.deployed.invoke(
+                "lineage-emission", event if event is not None else {}, context or FakeContext()
+            )
         except LineageEmissionFailed as error:
             raise Failed(json.loads(str(error))) from error
         finally:
@@ -208,5 +213,5 @@ class Lakehouse:
 
 
 @pytest.fixture
-def lakehouse(local_aws: LocalAws, monkeypatch: pytest.MonkeyPatch) -> Lakehouse:
-    return Lakehouse(local_aws, monkeypatch)
+def lakehouse(local_aws: LocalAws, deployed: DeployedFunctions, monkeypatch: pytest.MonkeyPatch) -> Lakehouse:
+    return Lakehouse(local_aws, monkeypatch, deployed)

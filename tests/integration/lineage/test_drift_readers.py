@@ -12,6 +12,7 @@ import boto3
 import pytest
 
 from local import debezium, demo_consumers, world
+from local.deployed import DeployedFunctions
 from local.standins import LocalAws
 from tests.fixtures import load_event
 from tests.integration.lineage.conftest import FakeContext
@@ -23,9 +24,9 @@ DRIFT_FORM = "KafkaSchemaDriftFormType"
 
 
 @pytest.fixture
-def mirrored(local_aws: LocalAws, monkeypatch: pytest.MonkeyPatch) -> LocalAws:
+def mirrored(local_aws: LocalAws, deployed: DeployedFunctions, monkeypatch: pytest.MonkeyPatch) -> LocalAws:
     """customers v1 mirrored and its lineage emitted; its table has only `id` and `email`."""
-    world.bootstrap_catalog(local_aws.datazone)
+    world.bootstrap_catalog(local_aws.datazone, deployed.handler("asset-type-resource"))
     local_aws.datazone.add_project(world.DOMAIN_ID, SUBSCRIBER)
     local_aws.kafka.set_brokers(world.CLUSTER_ARN, sasl_iam=world.BROKERS_IAM)
     world.create_registry("cdc")
@@ -41,22 +42,18 @@ def mirrored(local_aws: LocalAws, monkeypatch: pytest.MonkeyPatch) -> LocalAws:
             "StorageDescriptor": {"Columns": [{"Name": c, "Type": "string"} for c in ("id", "email")]},
         },
     )
-    assert sync({})["created"] == 1
-    emit({})
+    assert sync(deployed, {})["created"] == 1
+    emit(deployed, {})
     return local_aws
 
 
-def sync(event: dict[str, Any]) -> dict[str, Any]:
-    from schema_sync.handler import handler
-
-    result: dict[str, Any] = handler(event, FakeContext(function_name="schema-sync"))
+def sync(deployed: DeployedFunctions, event: dict[str, Any]) -> dict[str, Any]:
+    result: dict[str, Any] = deployed.invoke("schema-sync", event, FakeContext(function_name="schema-sync"))
     return result
 
 
-def emit(event: dict[str, Any]) -> dict[str, Any]:
-    from lineage_emission.handler import handler
-
-    result: dict[str, Any] = handler(event, FakeContext())
+def emit(deployed: DeployedFunctions, event: dict[str, Any]) -> dict[str, Any]:
+    result: dict[str, Any] = deployed.invoke("lineage-emission", event, FakeContext())
     return result
 
 
@@ -78,19 +75,21 @@ def asset_id() -> str:
     return str(asset["assetItem"]["identifier"])
 
 
-def test_a_drift_names_the_consumer_groups_and_the_subscribers(mirrored: LocalAws) -> None:
+def test_a_drift_names_the_consumer_groups_and_the_subscribers(
+    mirrored: LocalAws, deployed: DeployedFunctions
+) -> None:
     # Given a project subscribed to the topic's asset, and a service's group reading the topic
     subscription = mirrored.datazone.subscribe(world.DOMAIN_ID, asset_id(), SUBSCRIBER)
     demo_consumers.lag(boto3.client("cloudwatch"), world.CLUSTER_ARN, "order-service", CUSTOMERS)
-    emit({})
+    emit(deployed, {})
     caught = world.BusCatcher("kafka-lineage.lineage-emission", "Schema Drift Detected")
 
     # When v2 drops `first_name`, which feeds no table column, and both functions run
     world.register(
         "cdc", world.SchemaSpec(CUSTOMERS, "AVRO", debezium.table_without("customers", "first_name"))
     )
-    sync({})
-    result = emit({})
+    sync(deployed, {})
+    result = emit(deployed, {})
 
     # Then the drift is announced as a warning, naming the group and the subscription, and no table
     assert mirrored.iam.denials == []
@@ -106,21 +105,23 @@ def test_a_drift_names_the_consumer_groups_and_the_subscribers(mirrored: LocalAw
     assert detail["subscribers"] == [{"projectId": SUBSCRIBER, "subscriptionId": subscription}]
 
     # And once the event reaches schema-sync, the asset's drift form names them too
-    assert sync({**load_event("schema_drift_detected"), "detail": detail})["updated"] == 1
+    assert sync(deployed, {**load_event("schema_drift_detected"), "detail": detail})["updated"] == 1
     form = drift_form()
     assert (form["drift_status"], form["to_version"]) == ("warning", 2)
     assert (form["consumer_groups"], form["consumer_group_count"]) == (["order-service"], 1)
     assert (form["subscriber_projects"], form["subscriber_count"]) == ([SUBSCRIBER], 1)
 
 
-def test_without_readers_a_drift_that_feeds_no_column_is_not_announced(mirrored: LocalAws) -> None:
+def test_without_readers_a_drift_that_feeds_no_column_is_not_announced(
+    mirrored: LocalAws, deployed: DeployedFunctions
+) -> None:
     caught = world.BusCatcher("kafka-lineage.lineage-emission", "Schema Drift Detected")
     # When v2 drops `first_name` and nobody reads the topic
     world.register(
         "cdc", world.SchemaSpec(CUSTOMERS, "AVRO", debezium.table_without("customers", "first_name"))
     )
-    sync({})
-    result = emit({})
+    sync(deployed, {})
+    result = emit(deployed, {})
     # Then the drift is recorded as info, and nothing is announced
     assert caught.drain() == []
     (reported,) = result["drift"]

@@ -9,6 +9,7 @@ import boto3
 import pytest
 
 from local import debezium, world
+from local.deployed import DeployedFunctions
 from local.standins import LocalAws
 from tests.integration.lineage.conftest import FakeContext
 
@@ -17,8 +18,8 @@ RULE = {"database": "lakehouse", "match": r"^dbserver1\.inventory\.(?P<table>[^.
 
 
 @pytest.fixture
-def mirrored(local_aws: LocalAws, monkeypatch: pytest.MonkeyPatch) -> LocalAws:
-    world.bootstrap_catalog(local_aws.datazone)
+def mirrored(local_aws: LocalAws, deployed: DeployedFunctions, monkeypatch: pytest.MonkeyPatch) -> LocalAws:
+    world.bootstrap_catalog(local_aws.datazone, deployed.handler("asset-type-resource"))
     local_aws.kafka.set_brokers(world.CLUSTER_ARN, sasl_iam=world.BROKERS_IAM)
     world.create_registry("cdc")
     world.register("cdc", world.SchemaSpec(CUSTOMERS, "AVRO", debezium.table_envelope("customers")))
@@ -36,17 +37,13 @@ def mirrored(local_aws: LocalAws, monkeypatch: pytest.MonkeyPatch) -> LocalAws:
     return local_aws
 
 
-def sync(event: dict[str, Any]) -> dict[str, Any]:
-    from schema_sync.handler import handler
-
-    result: dict[str, Any] = handler(event, FakeContext(function_name="schema-sync"))
+def sync(deployed: DeployedFunctions, event: dict[str, Any]) -> dict[str, Any]:
+    result: dict[str, Any] = deployed.invoke("schema-sync", event, FakeContext(function_name="schema-sync"))
     return result
 
 
-def emit(event: dict[str, Any]) -> dict[str, Any]:
-    from lineage_emission.handler import handler
-
-    result: dict[str, Any] = handler(event, FakeContext())
+def emit(deployed: DeployedFunctions, event: dict[str, Any]) -> dict[str, Any]:
+    result: dict[str, Any] = deployed.invoke("lineage-emission", event, FakeContext())
     return result
 
 
@@ -64,11 +61,13 @@ def changed(detail: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def test_the_topics_lineage_node_is_its_catalog_asset_and_deletion_retracts_it(mirrored: LocalAws) -> None:
+def test_the_topics_lineage_node_is_its_catalog_asset_and_deletion_retracts_it(
+    mirrored: LocalAws, deployed: DeployedFunctions
+) -> None:
     # Given schema-sync mirrored the topic (its namespace from the cluster's first SASL/IAM broker)
-    assert sync({})["created"] == 1
+    assert sync(deployed, {})["created"] == 1
     # When lineage is emitted
-    assert emit({})["emitted"] == 1
+    assert emit(deployed, {})["emitted"] == 1
     # Then the topic's lineage node is the topic's catalog asset
     identifier = f"{world.NAMESPACE}/{CUSTOMERS}"
     (asset_id,) = mirrored.datazone.linked_assets(world.DOMAIN_ID, identifier)
@@ -77,7 +76,9 @@ def test_the_topics_lineage_node_is_its_catalog_asset_and_deletion_retracts_it(m
     assert edge.columns == {("after.id", "id"), ("after.email", "email")}
     # When the schema is deleted, synced, and its "Topic Asset Changed" event reaches the lineage Lambda
     world.delete_schema("cdc", CUSTOMERS)
-    assert sync({"allowMassDelete": True})["deleted"] == 1  # (its only asset: past the fail-safe's share)
+    assert (
+        sync(deployed, {"allowMassDelete": True})["deleted"] == 1
+    )  # (its only asset: past the fail-safe's share)
     detail = {
         "registryName": "cdc",
         "schemaArn": world.schema_arn("cdc", CUSTOMERS),
@@ -86,7 +87,7 @@ def test_the_topics_lineage_node_is_its_catalog_asset_and_deletion_retracts_it(m
         "schemaVersion": 1,
         "change": "deleted",
     }
-    result = emit(changed(detail))
+    result = emit(deployed, changed(detail))
     # Then the edge is gone from DataZone
     assert [r["topic"] for r in result["retracted"]] == [CUSTOMERS]
     assert mirrored.datazone.lineage_edges(world.DOMAIN_ID) == set()

@@ -14,6 +14,7 @@ import pytest
 from botocore.exceptions import ClientError
 
 from local import access_world, world
+from local.deployed import DeployedFunctions
 from local.standins import LocalAws
 from tests.fixtures import FakeContext
 
@@ -32,11 +33,9 @@ def shape(value: Any) -> Any:
 
 
 @pytest.fixture
-def published(local_aws: LocalAws, monkeypatch: pytest.MonkeyPatch) -> LocalAws:
+def published(local_aws: LocalAws, deployed: DeployedFunctions, monkeypatch: pytest.MonkeyPatch) -> LocalAws:
     """The local world after a first schema-sync: every inventory topic is a published asset."""
-    from schema_sync.handler import handler
-
-    world.bootstrap_catalog(local_aws.datazone)
+    world.bootstrap_catalog(local_aws.datazone, deployed.handler("asset-type-resource"))
     local_aws.kafka.set_brokers(world.CLUSTER_ARN, sasl_iam=world.BROKERS_IAM)
     world.create_registry("cdc")
     for spec in world.inventory():
@@ -44,7 +43,7 @@ def published(local_aws: LocalAws, monkeypatch: pytest.MonkeyPatch) -> LocalAws:
     tuning = {"datazone_rps": 500, "glue_rps": 500, "ssm_write_rps": 500}
     for key, value in world.environment([world.source_config()], tuning).items():
         monkeypatch.setenv(key, value)
-    handler({}, FakeContext())
+    deployed.invoke("schema-sync", {}, FakeContext())
     return local_aws
 
 

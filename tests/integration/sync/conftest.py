@@ -12,6 +12,7 @@ import pytest
 
 from kafka_lineage.model.events import TopicAssetChanged
 from local import world
+from local.deployed import DeployedFunctions
 from tests.fixtures import FakeContext
 
 AVRO_VALUE = json.dumps(
@@ -59,6 +60,7 @@ class CdcWorld:
     aws: Any
     events: EventCatcher
     monkeypatch: pytest.MonkeyPatch
+    deployed: DeployedFunctions
 
     def configure(self, *sources: dict[str, Any], tuning: dict[str, Any] | None = None) -> None:
         # Request rates far above the production defaults: the stand-ins have no quotas to protect.
@@ -67,9 +69,7 @@ class CdcWorld:
             self.monkeypatch.setenv(key, value)
 
     def sync(self, event: dict[str, Any] | None = None, context: FakeContext | None = None) -> dict[str, Any]:
-        from schema_sync.handler import handler
-
-        result: dict[str, Any] = handler(event or {}, context or FakeContext())
+        result: dict[str, Any] = self.deployed.invoke("schema-sync", event or {}, context or FakeContext())
         return result
 
     def assets(self) -> list[Any]:
@@ -97,10 +97,12 @@ class CdcWorld:
 
 
 @pytest.fixture
-def cdc(local_aws: Any, monkeypatch: pytest.MonkeyPatch, fast_retries: None) -> CdcWorld:
-    world.bootstrap_catalog(local_aws.datazone)
+def cdc(
+    local_aws: Any, deployed: DeployedFunctions, monkeypatch: pytest.MonkeyPatch, fast_retries: None
+) -> CdcWorld:
+    world.bootstrap_catalog(local_aws.datazone, deployed.handler("asset-type-resource"))
     local_aws.kafka.set_brokers(world.CLUSTER_ARN, sasl_iam=world.BROKERS_IAM)
-    created = CdcWorld(local_aws, EventCatcher(), monkeypatch)
+    created = CdcWorld(local_aws, EventCatcher(), monkeypatch, deployed)
     created.configure()
     return created
 

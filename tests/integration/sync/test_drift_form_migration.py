@@ -13,17 +13,17 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import boto3
 import pytest
 
-from asset_type_resource import handler as resource
 from asset_type_resource.handler import physical_id
 from asset_type_resource.provision import create_form_types
 from kafka_lineage.drift.summary import DriftSummary
 from kafka_lineage.sync.drift import DRIFT_FORM_TYPE, drift_key
 from local import world
+from local.deployed import DeployedFunctions
 from tests.fixtures import FakeContext
 from tests.integration.sync.conftest import CdcWorld, EventCatcher
 from tests.integration.sync.test_drift_form import V2, record_drift
@@ -33,9 +33,9 @@ TOPICS = ("orders", "__debezium-heartbeat.dbserver1", "inventory.parts$#v2")
 SUMMARY = DriftSummary(1, 2, "breaking", ("lakehouse/orders",), 1, 1, "f1", "2026-11-30T15:00:00Z")
 
 
-def deploy(smithy: Path, request: str) -> dict[str, Any]:
+def deploy(deployed: DeployedFunctions, smithy: Path, request: str) -> dict[str, Any]:
     """What CloudFormation does with smithy/: the form types (AWS::DataZone::FormType, the deployer's
-    credentials), then the asset type's custom resource, whose answer's Data is returned."""
+    credentials), then the asset type's custom resource (under its role), whose answer's Data is returned."""
     datazone = boto3.client("datazone", region_name=world.REGION)
     revisions = create_form_types(datazone, world.DOMAIN_ID, world.PROJECT_ID, smithy)
     spec = json.loads((smithy / "KafkaTopicAssetType.json").read_text())
@@ -55,14 +55,18 @@ def deploy(smithy: Path, request: str) -> dict[str, Any]:
     }
     if request == "Update":
         event["PhysicalResourceId"] = physical_id(world.DOMAIN_ID, spec["name"])
-    answer = resource.handler(event, cast(Any, FakeContext(function_name="asset-type-resource")))
+    answer = deployed.invoke("asset-type-resource", event, FakeContext(function_name="asset-type-resource"))
     data: dict[str, Any] = answer["Data"]
     return data
 
 
 @pytest.fixture
 def old_stack(
-    local_aws: Any, monkeypatch: pytest.MonkeyPatch, fast_retries: None, tmp_path: Path
+    local_aws: Any,
+    deployed: DeployedFunctions,
+    monkeypatch: pytest.MonkeyPatch,
+    fast_retries: None,
+    tmp_path: Path,
 ) -> CdcWorld:
     """The stack as deployed before the drift form: three topics synced, `orders` at v2."""
     old = tmp_path / "smithy"
@@ -72,9 +76,9 @@ def old_stack(
     del spec["forms"][DRIFT_FORM_TYPE]
     (old / "KafkaTopicAssetType.json").write_text(json.dumps(spec))
     local_aws.datazone.add_domain(world.DOMAIN_ID, project_ids=[world.PROJECT_ID])
-    assert deploy(old, "Create")["Revision"] == "1"
+    assert deploy(deployed, old, "Create")["Revision"] == "1"
     local_aws.kafka.set_brokers(world.CLUSTER_ARN, sasl_iam=world.BROKERS_IAM)
-    cdc = CdcWorld(local_aws, EventCatcher(), monkeypatch)
+    cdc = CdcWorld(local_aws, EventCatcher(), monkeypatch, deployed)
     cdc.configure()
     for topic in TOPICS:
         cdc.register(topic)
@@ -99,7 +103,7 @@ def test_a_stack_update_migrates_every_asset_once_and_loses_no_form(old_stack: C
     before = by_topic(cdc)
 
     # When the stack is updated to the model with the drift form
-    data = deploy(NEW_SMITHY, "Update")
+    data = deploy(cdc.deployed, NEW_SMITHY, "Update")
 
     # Then the asset type has a new revision pinning it
     assert data["Revision"] == "2"
@@ -159,7 +163,7 @@ def test_when_datazone_refuses_a_new_type_revision_the_sync_keeps_the_old_one_an
     before = by_topic(cdc)
 
     # When the stack is updated: assets use the type, so it cannot be replaced
-    data = deploy(NEW_SMITHY, "Update")
+    data = deploy(cdc.deployed, NEW_SMITHY, "Update")
 
     # Then the deploy goes on at revision 1 and says why
     assert data["Revision"] == "1"

@@ -77,14 +77,13 @@ def test_two_overlapping_invocations_under_latency_converge_to_one_asset_each_an
 def test_an_invocation_that_cannot_get_the_lease_hands_its_event_on_and_the_follow_up_does_it(
     cdc: CdcWorld, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from schema_sync.handler import make_handler
     from schema_sync.wiring import Wiring
 
     # Given one invocation holding the mapping, and another that may not wait for it
     pairs = colliding_pairs(6)
     first, second = halves(cdc, pairs)
     cdc.aws.latency_ms = 20
-    impatient = make_handler(Wiring(lease_wait_seconds=0.0))
+    impatient = cdc.deployed.handler("schema-sync", Wiring(lease_wait_seconds=0.0))
     handed: list[dict[str, Any]] = []
     monkeypatch.setattr(
         "kafka_lineage.aws.continuation.continue_asynchronously",
@@ -131,7 +130,6 @@ def test_a_run_that_loses_its_lease_stops_writing_and_the_next_run_adopts_what_i
     from kafka_lineage.aws.clients import client
     from kafka_lineage.aws.lease import StateLease
     from kafka_lineage.model.failures import LeaseLost
-    from schema_sync.handler import make_handler
     from schema_sync.wiring import HOLDER, Wiring
 
     class TakenOver(StateLease):
@@ -154,7 +152,7 @@ def test_a_run_that_loses_its_lease_stops_writing_and_the_next_run_adopts_what_i
 
     # When it runs, then it saves nothing more, stops, and reports the unsaved items as failed
     with pytest.raises(Exception, match="mapping not saved") as raised:
-        make_handler(Wiring(lease=taken_over))({}, context("req-a"))
+        cdc.deployed.handler("schema-sync", Wiring(lease=taken_over))({}, context("req-a"))
     summary = json.loads(str(raised.value))
     saved = mapped()
     assert 0 < len(saved) < 60

@@ -13,6 +13,7 @@ import pytest
 
 from kafka_lineage.sync.topics import TOPIC_FORM_TYPE, TopicListings
 from local import world
+from local.deployed import DeployedFunctions
 from tests.integration.sync.conftest import CdcWorld, EventCatcher
 from tests.integration.sync.test_drift_form_migration import NEW_SMITHY, by_topic, deploy
 
@@ -21,7 +22,11 @@ TOPICS = ("orders", "__debezium-heartbeat.dbserver1", "inventory.parts$#v2")
 
 @pytest.fixture
 def old_stack(
-    local_aws: Any, monkeypatch: pytest.MonkeyPatch, fast_retries: None, tmp_path: Path
+    local_aws: Any,
+    deployed: DeployedFunctions,
+    monkeypatch: pytest.MonkeyPatch,
+    fast_retries: None,
+    tmp_path: Path,
 ) -> CdcWorld:
     """The stack as deployed before the topic form: three schemas synced, two with a topic on the cluster."""
     old = tmp_path / "smithy"
@@ -31,11 +36,11 @@ def old_stack(
     del spec["forms"][TOPIC_FORM_TYPE]
     (old / "KafkaTopicAssetType.json").write_text(json.dumps(spec))
     local_aws.datazone.add_domain(world.DOMAIN_ID, project_ids=[world.PROJECT_ID])
-    assert deploy(old, "Create")["Revision"] == "1"
+    assert deploy(deployed, old, "Create")["Revision"] == "1"
     local_aws.kafka.set_brokers(world.CLUSTER_ARN, sasl_iam=world.BROKERS_IAM)
     local_aws.kafka.create_topic(world.CLUSTER_ARN, "orders", 6, 3, {"retention.ms": "604800000"})
     local_aws.kafka.create_topic(world.CLUSTER_ARN, TOPICS[1], 1, 3, {"cleanup.policy": "compact,delete"})
-    cdc = CdcWorld(local_aws, EventCatcher(), monkeypatch)
+    cdc = CdcWorld(local_aws, EventCatcher(), monkeypatch, deployed)
     cdc.configure()
     for topic in TOPICS:
         cdc.register(topic)
@@ -53,7 +58,7 @@ def test_verify_moves_every_asset_onto_the_topic_form_once(old_stack: CdcWorld) 
     before = by_topic(cdc)
 
     # When the stack is updated to the model with the topic form
-    data = deploy(NEW_SMITHY, "Update")
+    data = deploy(cdc.deployed, NEW_SMITHY, "Update")
     assert data["Revision"] == "2"
 
     # Then the hourly run stays as cheap as ever: a listing of the topics, nothing revised, nothing described
