@@ -41,13 +41,18 @@ class Deferred:
     detail: str = ""
 
 
+def wait_within(deadline: Deadline, wait: float = LEASE_WAIT_SECONDS) -> float:
+    """How long a run may wait for a busy lease: `wait`, never into the deadline margin."""
+    return max(0.0, min(wait, deadline.left()))
+
+
 def hold(lease: Lease | None, deadline: Deadline, wait: float = LEASE_WAIT_SECONDS) -> Deferred | None:
     """Take `lease` (None: nothing to take), waiting up to `wait` seconds, never past the deadline margin;
     a `Deferred` when another invocation keeps it. Any other failure is raised."""
     if lease is None:
         return None
     try:
-        lease.acquire(wait_seconds=max(0.0, min(wait, deadline.left())))
+        lease.acquire(wait_seconds=wait_within(deadline, wait))
     except LeaseBusy as busy:
         logger.info("state held by another invocation: deferring", extra={"lease": str(busy)})
         return Deferred("busy", str(busy))

@@ -47,7 +47,7 @@ from typing import Any
 from kafka_lineage.access.model import Grant, GrantStatus, RoleState
 from kafka_lineage.access.reconcile import reconcile
 from kafka_lineage.engine.deadline import Deadline
-from kafka_lineage.engine.lease import Deferred
+from kafka_lineage.engine.lease import Deferred, wait_within
 from kafka_lineage.grants.apply import Applier, Move, Work, report_plan, transient, work_of
 from kafka_lineage.grants.convert import role_state
 from kafka_lineage.grants.ports import GrantPorts
@@ -220,8 +220,7 @@ class GrantRun:
         )
 
     def _lease_wait(self) -> float:
-        """The engine's one wait for a busy lease, never into the deadline's margin (engine.lease.hold)."""
-        return max(0.0, min(self._settings.lease_wait_seconds, self._deadline.left()))
+        return wait_within(self._deadline, self._settings.lease_wait_seconds)
 
     def _list(self) -> Listing:
         mark = self._ports.leases.mark()  # before the first page: a write after it is not in the listing
