@@ -95,7 +95,7 @@ class Recorded:
     """What an invocation called: each call's signature (`call_signature`), and when (`spans`: the
     call's "service:Operation", its start and its end, in seconds since the recording began, botocore's own
     retries inside one span). The spans show where a run's time went: when its slowest quota's calls began,
-    and how long they stood idle (report.bottleneck_timeline)."""
+    and how long they stood idle (bench/timeline.py)."""
 
     calls: list[list[str]] = field(default_factory=list)
     spans: list[tuple[str, float, float]] = field(default_factory=list)

@@ -126,6 +126,11 @@ PACED: dict[str, tuple[str, tuple[str, ...] | None]] = {
 }
 
 
+def bucket_name(service: str, bucket: str) -> str:
+    """A quota bucket's name in the reports: "service:bucket" (SSM's parameter writes share one)."""
+    return f"{service}:{bucket}"
+
+
 def quota_buckets(calls: Mapping[str, int]) -> dict[str, tuple[str, str, float, int]]:
     """The calls by quota bucket: "service:bucket" -> (the service, one of its operations, the quota's rate,
     calls); calls of no quota (EventBridge, STS, MSK, Lambda) are left out."""
@@ -137,7 +142,7 @@ def quota_buckets(calls: Mapping[str, int]) -> dict[str, tuple[str, str, float, 
         quota = quota_of(service, operation)
         if quota is None or not n:
             continue
-        name = f"{service}:{quota.bucket}"
+        name = bucket_name(service, quota.bucket)
         _, first, rate, before = buckets.get(name, (service, operation, quota.per_second, 0))
         buckets[name] = (service, first, rate, before + n)
     return buckets

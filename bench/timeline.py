@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from bench import report
+
 Span = tuple[str, float, float]  # "service:Operation", start, end: seconds from the run's start
 
 
@@ -19,12 +21,11 @@ Span = tuple[str, float, float]  # "service:Operation", start, end: seconds from
 class BucketTimeline:
     """When one quota bucket's calls were in flight during a run of `wall` seconds."""
 
-    bucket: str  # "service:bucket" (report.quota_buckets)
+    bucket: str  # report.bucket_name
     calls: int
     lead_in: float  # from the run's start to its first call
     idle: float  # between its first call's start and its last call's end, with none of its calls in flight
     tail: float  # from its last call's end to the run's end
-    wall: float
 
     def as_dict(self) -> dict[str, float | int | str]:
         return {
@@ -43,12 +44,12 @@ class BucketTimeline:
 
 
 def bucket_of(key: str) -> str | None:
-    """The quota bucket ("service:bucket") of a "service:Operation", or None for a call of no quota."""
+    """The quota bucket (report.bucket_name) of a "service:Operation", or None for a call of no quota."""
     from kafka_lineage.model.quotas import quota_of
 
     service, _, operation = key.partition(":")
     quota = quota_of(service, operation)
-    return None if quota is None else f"{service}:{quota.bucket}"
+    return None if quota is None else report.bucket_name(service, quota.bucket)
 
 
 def timeline(spans: Sequence[Span], bucket: str, wall: float) -> BucketTimeline | None:
@@ -67,7 +68,6 @@ def timeline(spans: Sequence[Span], bucket: str, wall: float) -> BucketTimeline 
         lead_in=mine[0][0],
         idle=idle,
         tail=max(0.0, wall - reached),
-        wall=wall,
     )
 
 
