@@ -66,6 +66,9 @@ class ClientCalls:
         self._limiter: RateLimiter | None = None
         self._pacing: Pacing | None = None
         self._limiters: dict[str, RateLimiter] = {}
+        # The ticket of the attempt this thread has in flight: botocore sends an attempt and reads its answer
+        # on the calling thread, and one thread has one attempt in flight.
+        self._sent = threading.local()
         retries = retries or {}
         # Throttled attempts are retried here only under botocore's v2 modes (legacy keeps its own ways).
         mode = retries.get("mode")
@@ -135,14 +138,14 @@ class ClientCalls:
         with self._lock:
             self._attempts[operation] += 1
             limiter = self._limiter_of(operation)
-        if limiter is not None:
-            limiter.acquire()  # outside the lock: other operations' attempts need not wait for this one
+        # Outside the lock: other operations' attempts need not wait for this one.
+        self._sent.ticket = limiter.acquire() if limiter is not None else None
 
     def needs_retry(self, event_name: str, response: Any = None, attempts: int = 1, **_: Any) -> float | None:
         """Every attempt's answer, before botocore's retry handler sees it: tell the operation's limiter
-        how it went (success: speed up; throttled: slow down), and retry a throttled attempt at once,
-        while attempts remain: the limiter, which has just slowed down, paces the retry on the functions'
-        clock. Any other answer is botocore's to retry (None)."""
+        how it went (success: speed up; throttled: slow down, with the attempt's ticket, so that one overrun
+        slows it once), and retry a throttled attempt at once, while attempts remain: the limiter, slowed
+        down, paces the retry on the functions' clock. Any other answer is botocore's to retry (None)."""
         if response is None:
             return None  # no answer (a connection failure): botocore's
         http_response, parsed = response
@@ -160,7 +163,7 @@ class ClientCalls:
         with self._lock:
             self._throttled[operation] += 1
         if limiter is not None:
-            limiter.throttled()
+            limiter.throttled(getattr(self._sent, "ticket", None))
         if attempts >= self._max_attempts:
             return None  # the last attempt: botocore stops too, and after-call raises Throttled
         return 0.0

@@ -13,7 +13,8 @@ unthrottled and only engages after the first throttle, so a run always begins by
 neighbour already uses; it knows no quota to start below or ceiling to stay under; and it reads the wall
 clock, not the functions' clock seam (kafka_lineage.model.clock), so tests could not drive it in virtual
 time. Its retry backoff is kept for everything but throttling (the clients use the `standard` mode); a
-throttled attempt is retried at once through its operation's limiter, which just slowed down (calls.py).
+throttled attempt is retried at once through its operation's limiter, which just slowed down (calls.py) if
+that attempt was sent at the rate now known too fast (one decrease per overrun: AdaptiveLimiter).
 """
 
 from __future__ import annotations
@@ -26,15 +27,16 @@ from kafka_lineage.model.quotas import TYPICAL_PER_SECOND, Quota, quota_of
 
 # A limiter starts at this share of its ceiling: below the quota, as a neighbour may be using some of it.
 START_SHARE = 0.75
-# Additive increase: this share of the ceiling per second of calls that succeed (20 TPS: +1 TPS a second).
+# Additive increase: this share of the quota per second of calls that succeed (20 TPS: +1 TPS a second). The
+# quota is the ceiling until a throttle, then the rate throttled last: a ceiling set far above the account's
+# quota (a TUNING rate for a raised quota the account does not have) would otherwise climb back over the
+# real quota within a second of every decrease, and throttle for the whole run.
 INCREASE_SHARE_PER_SECOND = 0.05
 # Near the rate of the last throttle, increase this much more slowly (the quota's edge is probably there).
 NEAR_EDGE_SLOWDOWN = 0.1
 NEAR_EDGE = (0.85, 1.05)  # as shares of the rate throttled last
 DECREASE = 0.7  # multiplicative decrease on a throttle
-# Throttles within this long of a decrease are the same overrun (requests already in flight): one decrease.
-COOLDOWN_SECONDS = 1.0
-FLOOR_SHARE = 0.05  # never below this share of the ceiling
+FLOOR_SHARE = 0.05  # never below this share of the quota (of the ceiling, where the quota is not known)
 BURST_SECONDS = 0.25  # tokens kept for workers that were busy elsewhere: a quarter of a second's worth
 
 
@@ -42,6 +44,8 @@ class RateLimiter:
     """A token bucket shared by threads: `acquire()` blocks until one request may go, at a fixed rate.
 
     `succeeded` and `throttled` are what the call layer reports of each attempt; a fixed rate ignores them.
+    `acquire` answers a ticket the call layer hands back with the attempt's throttle (AdaptiveLimiter: which
+    decrease the request was sent after); a fixed rate's is always 0.
     """
 
     def __init__(self, per_second: float, burst: int | None = None) -> None:
@@ -59,7 +63,7 @@ class RateLimiter:
         with self._lock:
             return self._rate
 
-    def acquire(self) -> None:
+    def acquire(self) -> int:
         while True:
             with self._lock:
                 now = clock.monotonic()
@@ -67,33 +71,50 @@ class RateLimiter:
                 self._updated = now
                 if self._tokens >= 1:
                     self._tokens -= 1
-                    return
+                    return self._ticket()
                 wait = (1 - self._tokens) / self._rate
             clock.sleep(wait)
+
+    def _ticket(self) -> int:
+        return 0
 
     def succeeded(self) -> None:
         return None
 
-    def throttled(self) -> None:
+    def throttled(self, ticket: int | None = None) -> None:
         return None
 
 
 class AdaptiveLimiter(RateLimiter):
     """A token bucket whose rate adapts (AIMD): it starts at `start` (default START_SHARE of `ceiling`),
-    grows by `increase` requests a second per second while calls succeed (more slowly near the rate that was
-    throttled last), never above `ceiling`, and is cut by DECREASE on a throttle (once per COOLDOWN_SECONDS:
-    the requests already in flight were sent at the old rate)."""
+    grows while calls succeed by `increase` requests a second per second (INCREASE_SHARE_PER_SECOND of the
+    rate throttled last, once there was a throttle; more slowly near that rate), never above `ceiling` nor
+    below `floor`, and is cut by DECREASE on a throttle, once per overrun.
 
-    def __init__(self, ceiling: float, start: float | None = None, increase: float | None = None) -> None:
+    One overrun, one decrease (TCP's rule: one window's losses are one congestion signal): the requests sent
+    before a decrease went at the old rate, so their throttles say nothing new. A throttle of a request sent
+    after it says the new rate is still too fast, and cuts again at once. `acquire` answers the number of
+    decreases so far as the request's ticket, and `throttled(ticket)` cuts only when no decrease came since.
+    A time-based cooldown (this limiter's before) held a rate ten times the quota for a second between cuts:
+    at a TUNING rate far above the account's quota, items were throttled on every one of their attempts.
+    """
+
+    def __init__(
+        self,
+        ceiling: float,
+        start: float | None = None,
+        increase: float | None = None,
+        floor: float | None = None,
+    ) -> None:
         if ceiling <= 0:
             raise ValueError("ceiling must be positive")
         first = min(ceiling, start if start is not None else ceiling * START_SHARE)
         super().__init__(first, burst=1)
         self.ceiling = ceiling
-        self.floor = ceiling * FLOOR_SHARE
+        self.floor = min(ceiling, floor if floor is not None else ceiling * FLOOR_SHARE)
         self.increase = increase if increase is not None else ceiling * INCREASE_SHARE_PER_SECOND
         self._edge: float | None = None  # the rate throttled last
-        self._decreased_at: float | None = None
+        self._decreases = 0
         self.successes = 0
         self.throttles = 0
         self._resize()
@@ -101,23 +122,28 @@ class AdaptiveLimiter(RateLimiter):
     def _resize(self) -> None:
         self.capacity = max(1.0, self._rate * BURST_SECONDS)
 
+    def _ticket(self) -> int:
+        return self._decreases
+
     def succeeded(self) -> None:
         with self._lock:
             self.successes += 1
-            step = self.increase / self._rate  # one success in a second's `rate` of them
             edge = self._edge
-            if edge is not None and NEAR_EDGE[0] * edge <= self._rate <= NEAR_EDGE[1] * edge:
-                step *= NEAR_EDGE_SLOWDOWN
-            self._rate = min(self.ceiling, self._rate + step)
+            increase = self.increase
+            if edge is not None:
+                increase = min(increase, INCREASE_SHARE_PER_SECOND * edge)
+                if NEAR_EDGE[0] * edge <= self._rate <= NEAR_EDGE[1] * edge:
+                    increase *= NEAR_EDGE_SLOWDOWN
+            self._rate = min(self.ceiling, self._rate + increase / self._rate)  # a success: 1/rate s
             self._resize()
 
-    def throttled(self) -> None:
+    def throttled(self, ticket: int | None = None) -> None:
+        """One attempt was throttled; `ticket` is what `acquire` answered for it (None: sent just now)."""
         with self._lock:
             self.throttles += 1
-            now = clock.monotonic()
-            if self._decreased_at is not None and now - self._decreased_at < COOLDOWN_SECONDS:
-                return
-            self._decreased_at = now
+            if ticket is not None and ticket != self._decreases:
+                return  # sent before the last decrease: the same overrun
+            self._decreases += 1
             self._edge = self._rate
             self._rate = max(self.floor, self._rate * DECREASE)
             self._tokens = min(self._tokens, 0.0)  # the next request waits a full interval
@@ -150,7 +176,9 @@ class Pacing:
                 return None
             found = self._limiters.get(quota.bucket)
             if found is None:
-                found = self._limiters[quota.bucket] = AdaptiveLimiter(self._ceiling(quota))
+                ceiling = self._ceiling(quota)
+                floor = FLOOR_SHARE * min(ceiling, quota.per_second)  # of the quota, however high the ceiling
+                found = self._limiters[quota.bucket] = AdaptiveLimiter(ceiling, floor=floor)
             return found
 
     def _ceiling(self, quota: Quota) -> float:
