@@ -42,17 +42,6 @@ class Provisioned:
     note: str = ""  # why not, and what to do
 
 
-def provision_asset_type(
-    datazone_client: DataZoneClient,
-    domain_id: str,
-    project_id: str,
-    spec: Mapping[str, Any],
-    form_revisions: Mapping[str, str],
-) -> str:
-    """Make the asset type described by `spec` exist with exactly these forms; return its revision."""
-    return reconcile_asset_type(datazone_client, domain_id, project_id, spec, form_revisions).revision
-
-
 def reconcile_asset_type(
     datazone_client: DataZoneClient,
     domain_id: str,

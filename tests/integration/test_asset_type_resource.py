@@ -14,7 +14,6 @@ from asset_type_resource.provision import (
     AssetTypeError,
     create_form_types,
     delete_asset_type,
-    provision_asset_type,
     reconcile_asset_type,
 )
 from kafka_lineage.model.failures import NotFound
@@ -103,7 +102,7 @@ def test_form_types_are_created_once_from_the_smithy_files(datazone: Any, local_
 def test_the_asset_type_pins_custom_and_managed_form_revisions(datazone: Any):
     revisions = create_form_types(datazone, DOMAIN, PROJECT, SMITHY)
     # When provisioned from smithy/KafkaTopicAssetType.json
-    revision = provision_asset_type(datazone, DOMAIN, PROJECT, SPEC, revisions)
+    revision = reconcile_asset_type(datazone, DOMAIN, PROJECT, SPEC, revisions).revision
     # Then its forms are pinned: custom ones as given, DataZone's at the revision GetFormType reports
     asset_type = datazone.get_asset_type(domainIdentifier=DOMAIN, identifier="KafkaTopicAssetType")
     managed = datazone.get_form_type(
@@ -124,10 +123,10 @@ def test_the_asset_type_pins_custom_and_managed_form_revisions(datazone: Any):
 
 def test_unchanged_input_writes_nothing(datazone: Any, local_aws: Any):
     revisions = create_form_types(datazone, DOMAIN, PROJECT, SMITHY)
-    first = provision_asset_type(datazone, DOMAIN, PROJECT, SPEC, revisions)
+    first = reconcile_asset_type(datazone, DOMAIN, PROJECT, SPEC, revisions).revision
     before = writes(local_aws)
     # When provisioned again with the same input
-    second = provision_asset_type(datazone, DOMAIN, PROJECT, SPEC, revisions)
+    second = reconcile_asset_type(datazone, DOMAIN, PROJECT, SPEC, revisions).revision
     # Then the same revision, without a CreateAssetType call
     assert second == first
     assert writes(local_aws) == before
@@ -136,9 +135,9 @@ def test_unchanged_input_writes_nothing(datazone: Any, local_aws: Any):
 def test_a_changed_form_type_makes_a_new_asset_type_revision(datazone: Any, tmp_path: Path):
     smithy = tmp_path / "smithy"
     shutil.copytree(SMITHY, smithy)
-    first = provision_asset_type(
+    first = reconcile_asset_type(
         datazone, DOMAIN, PROJECT, SPEC, create_form_types(datazone, DOMAIN, PROJECT, smithy)
-    )
+    ).revision
     # Given a new member in one form type's model
     with_msk_region_member(smithy)
     revisions = create_form_types(datazone, DOMAIN, PROJECT, smithy)
@@ -147,7 +146,7 @@ def test_a_changed_form_type_makes_a_new_asset_type_revision(datazone: Any, tmp_
         "MskSourceReferenceFormType": "2",
     }
     # When the asset type is provisioned with the new revisions
-    second = provision_asset_type(datazone, DOMAIN, PROJECT, SPEC, revisions)
+    second = reconcile_asset_type(datazone, DOMAIN, PROJECT, SPEC, revisions).revision
     # Then a new asset type revision pins the new form revision
     assert (first, second) == ("1", "2")
     forms = datazone.get_asset_type(domainIdentifier=DOMAIN, identifier="KafkaTopicAssetType")["formsOutput"]
@@ -156,8 +155,8 @@ def test_a_changed_form_type_makes_a_new_asset_type_revision(datazone: Any, tmp_
 
 def test_a_changed_description_alone_makes_a_new_revision(datazone: Any, local_aws: Any):
     revisions = create_form_types(datazone, DOMAIN, PROJECT, SMITHY)
-    provision_asset_type(datazone, DOMAIN, PROJECT, SPEC, revisions)
-    provision_asset_type(
+    reconcile_asset_type(datazone, DOMAIN, PROJECT, SPEC, revisions)
+    reconcile_asset_type(
         datazone, DOMAIN, PROJECT, {**SPEC, "description": "Kafka topics, mirrored."}, revisions
     )
     assert writes(local_aws)["datazone:CreateAssetType"] == 2
@@ -165,9 +164,9 @@ def test_a_changed_description_alone_makes_a_new_revision(datazone: Any, local_a
 
 def test_an_asset_type_owned_by_another_project_is_not_taken_over(datazone: Any):
     revisions = create_form_types(datazone, DOMAIN, OTHER_PROJECT, SMITHY)
-    provision_asset_type(datazone, DOMAIN, OTHER_PROJECT, SPEC, revisions)
+    reconcile_asset_type(datazone, DOMAIN, OTHER_PROJECT, SPEC, revisions)
     with pytest.raises(AssetTypeError, match=f"owned by project {OTHER_PROJECT}, not {PROJECT}"):
-        provision_asset_type(datazone, DOMAIN, PROJECT, SPEC, revisions)
+        reconcile_asset_type(datazone, DOMAIN, PROJECT, SPEC, revisions)
 
 
 @pytest.mark.parametrize(
@@ -186,7 +185,7 @@ def test_an_invalid_spec_fails_before_any_write(
     revisions = create_form_types(datazone, DOMAIN, PROJECT, SMITHY)
     before = writes(local_aws)
     with pytest.raises(AssetTypeError, match=message):
-        provision_asset_type(datazone, DOMAIN, PROJECT, spec, revisions)
+        reconcile_asset_type(datazone, DOMAIN, PROJECT, spec, revisions)
     assert writes(local_aws) == before
 
 
@@ -233,7 +232,7 @@ def test_custom_resource_destroy_policy_deletes_only_what_it_made(datazone: Any,
 
 def test_deleting_an_asset_type_still_in_use_fails_with_advice(datazone: Any):
     revisions = create_form_types(datazone, DOMAIN, PROJECT, SMITHY)
-    provision_asset_type(datazone, DOMAIN, PROJECT, SPEC, revisions)
+    reconcile_asset_type(datazone, DOMAIN, PROJECT, SPEC, revisions)
     create_heartbeat_asset(datazone)
     with pytest.raises(AssetTypeError, match="still used by assets"):
         delete_asset_type(datazone, DOMAIN, "KafkaTopicAssetType")

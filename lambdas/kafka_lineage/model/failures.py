@@ -91,10 +91,14 @@ class PublishRefused(Exception):
     that refused it, as far as they could be told; `message` is DataZone's."""
 
     def __init__(self, message: str, rules: tuple[str, ...] = ()) -> None:
-        named = f"publish refused by rule(s) {', '.join(rules)}: " if rules else "publish refused: "
-        super().__init__(named + message)
+        super().__init__(f"{publish_refusal(rules)}: {message}")
         self.message = message
         self.rules = rules
+
+
+def publish_refusal(rules: tuple[str, ...]) -> str:
+    """How a refused publish is named: by the rules that refused it, as far as they could be told."""
+    return f"publish refused by rule(s) {', '.join(rules)}" if rules else "publish refused"
 
 
 class ListingBusy(Exception):

@@ -122,7 +122,12 @@ class _SchemaWalker:
             return _Node("never" if schema is False else type(schema).__name__)
         description = documentation(schema, "description")
         nullable = schema.get("nullable") is True  # OpenAPI 3.0 style
-        combined = self._combinator(schema, refs, depth, nullable, description)
+        node = self._typed(schema, refs, depth, nullable)
+        # The schema's own nullability and description hold whatever node it turns out to be.
+        return _Node(node.data_type, nullable or node.nullable, description or node.description, node.members)
+
+    def _typed(self, schema: dict[str, Any], refs: frozenset[str], depth: int, nullable: bool) -> _Node:
+        combined = self._combinator(schema, refs, depth)
         if combined is not None:
             return combined
         types = _types(schema)
@@ -130,22 +135,15 @@ class _SchemaWalker:
             nullable = True
             types = [kind for kind in types if kind != "null"]
         if len(types) > 1:
-            return _Node("union<" + ",".join(types) + ">", nullable, description)
+            return _Node("union<" + ",".join(types) + ">", nullable)
         kind = types[0] if types else "null" if nullable and "type" in schema else "any"
         if kind == "object":
-            return self._object(schema, refs, depth, nullable, description)
+            return self._object(schema, refs, depth)
         if kind == "array":
-            return self._array(schema, refs, depth, nullable, description)
-        return _Node(_scalar_type(schema, kind), nullable, description)
+            return self._array(schema, refs, depth)
+        return _Node(_scalar_type(schema, kind), nullable)
 
-    def _combinator(
-        self,
-        schema: dict[str, Any],
-        refs: frozenset[str],
-        depth: int,
-        nullable: bool,
-        description: str | None,
-    ) -> _Node | None:
+    def _combinator(self, schema: dict[str, Any], refs: frozenset[str], depth: int) -> _Node | None:
         """A schema that is only a `oneOf` / `anyOf` (no type of its own): its one non-null branch, or a
         union of the branches; None for any other schema."""
         for combinator in ("oneOf", "anyOf"):
@@ -153,52 +151,33 @@ class _SchemaWalker:
             if not isinstance(branches, list) or not branches or _has_own_type(schema):
                 continue
             real = [branch for branch in branches if not self._is_null(branch, refs)]
-            nullable = nullable or len(real) < len(branches)
+            nullable = len(real) < len(branches)
             if len(real) == 1:
                 inner = self._analyze(real[0], refs, depth + 1)
-                return _Node(
-                    inner.data_type,
-                    nullable or inner.nullable,
-                    description or inner.description,
-                    inner.members,
-                )
+                return _Node(inner.data_type, nullable or inner.nullable, inner.description, inner.members)
             names = ",".join(self._analyze(branch, refs, depth + 1).data_type for branch in real)
-            return _Node(f"union<{names}>", nullable, description)
+            return _Node(f"union<{names}>", nullable)
         return None
 
-    def _object(
-        self,
-        schema: dict[str, Any],
-        refs: frozenset[str],
-        depth: int,
-        nullable: bool,
-        description: str | None,
-    ) -> _Node:
+    def _object(self, schema: dict[str, Any], refs: frozenset[str], depth: int) -> _Node:
         members = self._members(schema, refs)
         extra = schema.get("additionalProperties")
         if not members.properties and isinstance(extra, dict):
             values = self._analyze(extra, refs, depth + 1)
-            return _Node(f"map<string,{values.data_type}>", nullable, description, values.members)
+            return _Node(f"map<string,{values.data_type}>", members=values.members)
         base = "record" if members.properties else "object"
-        return _Node(annotate(base, schema.get("connect.name")), nullable, description, members)
+        return _Node(annotate(base, schema.get("connect.name")), members=members)
 
-    def _array(
-        self,
-        schema: dict[str, Any],
-        refs: frozenset[str],
-        depth: int,
-        nullable: bool,
-        description: str | None,
-    ) -> _Node:
+    def _array(self, schema: dict[str, Any], refs: frozenset[str], depth: int) -> _Node:
         items = schema.get("items")
         if isinstance(items, dict | bool):
             element = self._analyze(items, refs, depth + 1)
-            return _Node(f"array<{element.data_type}>", nullable, description, element.members)
+            return _Node(f"array<{element.data_type}>", members=element.members)
         tuple_items = schema.get("prefixItems", items)
         if isinstance(tuple_items, list) and tuple_items:
             names = ",".join(self._analyze(item, refs, depth + 1).data_type for item in tuple_items)
-            return _Node(f"array<union<{names}>>", nullable, description)
-        return _Node("array<any>", nullable, description)
+            return _Node(f"array<union<{names}>>")
+        return _Node("array<any>")
 
     def _members(self, schema: dict[str, Any], refs: frozenset[str]) -> _Members:
         properties: dict[str, Any] = {}

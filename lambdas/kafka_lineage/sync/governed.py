@@ -18,7 +18,7 @@ from typing import Any, Literal, Protocol
 
 from kafka_lineage.model.asset_records import AssetRecord
 from kafka_lineage.model.catalog import AssetType, CatalogAsset
-from kafka_lineage.model.failures import PublishRefused
+from kafka_lineage.model.failures import PublishRefused, publish_refusal
 from kafka_lineage.sync import plan
 from kafka_lineage.sync.desired import content_digest, held_content
 from kafka_lineage.sync.ports import AssetCatalog
@@ -63,8 +63,10 @@ class RefusedPublish:
     message: str
 
     def error(self) -> str:
-        named = f"publish refused by rule(s) {', '.join(self.rules)}" if self.rules else "publish refused"
-        return f"{named}: {self.message}; asset {self.asset_id} stays unpublished, the next run publishes it"
+        return (
+            f"{publish_refusal(self.rules)}: {self.message}; asset {self.asset_id} stays unpublished, "
+            "the next run publishes it"
+        )
 
     def describe(self) -> dict[str, Any]:
         return {

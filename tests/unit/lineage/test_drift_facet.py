@@ -7,7 +7,7 @@ import json
 from dataclasses import replace
 from datetime import UTC, datetime
 
-from kafka_lineage.lineage.events import build_run
+from kafka_lineage.lineage.events import build
 from kafka_lineage.lineage.facets import SCHEMA_DRIFT_FACET_URL
 from kafka_lineage.lineage.run import parse_topic_fields
 from local import debezium
@@ -36,7 +36,7 @@ def test_given_drift_then_both_events_carry_the_facet_and_stay_valid_openlineage
     parsed = parse_topic_fields("AVRO", debezium.table_envelope("customers"))
     described = content(CUSTOMERS, schema_version=2, previous_version=1, drift=FACET)
     # When the run is built
-    run = build_run(
+    run = build(
         described, parsed.fields, parsed.row_fields, "0190b2d4-7b4e-7c3e-8f1a-1234567890ab",
         datetime(2026, 11, 30, 12, tzinfo=UTC),
     )  # fmt: skip

@@ -11,7 +11,7 @@ from kafka_lineage.drift import DriftSubject, Readers, assess_impact, diff_field
 from kafka_lineage.drift.summary import DriftSummary
 from kafka_lineage.lineage.consumer_inputs import Consumer
 from kafka_lineage.lineage.content import ConsumerContent, TopicField
-from kafka_lineage.lineage.events import MAX_EVENT_BYTES, build, build_consumer
+from kafka_lineage.lineage.events import MAX_EVENT_BYTES, build
 from kafka_lineage.lineage.model import EdgeKey, unstorable
 from kafka_lineage.lineage.plan import Emit, EmitScope, Retract
 from kafka_lineage.lineage.run import parse_topic_fields
@@ -107,7 +107,7 @@ def test_a_consumer_run_reads_the_topic_and_has_no_output(topic: str, group: str
 
 def test_a_huge_schema_drops_descriptions_then_the_topic_schema_until_it_fits() -> None:
     fields = tuple(TopicField(f"after.c{i:05d}", "string", "a description " * 8) for i in range(20_000))
-    built = build_consumer(content(), fields, {}, derive_run_id("x"), REGISTERED)
+    built = build(content(), fields, {}, derive_run_id("x"), REGISTERED)
     assert built.largest <= MAX_EVENT_BYTES
     assert built.degraded == (
         "field descriptions dropped from the schema facets",

@@ -12,7 +12,7 @@ import pytest
 
 from kafka_lineage.lineage.apply import ParsedFields
 from kafka_lineage.lineage.content import HopContent, RunContent, TopicField
-from kafka_lineage.lineage.events import MAX_EVENT_BYTES, build_hop, build_run
+from kafka_lineage.lineage.events import MAX_EVENT_BYTES, build
 from kafka_lineage.lineage.facets import RunParts, Shape, serialize, typed_event
 from kafka_lineage.lineage.render import Renderer
 from kafka_lineage.lineage.run import parse_topic_fields
@@ -51,7 +51,7 @@ def content(glue_table: GlueTable, topic: str = TOPIC, **changes) -> RunContent:
 
 
 def parts_of(described: RunContent, parsed: ParsedFields, run_id: str) -> RunParts:
-    """The parts `build_run` makes of a described topic, for the size model and the typed events."""
+    """The parts `build` makes of a described topic, for the size model and the typed events."""
     matches = match_columns(parsed.row_fields, described.table)
     return RunParts(
         described, parsed.fields, frozenset(parsed.row_fields.values()), matches, run_id, REGISTERED
@@ -63,7 +63,7 @@ def customers_run(glue_table: GlueTable | None = None, definition: str | None = 
     parsed = parse_topic_fields("AVRO", definition or debezium.table_envelope("customers"))
     described = content(glue_table)
     run_id = derive_run_id(described.fingerprint())
-    return build_run(described, parsed.fields, parsed.row_fields, run_id, REGISTERED), described
+    return build(described, parsed.fields, parsed.row_fields, run_id, REGISTERED), described
 
 
 def test_a_debezium_envelope_becomes_a_valid_start_complete_run():
@@ -229,7 +229,7 @@ def test_a_2000_field_schema_fits_the_limit_with_reported_degradation(topic):
     # Given a 2,000-column Debezium table (its definition near Glue's 170,000-character limit)
     described, parsed = wide(2000, topic)
     assert len(debezium.synthetic_table(topic, 2000)) <= debezium.GLUE_DEFINITION_LIMIT
-    run = build_run(
+    run = build(
         described, parsed.fields, parsed.row_fields, derive_run_id(described.fingerprint()), REGISTERED
     )
     # Then both events fit DataZone's limit, are valid, and say what was left out
@@ -250,7 +250,7 @@ def test_a_2000_field_schema_fits_the_limit_with_reported_degradation(topic):
 def test_the_size_model_is_exact_at_every_rung(budget):
     # Given a 120-field table and budgets that force each rung of the ladder in turn
     described, parsed = wide(120)
-    run = build_run(
+    run = build(
         described,
         parsed.fields,
         parsed.row_fields,
@@ -276,7 +276,7 @@ def test_descriptions_are_dropped_first():
     fields = [TopicField("id", "int", "x" * 5000)]
     glue_table = table("customers", "id")
     described = content(glue_table)
-    run = build_run(described, fields, {"id": "id"}, derive_run_id("f"), REGISTERED, max_bytes=4000)
+    run = build(described, fields, {"id": "id"}, derive_run_id("f"), REGISTERED, max_bytes=4000)
     assert run.degraded == ("field descriptions dropped from the schema facets",)
     assert run.lineage.emitted == 1
 
@@ -341,7 +341,7 @@ def hop(columns: tuple[str, ...] = ()) -> HopContent:
 
 def test_a_first_hop_maps_each_source_column_to_the_topics_after_field_and_keeps_the_rules():
     parsed = parse_topic_fields("AVRO", debezium.table_envelope("customers"))
-    built = build_hop(hop(), parsed.fields, parsed.row_fields, derive_run_id(hop().fingerprint()), REGISTERED)
+    built = build(hop(), parsed.fields, parsed.row_fields, derive_run_id(hop().fingerprint()), REGISTERED)
     for _, body in built.bodies:
         assert_valid(body)
     event = json.loads(built.bodies[1][1])
@@ -354,7 +354,7 @@ def test_a_first_hop_maps_each_source_column_to_the_topics_after_field_and_keeps
     assert fields["after.email"]["inputFields"][0]["field"] == "email"
     assert (event["job"]["namespace"], event["job"]["name"]) == ("kafka-connect://cdc", "inventory-mysql")
     # A connector that lists its columns limits the lineage to them (matched case-insensitively)
-    listed = build_hop(hop(("ID", "email")), parsed.fields, parsed.row_fields, derive_run_id("x"), REGISTERED)
+    listed = build(hop(("ID", "email")), parsed.fields, parsed.row_fields, derive_run_id("x"), REGISTERED)
     listed_fields = json.loads(listed.bodies[0][1])["outputs"][0]["facets"]["columnLineage"]["fields"]
     assert {k: v["inputFields"][0]["field"] for k, v in listed_fields.items()} == {
         "after.id": "ID",
@@ -368,7 +368,7 @@ def test_a_first_hop_maps_each_source_column_to_the_topics_after_field_and_keeps
 def test_a_first_hop_too_large_degrades_step_by_step_until_it_fits():
     fields = tuple(TopicField(f"after.c{i:04d}", "string", "a description " * 4) for i in range(1500))
     rows = {f"c{i:04d}": f"after.c{i:04d}" for i in range(1500)}
-    built = build_hop(hop(), fields, rows, derive_run_id("x"), REGISTERED, max_bytes=60_000)
+    built = build(hop(), fields, rows, derive_run_id("x"), REGISTERED, max_bytes=60_000)
     assert all(len(body) <= 60_000 for _, body in built.bodies)
     assert built.degraded[0] == "field descriptions dropped from the schema facets"
     assert 0 < built.lineage.emitted < 1500

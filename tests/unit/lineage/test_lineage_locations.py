@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from kafka_lineage.lineage.content import LocationContent, TopicField
-from kafka_lineage.lineage.events import MAX_EVENT_BYTES, build, build_location
+from kafka_lineage.lineage.events import MAX_EVENT_BYTES, build
 from kafka_lineage.lineage.model import EdgeKey
 from kafka_lineage.lineage.plan import Emit, EmitScope, Retract
 from kafka_lineage.lineage.resolve import parse_mappings
@@ -170,8 +170,8 @@ def test_a_huge_schema_degrades_descriptions_then_the_topic_schema_until_it_fits
     fields = tuple(TopicField(f"after.c{i:05d}", "string", "a description " * 8) for i in range(20_000))
 
     # When its location run is built at DataZone's limit, and at a tighter one
-    built = build_location(location(), fields, {}, derive_run_id("x"), REGISTERED)
-    tight = build_location(location(), fields[:2_000], {}, derive_run_id("x"), REGISTERED, max_bytes=120_000)
+    built = build(location(), fields, {}, derive_run_id("x"), REGISTERED)
+    tight = build(location(), fields[:2_000], {}, derive_run_id("x"), REGISTERED, max_bytes=120_000)
 
     # Then each event fits, each step taken is reported, and the location stays the output
     assert all(len(body) <= MAX_EVENT_BYTES for _, body in built.bodies)

@@ -7,7 +7,7 @@ import re
 from html.parser import HTMLParser
 
 from kafka_lineage.lineage.edge_content import hop_content
-from kafka_lineage.lineage.events import build_hop, build_run
+from kafka_lineage.lineage.events import build
 from kafka_lineage.lineage.resolve import FirstHop
 from kafka_lineage.lineage.run import parse_topic_fields
 from kafka_lineage.lineage.run_identity import derive_run_id
@@ -24,7 +24,7 @@ KEY = TopicKey("cdc", "dbserver1.inventory.customers")
 def customers_events() -> list[dict]:
     parsed = parse_topic_fields("AVRO", debezium.table_envelope("customers"))
     described = content(table("customers", "id", "Email", "loaded_at"))
-    run = build_run(
+    run = build(
         described, parsed.fields, parsed.row_fields, derive_run_id(described.fingerprint()), REGISTERED
     )
     return [json.loads(body) for _, body in run.bodies]
@@ -91,7 +91,7 @@ def first_hop_events() -> list[dict]:
     described = hop_content(
         FirstHop(KEY, record(KEY.topic), settings().sources[0], source_edge(KEY.topic, "inventory.customers"))
     )
-    run = build_hop(
+    run = build(
         described, parsed.fields, parsed.row_fields, derive_run_id(described.fingerprint()), REGISTERED
     )
     for _, body in run.bodies:
