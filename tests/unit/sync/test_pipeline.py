@@ -39,6 +39,7 @@ class Recorder:
         self.crash_in = crash_in
         self.saved: list[int] = []
         self.reported: list[int] = []
+        self.reloads = 0
         self.sizes: list[int] = []  # items per chunk, in the order read
         self.threads: set[str] = set()
         self.lock = threading.Lock()
@@ -65,15 +66,22 @@ class Recorder:
             self.threads.add(threading.current_thread().name)
         return Applied(action, None, "deleted")
 
-    def save(self, applied: AppliedChunk, lost: bool) -> tuple[int | None, bool]:
-        if self.crash_in == "save":
-            raise RuntimeError("a bug in the save step")
-        if applied.read.number in self.fail_save:
-            return None, False
-        self.saved.append(applied.read.number)
-        return 1, False
+    def changes(self, applied: AppliedChunk) -> dict[str, object]:
+        return {f"chunk {applied.read.number}": applied.read.number}
 
-    def report(self, applied: AppliedChunk, writes: int | None) -> None:
+    def save(self, changes: dict[str, object], lost: bool) -> int:
+        numbers = [number for number in changes.values() if isinstance(number, int)]
+        if any(number in self.fail_save for number in numbers):
+            raise RuntimeError("ThrottlingException")
+        self.saved.extend(numbers)
+        return 1
+
+    def reload(self) -> None:
+        self.reloads += 1
+
+    def report(self, applied: AppliedChunk, writes: int | None, error: Exception | None) -> None:
+        if self.crash_in == "report":
+            raise RuntimeError("a bug in the report step")
         self.reported.append(applied.read.number)
 
 
@@ -127,8 +135,10 @@ def test_given_a_save_that_fails_when_run_then_the_resume_point_stays_before_tha
     # When it runs
     progress = pipeline(recorder).run(items)
 
-    # Then the later chunks are still saved, but a follow-up resumes after the first chunk (one group) only
+    # Then the later chunks are still saved (the store reloaded once after the failure, the save not tried
+    # again), but a follow-up resumes after the first chunk (one group) only
     assert recorder.saved == [0, *range(2, len(recorder.sizes))]
+    assert recorder.reloads == 1
     assert recorder.reported == list(range(len(recorder.sizes)))  # the unsaved chunk is reported too
     assert progress.resume_after == items[5][0]
 
@@ -149,13 +159,17 @@ def test_given_no_time_left_when_run_then_nothing_starts_and_everything_is_left(
 
 
 def test_given_a_stage_that_crashes_when_run_then_the_run_raises_it_and_no_thread_hangs() -> None:
-    # Given a save step with a bug
-    recorder = Recorder(crash_in="save")
+    # Given a report step with a bug (a save that raises is a failed save: its chunk's items fail)
+    recorder = Recorder(crash_in="report")
 
-    # When the engine runs, then the bug is raised in the run's thread (the other stages drained)
-    with pytest.raises(RuntimeError, match="a bug in the save step"):
+    # When the engine runs, then the bug is raised in the run's thread (the other stages drained), and the
+    # reads stopped: fewer chunks were read than a run without the bug reads
+    with pytest.raises(RuntimeError, match="a bug in the report step"):
         pipeline(recorder).run(work(10))
-    assert recorder.saved == []
+    assert recorder.reported == []
+    whole = Recorder()
+    pipeline(whole).run(work(10))
+    assert len(recorder.sizes) < len(whole.sizes)
 
 
 def test_given_an_action_that_raises_when_run_then_that_item_alone_fails_and_the_others_are_done() -> None:
@@ -169,7 +183,7 @@ def test_given_an_action_that_raises_when_run_then_that_item_alone_fails_and_the
     failed: list[str] = []
 
     class Reporting(OneFails):
-        def report(self, applied: AppliedChunk, writes: int | None) -> None:
+        def report(self, applied: AppliedChunk, writes: int | None, error: Exception | None) -> None:
             failed.extend(f"{f.item.topic}: {f.error}" for f in applied.failed)
 
     # When it runs, then that item is handed back as failed (a value), the others are applied
@@ -207,11 +221,11 @@ class SlowWrites(Recorder):
         clock.sleep(self.seconds)
         return Applied(action, None, "deleted")
 
-    def save(self, applied: AppliedChunk, lost: bool) -> tuple[int | None, bool]:
+    def save(self, changes: dict[str, object], lost: bool) -> int:
         from kafka_lineage.model import clock
 
         self.saved_at.append(clock.monotonic())
-        return super().save(applied, lost)
+        return super().save(changes, lost)
 
 
 def test_given_estimates_on_the_safe_side_when_run_then_they_do_not_add_up_and_the_run_works_to_its_deadline(
