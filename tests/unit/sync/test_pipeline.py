@@ -15,6 +15,7 @@ from kafka_lineage.engine.pace import Pace
 from kafka_lineage.engine.pipeline import CHUNK_GROWTH, CHUNK_ITEMS, AppliedChunk, Item, Pipeline, Planned
 from kafka_lineage.model.asset_records import AssetRecord
 from kafka_lineage.model.catalog import AssetContent
+from kafka_lineage.model.failures import LeaseLost
 from kafka_lineage.sync import plan
 from kafka_lineage.sync.apply import Applied, Tokens
 from kafka_lineage.sync.desired import Desired
@@ -302,3 +303,47 @@ def test_given_the_same_write_retried_then_the_same_token_and_any_other_write_an
     # And a revision depends on the revision it starts from; each kind of write has tokens of its own
     assert tokens.revise("a1", "r1", "h1") != tokens.revise("a1", "r2", "h1")
     assert len({tokens.revise("a1", "r1", "h1"), tokens.unpublish("a1"), tokens.create(_create("h1"))}) == 3
+
+
+class LosesTheLease(Recorder):
+    """A run whose lease is taken over at the save of chunk `at`: it and every later save say LeaseLost."""
+
+    def __init__(self, at: int) -> None:
+        super().__init__()
+        self.at = at
+        self.lost_flags: list[bool] = []
+        self.outcomes: list[tuple[int, int | None, str | None]] = []
+        self.report_threads: set[str] = set()
+
+    def save(self, changes: dict[str, object], lost: bool) -> int:
+        self.lost_flags.append(lost)
+        if any(number == self.at for number in changes.values()):
+            raise LeaseLost("taken over by another invocation")
+        return super().save(changes, lost)
+
+    def report(self, applied: AppliedChunk, writes: int | None, error: Exception | None) -> None:
+        self.report_threads.add(threading.current_thread().name)
+        self.outcomes.append((applied.read.number, writes, None if error is None else type(error).__name__))
+        super().report(applied, writes, error)
+
+
+def test_given_the_lease_lost_at_a_save_when_run_then_no_later_chunk_is_written_and_the_run_stops() -> None:
+    # Given a run of 20 groups whose lease is taken over when its second chunk is saved
+    recorder = LosesTheLease(at=1)
+    engine = pipeline(recorder)
+
+    # When it runs
+    progress = engine.run(work(20))
+
+    # Then the first chunk was saved, the second and every later one handed to the saver was not (the
+    # saver stopped writing: it never asked the run to save again), each reported as unsaved with why
+    assert recorder.saved == [0]
+    assert recorder.lost_flags == [False, False]
+    assert recorder.outcomes[:2] == [(0, 1, None), (1, None, "LeaseLost")]
+    assert all(writes is None and error == "LeaseLost" for _, writes, error in recorder.outcomes[1:])
+    # And the run stopped starting chunks: far fewer were read than the 10 a whole run reads, the reports
+    # were all made on the saver's thread, and a follow-up resumes after the first chunk
+    assert engine.stop.requested() is True
+    assert len(recorder.sizes) < 10
+    assert recorder.report_threads == {"state-saver"}
+    assert progress.resume_after == work(20)[5][0]
