@@ -5,9 +5,12 @@ It runs a `ChunkedRun` (schema-sync's steps, sync/stages.py) and knows nothing o
 - The work (items in the order of their positions, engine/order.py) is cut into chunks on hash-group
   boundaries, so each parameter of the saved state is written once per run.
 - Three stages: the reads of chunk k+1 run (in the caller's thread, on the read pool) while the writes of
-  chunk k (the apply thread, on the write pool) and the save of chunk k-1 (the save thread) do. Workers
-  hand their values back; the run's `plan_chunk` (read thread) and `report` (save thread) see them, and
-  `report` alone writes the run's result. Read-ahead is one chunk; every chunk read is applied and saved.
+  chunk k (the apply thread, on the write pool) and the save of chunk k-1 do. The save is the engine's one
+  grouped saver's (engine/checkpoints.py): the applier hands it each chunk as one group (its `changes`),
+  and the saver's thread saves it under the lease, then tells the pipeline, which `report`s the chunk on
+  that thread. Workers hand their values back; the run's `plan_chunk` (read thread) and `report` (the
+  saver's thread) see them, and `report` alone writes the run's result. Read-ahead is one chunk, and the
+  applier waits while two chunks are still to save; every chunk read is applied and saved.
 - A chunk is started only when the pacing estimates (engine/pace.py) say its read, its writes and its save
   all end before the deadline (engine/deadline.py), with time left to release the lease and hand on. The
   first chunk is one round of the workers (slow start: what the account leaves is measured before a chunk is
@@ -28,6 +31,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
+from kafka_lineage.engine.checkpoints import GROUP_BY_GROUP, Checkpoints
 from kafka_lineage.engine.deadline import Deadline
 from kafka_lineage.engine.order import Position, cut
 from kafka_lineage.engine.pace import Pace, Timeline
@@ -44,6 +48,9 @@ CHUNK_ITEMS = 24  # items per chunk (whole hash groups, so a bigger group makes 
 # (docs/performance.md, "The pipeline's slow start"). Jumping from one round to CHUNK_ITEMS left the SSM
 # writes idle for 1.8 s of a 200-schema first sync.
 CHUNK_GROWTH = 1.25
+# Chunks handed to the saver and not yet saved, at most: the one it saves and the next. The applier waits
+# beyond that, so a slow saver holds back the reads too and the deadline's estimates stay near the clock.
+SAVES_PENDING = 2
 
 Item = tuple[Position, Any]
 T = TypeVar("T")
@@ -155,12 +162,23 @@ class ChunkedRun(Protocol):
 
     def apply(self, action: Any) -> Any: ...
 
-    def save(self, applied: AppliedChunk, lost: bool) -> tuple[int | None, bool]:
-        """Record the chunk (`lost`: the lease was lost or never taken): the writes made (None: nothing
-        recorded, its items must be looked at again), and whether the run must stop."""
+    def changes(self, applied: AppliedChunk) -> dict[str, Any]:
+        """What the applied chunk writes to the saved state (entry key -> entry, None: remove it)."""
         ...
 
-    def report(self, applied: AppliedChunk, writes: int | None) -> None: ...
+    def save(self, changes: dict[str, Any], lost: bool) -> int:
+        """Write `changes` under the lease (`lost`: the run already knows it lost the lease, or never took
+        it): the writes made; raises `LeaseLost` when the lease is not this run's, or why the save failed."""
+        ...
+
+    def reload(self) -> None:
+        """After a failed save the store may hold part of it: read it again."""
+        ...
+
+    def report(self, applied: AppliedChunk, writes: int | None, error: Exception | None) -> None:
+        """The chunk after its save: `writes` made (None: not saved, `error` why; its items must be looked
+        at again by the next run)."""
+        ...
 
 
 def _taken(inbox: queue.Queue[T | None]) -> Iterator[T]:
@@ -192,46 +210,31 @@ class Pipeline:
         self._remaining = 0
         self.read_pool = Workers(self.workers, "run-read")
         self.write_pool = Workers(self.workers, "run-write")
+        self._pending = threading.BoundedSemaphore(SAVES_PENDING)
+        self._save_started = 0.0  # the saver's thread's own: when the save under way started
+        self.checkpoints: Checkpoints = Checkpoints(
+            {},
+            save=lambda changes: run.save(changes, self.stop.requested()),
+            reload=run.reload,
+            write_seconds=lambda: pace.rates.seconds_per("save"),
+            listener=self,
+            policy=GROUP_BY_GROUP,
+        )
 
     # -- the loop: this thread reads; one thread applies, one saves
     def run(self, work: Sequence[Item]) -> Progress:
         to_apply: queue.Queue[ReadChunk | None] = queue.Queue(maxsize=1)
-        to_save: queue.Queue[AppliedChunk | None] = queue.Queue(maxsize=1)
-        applier = threading.Thread(
-            target=self._guard, args=(self._apply_loop, to_apply, to_save), daemon=True
-        )
-        saver = threading.Thread(target=self._guard, args=(self._save_loop, to_save, None), daemon=True)
-        applier.start()
-        saver.start()
+        applier = threading.Thread(target=self._guard, args=(self._apply_loop, to_apply), daemon=True)
         position = 0
-        number = 0
-        limit = float(self.workers)
         try:
-            while position < len(work) and not self.stop.is_set():
-                # Slow start: the first chunk is one round of the workers, so the estimates of the next ones
-                # rest on the speed it measured (what the account's quotas leave may be far below the
-                # limiters' rates: a neighbour's share is known only once calls are throttled); the next
-                # ones grow by CHUNK_GROWTH at most, so the saver is not left waiting.
-                end = cut(work, position, min(CHUNK_ITEMS, math.ceil(limit)), self._fits)
-                limit *= CHUNK_GROWTH
-                if end == position:
-                    logger.warning(
-                        "stopping: the next chunk could not finish before the deadline",
-                        extra={"remaining": len(work) - position},
-                    )
-                    break
-                read = self._read(number, work[position:end])
-                number += 1
-                position = end if read.complete else position
-                to_apply.put(read)
-                if not read.complete:
-                    break
-                # Read-ahead is one chunk: the next read starts once the applier has taken this one.
-                to_apply.join()
+            with self.checkpoints:  # the saver's thread: on leaving, what was handed to it is saved
+                applier.start()
+                try:
+                    position = self._read_loop(work, to_apply)
+                finally:
+                    to_apply.put(None)
+                    applier.join()
         finally:
-            to_apply.put(None)
-            applier.join()
-            saver.join()
             self.read_pool.close()
             self.write_pool.close()
         if self.stop.crash is not None:
@@ -239,17 +242,42 @@ class Pipeline:
         left = len(work) - position
         return Progress(self._incomplete or left > 0, self._remaining + left, self._resume_after)
 
-    def _guard(
-        self, loop: Callable[..., None], inbox: queue.Queue[Any], outbox: queue.Queue[Any] | None
-    ) -> None:
+    def _read_loop(self, work: Sequence[Item], to_apply: queue.Queue[ReadChunk | None]) -> int:
+        """Read chunk after chunk for the applier while they fit before the deadline: where the reads
+        stopped."""
+        position = 0
+        number = 0
+        limit = float(self.workers)
+        while position < len(work) and not self.stop.is_set():
+            # Slow start: the first chunk is one round of the workers, so the estimates of the next ones
+            # rest on the speed it measured (what the account's quotas leave may be far below the
+            # limiters' rates: a neighbour's share is known only once calls are throttled); the next
+            # ones grow by CHUNK_GROWTH at most, so the saver is not left waiting.
+            end = cut(work, position, min(CHUNK_ITEMS, math.ceil(limit)), self._fits)
+            limit *= CHUNK_GROWTH
+            if end == position:
+                logger.warning(
+                    "stopping: the next chunk could not finish before the deadline",
+                    extra={"remaining": len(work) - position},
+                )
+                break
+            read = self._read(number, work[position:end])
+            number += 1
+            position = end if read.complete else position
+            to_apply.put(read)
+            if not read.complete:
+                break
+            # Read-ahead is one chunk: the next read starts once the applier has taken this one.
+            to_apply.join()
+        return position
+
+    def _guard(self, loop: Callable[..., None], inbox: queue.Queue[Any]) -> None:
         try:
-            loop(inbox, outbox)
+            loop(inbox)
         except BaseException as error:  # a bug: drain so nobody blocks, and re-raise in the run's thread
             self.stop.crashed(error)
             for _ in _taken(inbox):
                 pass
-            if outbox is not None:
-                outbox.put(None)
 
     # -- the deadline: when a chunk would be done, and when each of its stages must stop starting items
     def _reads(self, chunk: Sequence[Item]) -> int:
@@ -311,10 +339,8 @@ class Pipeline:
         self.pace.observe_writes(len(to_read), planned.read_writes)
         return ReadChunk(number, chunk, planned, complete, apply_until)
 
-    # -- stage 2: the writes (the apply thread, with the write pool)
-    def _apply_loop(
-        self, inbox: queue.Queue[ReadChunk | None], outbox: queue.Queue[AppliedChunk | None]
-    ) -> None:
+    # -- stage 2: the writes (the apply thread, with the write pool), then the chunk to the saver
+    def _apply_loop(self, inbox: queue.Queue[ReadChunk | None]) -> None:
         for read in _taken(inbox):
             started = clock.monotonic()
             self.timeline.mark(read.number, "apply", "started")
@@ -322,8 +348,10 @@ class Pipeline:
             self.timeline.mark(read.number, "apply", "ended")
             if applied.refused is None and not self.dry_run:
                 self.pace.observe("apply", read.planned.writes, clock.monotonic() - started)
-            outbox.put(applied)
-        outbox.put(None)
+            changes = {} if self.dry_run else self.run_steps.changes(applied)
+            self._pending.acquire()  # given back once the saver is done with a chunk
+            # The chunk is whole hash groups, so one group of the saver, saved once all of it is applied.
+            self.checkpoints.add(f"chunk {read.number}", changes, worked=bool(applied.done), token=applied)
 
     def _apply(self, read: ReadChunk) -> AppliedChunk:
         steps, actions = self.run_steps, read.planned.actions
@@ -348,22 +376,40 @@ class Pipeline:
         )
         return AppliedChunk(read, tuple(done), read.complete and complete, tuple(failed))
 
-    # -- stage 3: the save (the save thread), then the report of the chunk
-    def _save_loop(self, inbox: queue.Queue[AppliedChunk | None], _: None) -> None:
-        for applied in _taken(inbox):
-            started = clock.monotonic()
+    # -- stage 3: the save (the saver's thread, engine/checkpoints.py), then the report of the chunk
+    def saving(self, tokens: Sequence[Any]) -> None:
+        """The saver starts saving these chunks (`AppliedChunk`s, in order)."""
+        self._save_started = clock.monotonic()
+        for applied in tokens:
             self.timeline.mark(applied.read.number, "save", "started")
-            writes, stop = self.run_steps.save(applied, self.stop.requested())
-            self.timeline.mark(applied.read.number, "save", "ended")
-            if stop:
-                self.stop.request()
-            if writes is None:
-                with self._lock:
-                    self._resume_frozen = True  # unrecorded: the follow-up must look at these again
-            else:
-                self._advance(applied)
-                self.pace.observe("save", writes, clock.monotonic() - started)
-            self.run_steps.report(applied, writes)
+
+    def saved(self, tokens: Sequence[Any], writes: int | None, error: Exception | None) -> None:
+        """The saver saved these chunks (`writes` in all; None: not saved): move the resume point, learn the
+        save's pace, and report each chunk, in order, on this thread (the one writer of the result)."""
+        try:
+            if self.stop.crash is not None:
+                return  # a stage crashed: the run raises it, nothing more is reported
+            seconds = clock.monotonic() - self._save_started
+            if self.checkpoints.halted:
+                self.stop.request()  # the lease was lost: nothing more may be written
+            if writes is not None:
+                self.pace.observe("save", writes, seconds)
+            for index, applied in enumerate(tokens):
+                self.timeline.mark(applied.read.number, "save", "ended")
+                if writes is None:
+                    with self._lock:
+                        self._resume_frozen = True  # unrecorded: the follow-up must look at these again
+                else:
+                    self._advance(applied)
+                # One chunk a save (GROUP_BY_GROUP); were there several, their writes count once.
+                self.run_steps.report(
+                    applied, None if writes is None else (writes if index == 0 else 0), error
+                )
+        except BaseException as crash:  # a bug: the run re-raises it once every stage has ended
+            self.stop.crashed(crash)
+        finally:
+            for _ in tokens:
+                self._pending.release()
 
     def _advance(self, applied: AppliedChunk) -> None:
         """Move the resume point past a chunk whose every item was looked at (chunks come in order)."""

@@ -13,8 +13,9 @@ announce (one deadline covers all of it).
      stops here: its result is the plan);
    - apply: take the state lease before the run's first write (the engine's lease policy; a run with nothing
      to write takes none, writes nothing at all), then apply each action (sync/apply.py: tokens, adoption);
-   - save: the asset records of the chunk, under the lease; report: the result, and only then the chunk's
-     "Topic Asset Changed" events.
+   - save: the asset records of the chunk, under the lease, by the engine's one grouped saver
+     (engine/checkpoints.py, as the lineage emission's state); report: the result, and only then the
+     chunk's "Topic Asset Changed" events.
 4. Report: the result (sync/result.py) counts, samples and emits the metrics; a run that stopped says
    `incomplete` and where to resume, so the follow-up redoes no finished read or write.
 

@@ -7,12 +7,15 @@
 - take_lease (the apply thread): the engine's lease policy before the run's first write (a run with nothing
   to write takes none: it writes nothing at all), then the asset records are read again;
 - apply (a worker): one action (sync/apply.py), answering what was done;
-- save (the save thread): the chunk's asset records, under the lease (checked before every save);
-- report (the save thread, the one writer of the result): what the chunk read, planned, did and saved, then
-  the chunk's "Topic Asset Changed" events (only after the save, so no event announces what the records do
-  not hold).
-A failed save fails the chunk's items: the DataZone side is done and idempotent, and the next run adopts
-what the asset records missed.
+- changes (the apply thread): the chunk's asset records, which the engine's grouped saver
+  (engine/checkpoints.py) saves as one group;
+- save (the saver's thread): those records, under the lease (checked before every save);
+- report (the saver's thread, the one writer of the result): what the chunk read, planned, did and saved,
+  then the chunk's "Topic Asset Changed" events (only after the save, so no event announces what the
+  records do not hold).
+A failed save fails the chunk's items (the saver reloads the asset records, so later chunks save on what
+SSM holds, and goes on): the DataZone side is done and idempotent, and the next run adopts what the asset
+records missed. A lost lease stops every further save, and the run.
 """
 
 from __future__ import annotations
@@ -75,10 +78,9 @@ class SyncSteps:
     ledger: failsafe.Ledger  # the read thread's alone: chunks are planned one after the other
     deadline: Deadline
     dry_run: bool
-    # Each chunk's plan (a dry run's whole plan), whether the lease is held, why the last save failed.
+    # Each chunk's plan (a dry run's whole plan), whether the lease is held.
     plans: list[plan.SyncPlan] = field(init=False, default_factory=list)
     leased: bool = field(init=False, default=False)
-    _unsaved: Exception | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:
         self.leased = self.adapters.lease is None or self.dry_run
@@ -161,27 +163,27 @@ class SyncSteps:
     def apply(self, action: plan.Action) -> Applied:
         return self.applier.apply(action)
 
-    # -- save: the asset records under the lease
-    def save(self, applied: AppliedChunk, lost: bool) -> tuple[int | None, bool]:
-        if self.dry_run:
-            return 0, False
-        changes = {done.action.schema_arn: done.record for done in applied.done}
+    # -- save: the asset records under the lease (on the engine's grouped saver)
+    def changes(self, applied: AppliedChunk) -> dict[str, Any]:
+        return {done.action.schema_arn: done.record for done in applied.done}
+
+    def save(self, changes: dict[str, Any], lost: bool) -> int:
         lease = self.adapters.lease
+        if lease is not None and lost:
+            raise LeaseLost("the lease was lost earlier in this run")
+        if lease is not None:
+            lease.ensure_held()
+        return self.adapters.asset_records.save(changes)
+
+    def reload(self) -> None:
+        """After a failed save SSM may hold part of it: re-read, so later chunks save on what is there."""
         try:
-            if changes and lease is not None and lost:
-                raise LeaseLost("the lease was lost earlier in this run")
-            if changes and lease is not None:
-                lease.ensure_held()
-            return (self.adapters.asset_records.save(changes) if changes else 0), False
+            self.adapters.asset_records.load()
         except Exception as error:
-            self._unsaved = error
-            if isinstance(error, LeaseLost):
-                return None, True
-            self._reload_asset_records()
-            return None, False
+            logger.error("asset records reload failed", extra={"error": str(error)})
 
     # -- report: the one writer of the result; then the chunk's events
-    def report(self, applied: AppliedChunk, writes: int | None) -> None:
+    def report(self, applied: AppliedChunk, writes: int | None, error: Exception | None) -> None:
         read: ChunkRead = applied.read.planned.plan
         result, chunk_plan = self.result, read.plan
         for failed in read.failed:
@@ -212,8 +214,8 @@ class SyncSteps:
         if writes is None:
             # The DataZone side is done and idempotent: the next run adopts what the asset records missed.
             for done in applied.done:
-                error = self._unsaved or RuntimeError("not saved")
-                result.fail(error, doing="mapping not saved", schemaArn=done.action.schema_arn)
+                why = error or RuntimeError("not saved")
+                result.fail(why, doing="mapping not saved", schemaArn=done.action.schema_arn)
             return
         self._report_saved(applied, writes)
 
@@ -259,13 +261,6 @@ class SyncSteps:
                 rejected = events
                 logger.error("Topic Asset Changed events not put", extra={"error": str(error)})
             self.result.record_rejected_events(len(rejected))
-
-    def _reload_asset_records(self) -> None:
-        """After a failed save SSM may hold part of it: re-read, so later chunks save on what is there."""
-        try:
-            self.adapters.asset_records.load()
-        except Exception as error:
-            logger.error("asset records reload failed", extra={"error": str(error)})
 
 
 def _writes(actions: Sequence[plan.Action]) -> int:

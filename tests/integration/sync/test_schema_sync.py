@@ -559,3 +559,28 @@ def test_a_verify_run_that_needs_several_invocations_reads_each_schema_once(
     assert calls["glue:GetSchema"] == 40
     assert not {op for op in calls if op in WRITE_OPERATIONS}
     assert sum(result["unchanged"] for result, _ in runs) == 40
+
+
+def test_no_topic_asset_changed_event_goes_out_before_the_mapping_that_describes_it_is_saved(
+    cdc: CdcWorld,
+) -> None:
+    # Given a new schema, and SSM refusing every write after the lease's (the mapping save fails)
+    cdc.register("orders")
+    cdc.events.drain()
+    cdc.aws.faults.add(service="ssm", operation="PutParameter", kind="server_error", times=100, after=1)
+
+    # When the sync runs: the asset is created, but its mapping is not saved
+    with pytest.raises(Exception, match="mapping not saved"):
+        cdc.sync()
+
+    # Then no event announced it: the asset records do not hold it yet
+    assert cdc.events.drain() == []
+    assert cdc.calls().get("events:PutEvents", 0) == 0
+
+    # And once SSM takes writes again, the rerun finds it (the same client token: no second asset), saves
+    # it and only then announces it
+    cdc.aws.faults.clear()
+    result = cdc.sync()
+    assert (result["created"] + result["adopted"], result["failed"]) == (1, [])
+    assert list(by_external_id(cdc)) == [world.schema_arn("cdc", "orders")]
+    assert [(e["topic"], e["schemaVersion"]) for e in cdc.events.drain()] == [("orders", 1)]

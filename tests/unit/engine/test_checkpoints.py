@@ -1,13 +1,16 @@
 """The checkpoint saver on its own: each group saved once all of its items are done, a lost lease stops
-every write, a save that fails twice stops them too, and the backlog it reports to the deadline."""
+every write, a save that fails twice stops them too, and the backlog it reports to the deadline; and as the
+schema sync's pipeline uses it: groups (chunks) added as they come, saved one a save, each save told to the
+run's listener on the saver's thread, a failed save failing that group alone."""
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import pytest
 
-from kafka_lineage.engine.checkpoints import Changes, Checkpoints
+from kafka_lineage.engine.checkpoints import GROUP_BY_GROUP, Changes, Checkpoints
 from kafka_lineage.model import clock
 from kafka_lineage.model.failures import LeaseLost
 from tests.fixtures import VirtualClock
@@ -128,3 +131,98 @@ def test_once_saves_were_measured_the_backlog_follows_their_pace_never_faster_th
         quick.done("a", entry("a"), worked=True)
     quick.done("b", entry("b"), worked=True)
     assert quick.backlog_seconds() == pytest.approx(0.1)
+
+
+class Listener:
+    """What the saver told the run, and on which thread."""
+
+    def __init__(self) -> None:
+        self.heard: list[tuple[str, list[object], int | None, str | None]] = []
+        self.threads: set[str] = set()
+
+    def saving(self, tokens: list[object]) -> None:
+        self.threads.add(threading.current_thread().name)
+        self.heard.append(("saving", list(tokens), None, None))
+
+    def saved(self, tokens: list[object], writes: int | None, error: Exception | None) -> None:
+        self.threads.add(threading.current_thread().name)
+        self.heard.append(("saved", list(tokens), writes, None if error is None else type(error).__name__))
+
+
+def test_groups_added_as_they_come_are_saved_one_a_save_in_order_and_the_listener_hears_each_on_the_saver():
+    # Given a saver that knows no group yet, saving group by group (the schema sync's chunks)
+    store, listener = Store(), Listener()
+    cp = Checkpoints(
+        {},
+        save=store.save,
+        reload=store.reload,
+        write_seconds=TEN_A_SECOND,
+        listener=listener,
+        policy=GROUP_BY_GROUP,
+    )
+    # When three chunks are added before the saver runs, the middle one with nothing to write
+    cp.add("chunk 0", entry("a"), worked=True, token="c0")
+    cp.add("chunk 1", {}, worked=False, token="c1")
+    cp.add("chunk 2", entry("b") | entry("c"), worked=True, token="c2")
+    with cp:
+        pass
+    # Then each chunk went out in a save of its own, in order (the empty one with no SSM call at all), and
+    # the listener heard of each before and after its save, on the saver's thread alone
+    assert store.saves == [entry("a"), entry("b") | entry("c")]
+    assert listener.heard == [
+        ("saving", ["c0"], None, None),
+        ("saved", ["c0"], 1, None),
+        ("saving", ["c1"], None, None),
+        ("saved", ["c1"], 0, None),
+        ("saving", ["c2"], None, None),
+        ("saved", ["c2"], 2, None),
+    ]
+    assert listener.threads == {"state-saver"}
+    assert (cp.report.writes, cp.report.progressed) == (3, True)
+
+
+def test_group_by_group_a_failed_save_fails_that_group_alone_after_one_reload_and_the_saver_goes_on():
+    # Given a store whose first save fails once
+    store, listener = Store(fail=1), Listener()
+    with Checkpoints(
+        {},
+        save=store.save,
+        reload=store.reload,
+        write_seconds=TEN_A_SECOND,
+        listener=listener,
+        policy=GROUP_BY_GROUP,
+    ) as cp:
+        cp.add("chunk 0", entry("a"), worked=True, token="c0")
+        cp.add("chunk 1", entry("b"), worked=True, token="c1")
+    # Then that chunk is not saved (not tried again: its items fail, the next run adopts them), the store
+    # was reloaded once, and the next chunk is saved: the saver did not halt
+    saved = [(tokens, writes, error) for kind, tokens, writes, error in listener.heard if kind == "saved"]
+    assert saved == [(["c0"], None, "RuntimeError"), (["c1"], 1, None)]
+    assert (store.saves, store.reloads, cp.halted, cp.report.error) == ([entry("b")], 1, False, None)
+
+
+def test_a_lost_lease_leaves_every_later_group_with_changes_unsaved_and_says_so_to_the_listener():
+    # Given a lease lost at the first save
+    store, listener = Store(lost_after=0), Listener()
+    with Checkpoints(
+        {},
+        save=store.save,
+        reload=store.reload,
+        write_seconds=TEN_A_SECOND,
+        listener=listener,
+        policy=GROUP_BY_GROUP,
+    ) as cp:
+        cp.add("chunk 0", entry("a"), worked=True, token="c0")
+        cp.add("chunk 1", entry("b"), worked=True, token="c1")
+        cp.add("chunk 2", {}, worked=False, token="c2")
+    # Then nothing is written; the chunks with changes are heard of as unsaved (a LeaseLost), the one with
+    # nothing to write as saved with none
+    saved = [(tokens, writes, error) for kind, tokens, writes, error in listener.heard if kind == "saved"]
+    assert saved == [(["c0"], None, "LeaseLost"), (["c1"], None, "LeaseLost"), (["c2"], 0, None)]
+    assert (store.saves, cp.halted, cp.report.lease_lost, cp.report.progressed) == ([], True, True, False)
+
+
+def test_a_group_added_twice_is_refused():
+    cp = Checkpoints({"a": "g1"}, save=Store().save, reload=lambda: None, write_seconds=TEN_A_SECOND)
+    with pytest.raises(ValueError, match="already known"):
+        cp.add("g1", entry("a"), worked=True)

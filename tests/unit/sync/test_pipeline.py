@@ -15,6 +15,7 @@ from kafka_lineage.engine.pace import Pace
 from kafka_lineage.engine.pipeline import CHUNK_GROWTH, CHUNK_ITEMS, AppliedChunk, Item, Pipeline, Planned
 from kafka_lineage.model.asset_records import AssetRecord
 from kafka_lineage.model.catalog import AssetContent
+from kafka_lineage.model.failures import LeaseLost
 from kafka_lineage.sync import plan
 from kafka_lineage.sync.apply import Applied, Tokens
 from kafka_lineage.sync.desired import Desired
@@ -39,6 +40,7 @@ class Recorder:
         self.crash_in = crash_in
         self.saved: list[int] = []
         self.reported: list[int] = []
+        self.reloads = 0
         self.sizes: list[int] = []  # items per chunk, in the order read
         self.threads: set[str] = set()
         self.lock = threading.Lock()
@@ -65,15 +67,22 @@ class Recorder:
             self.threads.add(threading.current_thread().name)
         return Applied(action, None, "deleted")
 
-    def save(self, applied: AppliedChunk, lost: bool) -> tuple[int | None, bool]:
-        if self.crash_in == "save":
-            raise RuntimeError("a bug in the save step")
-        if applied.read.number in self.fail_save:
-            return None, False
-        self.saved.append(applied.read.number)
-        return 1, False
+    def changes(self, applied: AppliedChunk) -> dict[str, object]:
+        return {f"chunk {applied.read.number}": applied.read.number}
 
-    def report(self, applied: AppliedChunk, writes: int | None) -> None:
+    def save(self, changes: dict[str, object], lost: bool) -> int:
+        numbers = [number for number in changes.values() if isinstance(number, int)]
+        if any(number in self.fail_save for number in numbers):
+            raise RuntimeError("ThrottlingException")
+        self.saved.extend(numbers)
+        return 1
+
+    def reload(self) -> None:
+        self.reloads += 1
+
+    def report(self, applied: AppliedChunk, writes: int | None, error: Exception | None) -> None:
+        if self.crash_in == "report":
+            raise RuntimeError("a bug in the report step")
         self.reported.append(applied.read.number)
 
 
@@ -127,8 +136,10 @@ def test_given_a_save_that_fails_when_run_then_the_resume_point_stays_before_tha
     # When it runs
     progress = pipeline(recorder).run(items)
 
-    # Then the later chunks are still saved, but a follow-up resumes after the first chunk (one group) only
+    # Then the later chunks are still saved (the store reloaded once after the failure, the save not tried
+    # again), but a follow-up resumes after the first chunk (one group) only
     assert recorder.saved == [0, *range(2, len(recorder.sizes))]
+    assert recorder.reloads == 1
     assert recorder.reported == list(range(len(recorder.sizes)))  # the unsaved chunk is reported too
     assert progress.resume_after == items[5][0]
 
@@ -149,13 +160,17 @@ def test_given_no_time_left_when_run_then_nothing_starts_and_everything_is_left(
 
 
 def test_given_a_stage_that_crashes_when_run_then_the_run_raises_it_and_no_thread_hangs() -> None:
-    # Given a save step with a bug
-    recorder = Recorder(crash_in="save")
+    # Given a report step with a bug (a save that raises is a failed save: its chunk's items fail)
+    recorder = Recorder(crash_in="report")
 
-    # When the engine runs, then the bug is raised in the run's thread (the other stages drained)
-    with pytest.raises(RuntimeError, match="a bug in the save step"):
+    # When the engine runs, then the bug is raised in the run's thread (the other stages drained), and the
+    # reads stopped: fewer chunks were read than a run without the bug reads
+    with pytest.raises(RuntimeError, match="a bug in the report step"):
         pipeline(recorder).run(work(10))
-    assert recorder.saved == []
+    assert recorder.reported == []
+    whole = Recorder()
+    pipeline(whole).run(work(10))
+    assert len(recorder.sizes) < len(whole.sizes)
 
 
 def test_given_an_action_that_raises_when_run_then_that_item_alone_fails_and_the_others_are_done() -> None:
@@ -169,7 +184,7 @@ def test_given_an_action_that_raises_when_run_then_that_item_alone_fails_and_the
     failed: list[str] = []
 
     class Reporting(OneFails):
-        def report(self, applied: AppliedChunk, writes: int | None) -> None:
+        def report(self, applied: AppliedChunk, writes: int | None, error: Exception | None) -> None:
             failed.extend(f"{f.item.topic}: {f.error}" for f in applied.failed)
 
     # When it runs, then that item is handed back as failed (a value), the others are applied
@@ -207,11 +222,11 @@ class SlowWrites(Recorder):
         clock.sleep(self.seconds)
         return Applied(action, None, "deleted")
 
-    def save(self, applied: AppliedChunk, lost: bool) -> tuple[int | None, bool]:
+    def save(self, changes: dict[str, object], lost: bool) -> int:
         from kafka_lineage.model import clock
 
         self.saved_at.append(clock.monotonic())
-        return super().save(applied, lost)
+        return super().save(changes, lost)
 
 
 def test_given_estimates_on_the_safe_side_when_run_then_they_do_not_add_up_and_the_run_works_to_its_deadline(
@@ -288,3 +303,47 @@ def test_given_the_same_write_retried_then_the_same_token_and_any_other_write_an
     # And a revision depends on the revision it starts from; each kind of write has tokens of its own
     assert tokens.revise("a1", "r1", "h1") != tokens.revise("a1", "r2", "h1")
     assert len({tokens.revise("a1", "r1", "h1"), tokens.unpublish("a1"), tokens.create(_create("h1"))}) == 3
+
+
+class LosesTheLease(Recorder):
+    """A run whose lease is taken over at the save of chunk `at`: it and every later save say LeaseLost."""
+
+    def __init__(self, at: int) -> None:
+        super().__init__()
+        self.at = at
+        self.lost_flags: list[bool] = []
+        self.outcomes: list[tuple[int, int | None, str | None]] = []
+        self.report_threads: set[str] = set()
+
+    def save(self, changes: dict[str, object], lost: bool) -> int:
+        self.lost_flags.append(lost)
+        if any(number == self.at for number in changes.values()):
+            raise LeaseLost("taken over by another invocation")
+        return super().save(changes, lost)
+
+    def report(self, applied: AppliedChunk, writes: int | None, error: Exception | None) -> None:
+        self.report_threads.add(threading.current_thread().name)
+        self.outcomes.append((applied.read.number, writes, None if error is None else type(error).__name__))
+        super().report(applied, writes, error)
+
+
+def test_given_the_lease_lost_at_a_save_when_run_then_no_later_chunk_is_written_and_the_run_stops() -> None:
+    # Given a run of 20 groups whose lease is taken over when its second chunk is saved
+    recorder = LosesTheLease(at=1)
+    engine = pipeline(recorder)
+
+    # When it runs
+    progress = engine.run(work(20))
+
+    # Then the first chunk was saved, the second and every later one handed to the saver was not (the
+    # saver stopped writing: it never asked the run to save again), each reported as unsaved with why
+    assert recorder.saved == [0]
+    assert recorder.lost_flags == [False, False]
+    assert recorder.outcomes[:2] == [(0, 1, None), (1, None, "LeaseLost")]
+    assert all(writes is None and error == "LeaseLost" for _, writes, error in recorder.outcomes[1:])
+    # And the run stopped starting chunks: far fewer were read than the 10 a whole run reads, the reports
+    # were all made on the saver's thread, and a follow-up resumes after the first chunk
+    assert engine.stop.requested() is True
+    assert len(recorder.sizes) < 10
+    assert recorder.report_threads == {"state-saver"}
+    assert progress.resume_after == work(20)[5][0]
