@@ -40,8 +40,9 @@ class CountingLimiter(RateLimiter):
         super().__init__(1000.0)
         self.acquired = 0
 
-    def acquire(self) -> None:
+    def acquire(self) -> int:
         self.acquired += 1
+        return 0
 
 
 class Glue(FakeClient):

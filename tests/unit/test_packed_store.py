@@ -157,9 +157,9 @@ class CountingLimiter(RateLimiter):
         super().__init__(per_second=1000)
         self.acquired = 0
 
-    def acquire(self) -> None:
+    def acquire(self) -> int:
         self.acquired += 1
-        super().acquire()
+        return super().acquire()
 
 
 PREFIX = "/kafka-lineage/assets"

@@ -206,9 +206,9 @@ def test_reads_are_paced_and_stop_when_told(clusters: LocalAws) -> None:
     taken: list[int] = []
 
     class CountingLimiter(RateLimiter):
-        def acquire(self) -> None:
+        def acquire(self) -> int:
             taken.append(1)
-            super().acquire()
+            return super().acquire()
 
     limiter = CountingLimiter(1000.0)
     adapter = MskConnect(boto3.client("kafkaconnect"), boto3.client("kafka"), limiter)

@@ -274,8 +274,9 @@ def test_every_call_is_paced_by_the_limiter():
             super().__init__(1000.0)
             self.acquired = 0
 
-        def acquire(self) -> None:
+        def acquire(self) -> int:
             self.acquired += 1
+            return 0
 
     fake = FakeDataZone()
     chain(fake, 3)

@@ -6,6 +6,7 @@ run's listener on the saver's thread, a failed save failing that group alone."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -140,11 +141,11 @@ class Listener:
         self.heard: list[tuple[str, list[object], int | None, str | None]] = []
         self.threads: set[str] = set()
 
-    def saving(self, tokens: list[object]) -> None:
+    def saving(self, tokens: Sequence[object]) -> None:
         self.threads.add(threading.current_thread().name)
         self.heard.append(("saving", list(tokens), None, None))
 
-    def saved(self, tokens: list[object], writes: int | None, error: Exception | None) -> None:
+    def saved(self, tokens: Sequence[object], writes: int | None, error: Exception | None) -> None:
         self.threads.add(threading.current_thread().name)
         self.heard.append(("saved", list(tokens), writes, None if error is None else type(error).__name__))
 
