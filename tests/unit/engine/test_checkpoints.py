@@ -150,10 +150,9 @@ class Listener:
         self.heard.append(("saved", list(tokens), writes, None if error is None else type(error).__name__))
 
 
-def test_groups_added_as_they_come_are_saved_one_a_save_in_order_and_the_listener_hears_each_on_the_saver():
-    # Given a saver that knows no group yet, saving group by group (the schema sync's chunks)
-    store, listener = Store(), Listener()
-    cp = Checkpoints(
+def chunk_saver(store: Store, listener: Listener) -> Checkpoints:
+    """A saver as the schema sync's pipeline makes it: no group known at first, one group a save."""
+    return Checkpoints(
         {},
         save=store.save,
         reload=store.reload,
@@ -161,6 +160,12 @@ def test_groups_added_as_they_come_are_saved_one_a_save_in_order_and_the_listene
         listener=listener,
         policy=GROUP_BY_GROUP,
     )
+
+
+def test_groups_added_as_they_come_are_saved_one_a_save_in_order_and_the_listener_hears_each_on_the_saver():
+    # Given a saver that knows no group yet, saving group by group (the schema sync's chunks)
+    store, listener = Store(), Listener()
+    cp = chunk_saver(store, listener)
     # When three chunks are added before the saver runs, the middle one with nothing to write
     cp.add("chunk 0", entry("a"), worked=True, token="c0")
     cp.add("chunk 1", {}, worked=False, token="c1")
@@ -185,14 +190,7 @@ def test_groups_added_as_they_come_are_saved_one_a_save_in_order_and_the_listene
 def test_group_by_group_a_failed_save_fails_that_group_alone_after_one_reload_and_the_saver_goes_on():
     # Given a store whose first save fails once
     store, listener = Store(fail=1), Listener()
-    with Checkpoints(
-        {},
-        save=store.save,
-        reload=store.reload,
-        write_seconds=TEN_A_SECOND,
-        listener=listener,
-        policy=GROUP_BY_GROUP,
-    ) as cp:
+    with chunk_saver(store, listener) as cp:
         cp.add("chunk 0", entry("a"), worked=True, token="c0")
         cp.add("chunk 1", entry("b"), worked=True, token="c1")
     # Then that chunk is not saved (not tried again: its items fail, the next run adopts them), the store
@@ -205,14 +203,7 @@ def test_group_by_group_a_failed_save_fails_that_group_alone_after_one_reload_an
 def test_a_lost_lease_leaves_every_later_group_with_changes_unsaved_and_says_so_to_the_listener():
     # Given a lease lost at the first save
     store, listener = Store(lost_after=0), Listener()
-    with Checkpoints(
-        {},
-        save=store.save,
-        reload=store.reload,
-        write_seconds=TEN_A_SECOND,
-        listener=listener,
-        policy=GROUP_BY_GROUP,
-    ) as cp:
+    with chunk_saver(store, listener) as cp:
         cp.add("chunk 0", entry("a"), worked=True, token="c0")
         cp.add("chunk 1", entry("b"), worked=True, token="c1")
         cp.add("chunk 2", {}, worked=False, token="c2")
