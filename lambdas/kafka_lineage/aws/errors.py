@@ -182,6 +182,10 @@ _QUOTA_NAMES: Mapping[tuple[str, str], str] = {
     ("ResourceNumberLimitExceededException", "CreateSchema"): (
         "Glue: schemas or schema versions per account and Region (10,000 versions)"
     ),
+    ("ResourceNumberLimitExceededException", "PostLineageEvent"): (
+        "Glue: the lineage graph's events or nodes of the account and Region (no quota published; see the "
+        "message)"
+    ),
     ("ResourceNumberLimitExceededException", ""): "a Glue resource quota (see the message)",
     ("ParameterLimitExceeded", ""): "SSM: standard-tier parameters per account and Region (10,000)",
     ("ParameterMaxVersionLimitExceeded", ""): "SSM: versions kept per parameter (100)",
