@@ -99,6 +99,13 @@ class SourceAccountConfig(BaseModel):
         'clusters (MSK\'s consumer-lag metrics); turn it off together with `"consumers": "off"` on the '
         "governance side's source, or lineage reports the denied listing every run.",
     )
+    glue_lineage: StrictBool = Field(
+        default=False,
+        description="Allow glue:PostLineageEvent (on `*`: it has no resource-level permission), for a "
+        'governance stack whose `lineageTargets` holds "glue" and whose edges have their tables in this '
+        "account (or, without a table, this account's clusters): lineage posts them into this account's "
+        "Glue lineage graph.",
+    )
     role_name: str = Field(
         default=DEFAULT_ROLE_NAME,
         pattern=r"[\w+=,.@-]{1,64}",

@@ -2,8 +2,8 @@
 
 Each request is routed by its SigV4 credential scope (service) and the protocol's operation marker, parsed
 and validated against botocore's model, then answered by a stand-in (DataZone; Glue ListSchemas,
-ListSchemaVersions, DeleteSchemaVersions, tables of federated catalogs, the lineage graph; Kafka GetBootstrapBrokers,
-channels and cluster policies; MSK Connect; Firehose) or forwarded to moto's own
+ListSchemaVersions, DeleteSchemaVersions, tables of federated catalogs, the lineage graph; Kafka
+GetBootstrapBrokers, channels and cluster policies; MSK Connect; Firehose) or forwarded to moto's own
 server app in this process, which keeps SSM, STS, EventBridge and Glue state. Faults, latency and the call
 log apply to both. `/_local/...` is a small control API for the separate-process mode (see remote.py).
 """
