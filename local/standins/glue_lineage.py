@@ -75,15 +75,25 @@ class GlueLineage:
         self._readings = readings
         self._graphs: dict[tuple[str, str], _Graph] = {}
         self._lock = threading.Lock()
+        # A test hook: the events an account's graph takes before it answers
+        # ResourceNumberLimitExceededException (no such quota is published; None: no limit).
+        self.max_events: int | None = None
 
     def reset(self) -> None:
         with self._lock:
             self._graphs.clear()
+            self.max_events = None
 
     def accepted(self, account: str, region: str) -> int:
         """How many events the account's graph accepted (the tests count posts by it)."""
         with self._lock:
             return self._graph(account, region).accepted
+
+    def runs_of(self, account: str, region: str, job: str) -> list[str]:
+        """The runIds the graph holds for the job `<namespace>/<name>` (processed events only)."""
+        with self._lock:
+            runs = self._graph(account, region).runs
+            return sorted(run for key, found in runs.items() if f"{key[0]}/{key[1]}" == job for run in found)
 
     def settle(self, account: str, region: str) -> None:
         """Process every accepted event now (what AWS does within minutes)."""
@@ -98,6 +108,12 @@ class GlueLineage:
             graph = self._graph(account, region)
             if operation == "PostLineageEvent":
                 event = validate_event(str(params["Event"]))
+                if self.max_events is not None and graph.accepted >= self.max_events:
+                    raise ServiceError(
+                        "ResourceNumberLimitExceededException",
+                        f"The lineage graph of {account} holds its maximum of {self.max_events} events",
+                        400,
+                    )
                 graph.pending.append((graph.reads, event))
                 graph.accepted += 1
                 return {}
