@@ -316,3 +316,39 @@ def test_a_remapped_topic_closes_its_old_job_under_either_reading(lakehouse: Lak
         ]
     # And a rerun closes nothing again
     assert lakehouse.emit()["glue"]["closed"] == []
+
+
+def test_federated_catalogs_and_resource_links_are_skipped_and_reported(lakehouse: Lakehouse) -> None:
+    # Given a channel and streams into S3 Tables (a federated catalog), and a topic an operator maps to a
+    # resource link
+    from local import demo_delivery
+    from tests.integration.lineage.test_lineage_delivery import delivered
+
+    glue_on(lakehouse, NO_RULE)
+    delivered(lakehouse)
+    addresses = debezium.topic_for("addresses")
+    lakehouse.schema(addresses, debezium.table_envelope("addresses"))
+    lakehouse.glue.create_database(DatabaseInput={"Name": "links"})
+    lakehouse.glue.create_table(
+        DatabaseName="links",
+        TableInput={
+            "Name": "addresses",
+            "TargetTable": {"CatalogId": "444455556666", "DatabaseName": "lakehouse", "Name": "addresses"},
+        },
+    )
+    lakehouse.mapping("addresses", topic=addresses, database="links", table="addresses")
+    # When lineage runs
+    result = lakehouse.emit()
+    # Then DataZone gets every edge, and Glue none of the federated tables' nor the resource link's: each is
+    # reported, with its target and why
+    skipped = {(s.get("table"), s["reason"].split(",")[0]) for s in result["glue"]["skipped"]}
+    assert skipped == {
+        (f"{demo_delivery.CATALOG}/sales/orders", "the table is in a federated catalog"),
+        (f"{demo_delivery.CATALOG}/crm/customers", "the table is in a federated catalog"),
+        ("links/addresses", "the table is a resource link"),
+    }
+    assert all(s["target"] == "glue" for s in result["glue"]["skipped"])
+    assert result["glue"]["posted"] == result["emitted"] - 3
+    # And a rerun posts nothing, and fails nothing
+    again = lakehouse.emit()
+    assert (again["glue"]["posted"], again["failed"]) == (0, [])
