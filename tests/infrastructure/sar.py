@@ -66,8 +66,8 @@ UNLISTED_ACTIONS: dict[str, Unlisted] = {
         resource_types={},
         condition_keys=frozenset(),
         reason=(
-            "Glue Data Catalog lineage (2026) is newer than the SAR data; the Glue guide (\"Permissions "
-            "required for data lineage\") says glue:PostLineageEvent supports no resource-level permissions"
+            'Glue Data Catalog lineage (2026) is newer than the SAR data; the Glue guide ("Permissions '
+            'required for data lineage") says glue:PostLineageEvent supports no resource-level permissions'
         ),
     ),
     "datazone:DeleteLineageEvent": Unlisted(
