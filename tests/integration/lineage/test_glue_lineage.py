@@ -352,3 +352,27 @@ def test_federated_catalogs_and_resource_links_are_skipped_and_reported(lakehous
     # And a rerun posts nothing, and fails nothing
     again = lakehouse.emit()
     assert (again["glue"]["posted"], again["failed"]) == (0, [])
+
+
+def test_the_demos_walk_goes_from_the_report_back_to_the_source_database(lakehouse: Lakehouse) -> None:
+    # Given the demo's connectors (a Debezium source, an Iceberg sink) and both targets
+    from local import demo_glue
+
+    glue_on(lakehouse, NO_RULE)
+    inventory(lakehouse)
+    kafkaconnect = boto3.client("kafkaconnect")
+    demo_connectors.create(kafkaconnect, "inventory-mysql", SOURCE, BROKERS)
+    demo_connectors.create(kafkaconnect, "lakehouse-sink", LAKEHOUSE_SINK, BROKERS)
+    lakehouse.emit()
+    # When the demo's Glue job posts its run and walks back from its report
+    chain = demo_glue.show(lakehouse.aws)
+    # Then the walk reaches the source database through the Iceberg table and the topic
+    assert [line.split()[-1] for line in chain] == [
+        table_arn("analytics", demo_glue.REPORT),
+        "glue/customer_report_job.execute_insert_into_hadoop_fs_relation",
+        table_arn("lakehouse", "customers"),
+        "kafka-connect://cdc/lakehouse-sink",
+        f"{NAMESPACE}/{CUSTOMERS}",
+        "kafka-connect://cdc/inventory-mysql",
+        f"{MYSQL_NAMESPACE}/inventory.customers",
+    ]
