@@ -25,7 +25,7 @@ GLUE_JOB_RUN = {
     "run": {"runId": "01937a4e-1c2b-7d3e-8f4a-5b6c7d8e9f00"},
     "job": {
         "namespace": "glue",
-        "name": "customer_report_job.execute_insert_into_hadoop_fs_relation_command",
+        "name": "customer_report_job.execute_insert_into_hadoop_fs_relation",
     },
     "inputs": [{"namespace": "{glue}", "name": "table/lakehouse/customers"}],
     "outputs": [{"namespace": "{glue}", "name": f"table/analytics/{REPORT}"}],
