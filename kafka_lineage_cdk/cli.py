@@ -240,6 +240,14 @@ def _lineage_payload(
 @main.command()
 @_deployed_options
 @_lineage_options
+@click.option(
+    "--check-glue",
+    "check_glue",
+    default=None,
+    metavar="TABLE",
+    help="Instead of running: read back, with your own credentials (glue:GetLineageNode), what the Glue "
+    "lineage graph shows upstream of TABLE (database.table or its ARN).",
+)
 @click.pass_context
 def lineage(
     ctx: click.Context,
@@ -248,10 +256,17 @@ def lineage(
     dry_run: bool,
     allow_mass_delete: bool,
     event: str | None,
+    check_glue: str | None,
     **common: Any,
 ) -> None:
     """Run lineage-emission: every mapped topic, or the ones named."""
     _remember(ctx, **common)
+    if check_glue is not None:
+        from .glue_check import check_glue as read_back
+
+        code, lines = read_back(make_clients(common["region"], common["profile"]), check_glue)
+        (_out if code == 0 else _err).print("\n".join(lines), markup=False)
+        ctx.exit(code)
     _run_deployed(ctx, "lineage-emission", _lineage_payload(topics, force, dry_run, allow_mass_delete, event))
 
 
