@@ -19,6 +19,8 @@ Keys (camelCase):
 - `readConsumers` (default true): cloudwatch ListMetrics, which lists the consumer groups that read this
   account's clusters (MSK's consumer-lag metrics); turn it off together with `"consumers": "off"` on the
   governance side's source, or lineage reports the denied listing every run.
+- `glueLineage` (default false): glue:PostLineageEvent (on `*`), for a governance stack whose
+  `lineageTargets` holds "glue": the edges whose tables are in this account go into its Glue lineage graph.
 - `roleName` (default `kafka-lineage-source-reader`): the role's name, so its ARN is known before deploying.
 - `forwardEvents` (default true): forward this account's Glue Schema Registry CloudTrail events to the
   governance account's default bus (targeted syncs; needs CloudTrail management events in this account).
