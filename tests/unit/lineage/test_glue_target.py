@@ -17,7 +17,7 @@ from kafka_lineage.lineage.glue.identity import closing_body, location_dataset, 
 from kafka_lineage.lineage.glue.plan import GlueClose, GluePost, glue_fingerprint, graph_of, make_glue_plan
 from kafka_lineage.lineage.glue.state import GlueEdgeState, load_glue_states
 from kafka_lineage.lineage.glue.target import run_identity
-from kafka_lineage.lineage.model import EdgeKey
+from kafka_lineage.lineage.model import EdgeKey, LineageState
 from kafka_lineage.lineage.plan import EmitScope, LineagePlan, Retract, select, tables_needed
 from kafka_lineage.lineage.resolve import Target, resolve
 from kafka_lineage.model.registry import VersionDefinition
@@ -46,7 +46,9 @@ def planned(
     scope = scope or EmitScope()
     config = config or settings()
     resolution = resolve(recs.values(), config, [], [])
-    selection = select(scope, recs, dict.fromkeys(states or {}), [s.key for s in config.sources])  # type: ignore[misc]
+    # DataZone's state names the edges to select; its content does not matter here
+    stated = {key: LineageState() for key in states or {}}
+    selection = select(scope, recs, stated, [s.key for s in config.sources])
     if tables is None:
         tables = {
             ref: table(ref.table, "id", "email", database=ref.database)
