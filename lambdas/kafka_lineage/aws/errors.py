@@ -114,6 +114,7 @@ _KINDS: dict[type[AwsError], frozenset[str]] = {
             "ValidationException",  # glue, datazone, ssm
             "ValidationError",  # query services
             "InvalidInputException",  # glue
+            "InvalidContextAssertion",  # sts AssumeRole's ProvidedContexts (botocore 1.44.18's model)
             "BadRequestException",  # kafka, kafkaconnect
             "InvalidParameterValueException",  # lambda
             "InvalidRequestContentException",  # lambda
