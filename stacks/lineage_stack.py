@@ -342,9 +342,10 @@ class KafkaLineage(LineageNag, LineageTriggers):
                 )
             fn.allow("GlueCatalogRead", ["glue:GetTable", "glue:GetTables"], catalog_arns)
         # its emission state, and the last schema drift found per topic (schema-sync shows it on the asset);
-        # with the Glue lineage target, that target's own state, and its posts (Glue's guide: no
-        # resource-level permission, "Resource": "*"). glue:GetLineageNode reads every node of the account:
-        # no role gets it (`kafka-lineage lineage --check-glue` reads with the person's own credentials).
+        # with the Glue lineage target, that target's own state, and its posts (not in the SAR data yet;
+        # Glue's guide: no resource-level permission, "Resource": "*"). glue:GetLineageNode reads every
+        # node of the account: no role gets it (`kafka-lineage lineage --check-glue` reads with the
+        # person's own credentials).
         glue = self.config.settings.glue_lineage
         self._grant_mappings(fn, "lineage", "drift", *(["glue-lineage"] if glue else []))
         if glue:

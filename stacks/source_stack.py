@@ -126,7 +126,7 @@ class KafkaLineageSource(Construct):
                 )
             )
         if self.config.glue_lineage:
-            # Glue's guide: glue:PostLineageEvent has no resource-level permission ("*" only).
+            # Not in the SAR data yet; Glue's guide: glue:PostLineageEvent has no resource-level permission.
             self.role.add_to_policy(
                 iam.PolicyStatement(sid="GlueLineagePost", actions=["glue:PostLineageEvent"], resources=["*"])
             )
