@@ -180,3 +180,20 @@ def test_check_glue_says_a_missing_node_may_be_pending() -> None:
     code, lines = check_glue(_reader({}, missing=True), "lakehouse.customers")
     assert code == 1
     assert "within minutes" in lines[0]
+
+
+def test_the_lineage_command_reads_glue_back_and_invokes_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Given the table's node with nothing upstream, and no Lambda client at all
+    from click.testing import CliRunner
+
+    from kafka_lineage_cdk import cli
+
+    reader = _reader({TABLE: node("n-table", "Dataset", TABLE, [])})
+    monkeypatch.setattr(cli, "make_clients", lambda region, profile: reader)
+    # When `kafka-lineage lineage --check-glue` runs
+    outcome = CliRunner().invoke(
+        cli.main, ["lineage", "--stack", "KafkaLineage", "--check-glue", "lakehouse.customers"]
+    )
+    # Then it prints the node and exits 0, having called only STS and Glue's GetLineageNode
+    assert outcome.exit_code == 0, outcome.output
+    assert f"Dataset: {TABLE}" in outcome.output
