@@ -473,3 +473,16 @@ def test_access_as_tables_prints_the_cleaning_commands_whole(aws: Aws):
     assert "not admitted by consumerRoles" in done.stdout
     command = f"aws iam delete-role-policy --role-name old-reader --policy-name {OURS}"
     assert command in done.stdout.splitlines()
+
+
+def test_a_payload_subscription_grants_could_not_read_is_bad_input(aws: Aws):
+    # Given subscription-grants, which reports a payload it cannot read instead of raising (Lambda would
+    # retry it forever): its result carries `error` and `malformed`, and it wrote nothing
+    refused = "unexpected key 'bogus' (accepted: the options dryRun, resumeAfter)"
+    result = {**RESULT, "dryRun": False, "planned": [], "error": refused, "malformed": [refused]}
+    aws.deployed()
+    _invoke(aws, {"bogus": 1}, result)
+    # When grants sends it / Then the command line exits 2, as for the other functions' InvalidRequest
+    done = _run("grants", "--stack", "KafkaLineage", "--event", '{"bogus": 1}', "--json")
+    assert done.exit_code == BAD_INPUT
+    assert json.loads(done.stdout)["malformed"] == [refused]
