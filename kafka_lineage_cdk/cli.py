@@ -4,12 +4,15 @@
     kafka-lineage sync    --stack KafkaLineage [--schema-arn ARN ...] [--verify]
     kafka-lineage lineage --stack KafkaLineage [--topic [REGISTRY:]TOPIC ...] [--force] [--dry-run]
     kafka-lineage status  --stack KafkaLineage
+    kafka-lineage access  --stack KafkaLineage            # access_cli.py: who may read which topic
+    kafka-lineage grants  --stack KafkaLineage [--dry-run]
     kafka-lineage doctor  --context cdk.json              # before the first deploy: the account, read only
 
 Against a deployed stack it reads the stack's outputs (CloudFormation DescribeStacks) for the function
 names and invokes the function (Lambda Invoke, RequestResponse). Tables by default, `--json` for the result
 as the function returned it. Exit codes: 0 success, 1 partial failure (some items failed; `status`: needs
-attention), 2 bad input (usage, payload refused, stack or construct not found), 3 the run failed as a whole.
+attention), 2 bad input (usage, payload refused, stack or construct not found), 3 the run failed as a whole
+(AWS refused a call: one line naming it, commandline.aws_call). The shared parts are commandline.py's.
 """
 
 from __future__ import annotations
