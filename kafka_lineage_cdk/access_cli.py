@@ -17,6 +17,7 @@ from typing import Any
 import click
 
 from .commandline import (
+    ERR,
     EVENT_OPTION,
     OUT,
     aws_call,
@@ -99,4 +100,6 @@ def access(ctx: click.Context, roles: tuple[str, ...], **common: Any) -> None:
                 OUT.print(items_table(title, items))
         if view.unadmitted:
             show_unadmitted(view.unadmitted)
+        if view.unadmitted_error is not None:
+            ERR.print(f"[yellow]kafka-lineage: {view.unadmitted_error}[/]", highlight=False, soft_wrap=True)
     ctx.exit(PARTIAL if view.attention else OK)

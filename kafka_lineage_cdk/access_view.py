@@ -78,6 +78,7 @@ class AccessView:
     unusable: list[dict[str, Any]] = field(default_factory=list)
     # roles holding our policies that `consumerRoles` no longer admits, with the commands that clean them
     unadmitted: list[dict[str, Any]] = field(default_factory=list)
+    unadmitted_error: str | None = None  # why they could not be looked for (a refused listing)
 
     @property
     def attention(self) -> bool:
@@ -87,6 +88,7 @@ class AccessView:
             or self.unusable
             or self.leftover
             or self.unadmitted
+            or self.unadmitted_error is not None
             or any(row["iam"] not in (READS, "not read") for row in self.access)
         )
 
@@ -98,6 +100,7 @@ class AccessView:
             "pending": self.pending,
             "unusable": self.unusable,
             "unadmitted": self.unadmitted,
+            "unadmittedError": self.unadmitted_error,
             "needsAttention": self.attention,
         }
 
@@ -224,9 +227,14 @@ def _unadmitted(
     """The roles holding our policies that `consumerRoles` no longer admits: those the grants name, and
     those our managed policies are attached to (unadmitted.py)."""
     wanted, named, records = seen
-    for found in unadmitted.find(iam, settings.access, settings.naming, account, named, records):
-        if not wanted or any(role_pattern_matches(p, found.role) for p in wanted):
-            view.unadmitted.append(found.to_json())
+    try:
+        found = unadmitted.find(iam, settings.access, settings.naming, account, named, records)
+    except AwsError as error:  # the rest of the view stands; this part cannot tell, which is no pass
+        view.unadmitted_error = f"{error} (the roles no longer admitted could not be looked for)"
+        return
+    for role in found:
+        if not wanted or any(role_pattern_matches(p, role.role) for p in wanted):
+            view.unadmitted.append(role.to_json())
 
 
 def _check_role(

@@ -10,8 +10,10 @@ own reader of a role (`IamRoles`), never restating either:
 - our managed policies: ListPolicies (Scope Local, PathPrefix the stack's IAM path, OnlyAttached), those
   the stack's names recognise, then ListEntitiesForPolicy (EntityFilter Role) and GetRole for each role's
   ARN (IAM answers the role's name and id only). This finds every role holding one, whatever DataZone says;
-- our inline policy: IAM cannot list the roles that hold an inline policy of a given name, so the
-  candidates are the roles the domain's grants name (the caller passes them), each read whole.
+- our inline policy: IAM cannot list the roles that hold an inline policy of a given name (only
+  GetAccountAuthorizationDetails answers it, by reading every policy of every role in the account, a
+  permission audits rarely grant), so the candidates are the roles the domain's grants name (the caller
+  passes them), each read whole.
 
 A role is named when, read, it holds our inline policy or one of our managed policies; a role that cannot be
 read is named too, as not read, since it may. The commands remove

@@ -486,3 +486,22 @@ def test_a_payload_subscription_grants_could_not_read_is_bad_input(aws: Aws):
     done = _run("grants", "--stack", "KafkaLineage", "--event", '{"bogus": 1}', "--json")
     assert done.exit_code == BAD_INPUT
     assert json.loads(done.stdout)["malformed"] == [refused]
+
+
+def test_access_says_when_the_roles_no_longer_admitted_could_not_be_looked_for(aws: Aws):
+    # Given a caller that may read the roles but not list the account's policies (iam:ListPolicies)
+    aws.settings()
+    aws.answer("datazone", "list_subscription_grants", {"items": [_grant("grant0001", "1", "a", "GRANTED")]})
+    aws.answer("datazone", "get_listing", _listing("1", "dbserver1.inventory.orders"))
+    aws.answer("datazone", "get_subscription_target", _target("a", "prjconsumera", READER))
+    aws.answer("datazone", "get_environment", _environment("a", ACCOUNT))
+    aws.read_role(READER, {OURS: _reader_policy("dbserver1.inventory.orders")})
+    aws.stubs["iam"].add_client_error("list_policies", "AccessDenied", "not authorized", 403)
+    # When access is asked for
+    done = _run("access", "--stack", "KafkaLineage", "--json")
+    # Then the rest of the view stands, the check names the refused call, and it is no pass (exit 1)
+    view = json.loads(done.stdout)
+    assert [row["iam"] for row in view["access"]] == ["reads"]
+    assert view["unadmitted"] == []
+    assert "ListPolicies: AccessDenied" in view["unadmittedError"]
+    assert done.exit_code == PARTIAL
