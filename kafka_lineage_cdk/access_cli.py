@@ -15,6 +15,7 @@ import json
 from typing import Any
 
 import click
+from rich.markup import escape
 
 from .commandline import (
     ERR,
@@ -101,5 +102,6 @@ def access(ctx: click.Context, roles: tuple[str, ...], **common: Any) -> None:
         if view.unadmitted:
             show_unadmitted(view.unadmitted)
         if view.unadmitted_error is not None:
-            ERR.print(f"[yellow]kafka-lineage: {view.unadmitted_error}[/]", highlight=False, soft_wrap=True)
+            warning = escape(view.unadmitted_error)
+            ERR.print(f"[yellow]kafka-lineage: {warning}[/]", highlight=False, soft_wrap=True)
     ctx.exit(PARTIAL if view.attention else OK)

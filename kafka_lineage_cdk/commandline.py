@@ -23,6 +23,7 @@ from typing import Any, NoReturn
 import click
 from botocore.exceptions import BotoCoreError, ClientError, NoRegionError, ParamValidationError
 from rich.console import Console
+from rich.markup import escape
 
 from kafka_lineage.model.failures import AwsError
 
@@ -80,7 +81,8 @@ def aws_clients(region: str | None, profile: str | None) -> ClientFactory:
 # ------------------------------------------------------------------------------------------------ errors
 def fail(ctx: click.Context, code: int, message: str) -> NoReturn:
     """One line on stderr, then exit with `code`."""
-    ERR.print(f"[red]kafka-lineage: {' '.join(message.split())}[/]", highlight=False, soft_wrap=True)
+    # AWS's messages may hold brackets: escaped, they are text, not rich's markup
+    ERR.print(f"[red]kafka-lineage: {escape(' '.join(message.split()))}[/]", highlight=False, soft_wrap=True)
     ctx.exit(code)
     raise AssertionError("unreachable")  # ctx.exit raises
 

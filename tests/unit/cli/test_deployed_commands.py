@@ -435,3 +435,13 @@ def test_status_reads_subscription_grants_too_when_the_stack_has_it(aws: Aws):
     ]
     assert done.exit_code == PARTIAL
     assert found["needsAttention"] is True
+
+
+def test_an_aws_message_with_brackets_is_shown_as_it_is(aws: Aws):
+    # Given an AWS answer whose message holds brackets (rich would read them as markup)
+    message = "User: arn:aws:sts::111122223333:assumed-role/[ops]/me is not authorized [/red]"
+    aws.stubs["cloudformation"].add_client_error("describe_stacks", "AccessDenied", message, 403)
+    # When a command meets it / Then the line carries the message exactly
+    done = _run("status", "--stack", "KafkaLineage")
+    assert done.exit_code == FAILED
+    _one_line_naming(done.stderr, message)
