@@ -740,3 +740,22 @@ def _role_of(arn: str) -> dict[str, Any]:
         "Arn": arn,
         "CreateDate": "2026-01-01T00:00:00Z",
     }
+
+
+@pytest.mark.parametrize("code", ["ExpiredToken", "InvalidClientTokenId", "AccessDenied"])
+def test_credentials_sts_refuses_exit_3_naming_the_call(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, code: str
+):
+    # Given credentials STS refuses (expired, unknown, or a caller denied)
+    sts = boto3.client("sts", region_name=REGION, aws_access_key_id="x", aws_secret_access_key="y")
+    stub = Stubber(sts)
+    stub.add_client_error("get_caller_identity", code, f"{code} from STS", 403)
+    stub.activate()
+    monkeypatch.setattr(cli, "make_clients", lambda region, profile: {"sts": sts}.__getitem__)
+    # When doctor runs / Then it exits 3, one line naming GetCallerIdentity and STS's answer, no check run
+    done = _doctor(_cdk_json(tmp_path, _context()))
+    assert done.exit_code == 3
+    assert done.stdout == ""
+    [line] = [line for line in done.stderr.splitlines() if line.strip()]
+    assert "sts:GetCallerIdentity" in line
+    assert f"{code} from STS" in line
