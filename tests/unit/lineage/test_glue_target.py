@@ -276,3 +276,23 @@ def test_post_lineage_event_has_its_own_bucket_that_starts_low() -> None:
     assert reads is not None
     assert (post.per_second, post.ceiling) == (2.0, 10.0)
     assert post is not reads
+
+
+def test_an_edge_without_a_glue_table_goes_to_the_graph_of_its_topics_cluster() -> None:
+    # Given a consumer group reading a topic of a cluster in a source account (read through its role), and one
+    # of the functions' own account
+    from kafka_lineage.config import Source
+    from kafka_lineage.lineage.consumer_inputs import Consumer
+    from kafka_lineage.model.consumers import ConsumerEdge
+
+    account = "444455556666"
+    cross = Source.model_validate(
+        source(
+            clusterArn=CLUSTER_ARN.replace("123456789012", account), roleArn=f"arn:aws:iam::{account}:role/r"
+        )
+    )
+    own = Source.model_validate(source())
+    for where, expected in ((cross, f"{account}:cdc"), (own, "")):
+        edge = Consumer(KEY, record(CUSTOMERS), where, ConsumerEdge(KEY, "billing", where.cluster_arn))
+        # Then its run goes into the cluster's account's graph: the source's key, or "" for the own account
+        assert graph_of(edge) == expected
