@@ -209,6 +209,7 @@ class EmitResult:
         for item in report.failed:
             self.fail(item)
         self.state_writes += report.state_writes
+        self.progressed = self.progressed or report.state_writes > 0  # saved: a follow-up resumes after it
         self.lease_lost = self.lease_lost or report.lease_lost
         if report.remaining:
             self.remaining += report.remaining

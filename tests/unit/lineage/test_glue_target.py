@@ -296,3 +296,15 @@ def test_an_edge_without_a_glue_table_goes_to_the_graph_of_its_topics_cluster() 
         edge = Consumer(KEY, record(CUSTOMERS), where, ConsumerEdge(KEY, "billing", where.cluster_arn))
         # Then its run goes into the cluster's account's graph: the source's key, or "" for the own account
         assert graph_of(edge) == expected
+
+
+def test_glue_posts_cut_short_by_the_deadline_after_a_save_hand_on_to_a_follow_up() -> None:
+    # Given a Glue apply that saved its finished posts, with some left for the deadline
+    from kafka_lineage.lineage.glue.target import GlueReport
+    from kafka_lineage.lineage.result import EmitResult
+
+    result = EmitResult(dry_run=False, per_target=True)
+    result.record_target("glue", GlueReport(posted=3, remaining=2, state_writes=1))
+    # Then the run is incomplete and has progressed: the handler hands the event on
+    assert (result.incomplete, result.progressed, result.remaining) == (True, True, 2)
+    assert result.to_dict()["glue"]["remaining"] == 2
