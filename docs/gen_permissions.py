@@ -69,8 +69,8 @@ class Role:
 
 
 def context() -> dict[str, Any]:
-    """The synthesis context: every feature on, a cross-account source, a domain key, a source stack and a
-    consumer stack."""
+    """The synthesis context: every feature on (the Glue lineage target too), a cross-account source, a
+    domain key, a source stack and a consumer stack."""
     from stacks.config import CONTEXT_KEY
     from stacks.consumer_config import CONSUMER_CONTEXT_KEY
     from stacks.source_config import SOURCE_CONTEXT_KEY
@@ -80,6 +80,7 @@ def context() -> dict[str, Any]:
     settings = synthesis[CONTEXT_KEY]
     settings["sources"].append(dict(CROSS_ACCOUNT_SOURCE))
     settings["domainKmsKeyArn"] = DOMAIN_KEY
+    settings["lineageTargets"] = ["datazone", "glue"]
     synthesis[SOURCE_CONTEXT_KEY] = str(SOURCE_CONTEXT)
     synthesis[CONSUMER_CONTEXT_KEY] = str(CONSUMER_CONTEXT)
     synthesis["aws:cdk:bundling-stacks"] = []  # no asset is built: the templates' IAM is the same

@@ -27,6 +27,7 @@ from rich.table import Table
 from . import __version__
 from .access_cli import access, grants
 from .commandline import (
+    ERR,
     EVENT_OPTION,
     OUT,
     aws_call,
@@ -106,6 +107,14 @@ def sync(
 @main.command()
 @deployed_options
 @lineage_options
+@click.option(
+    "--check-glue",
+    "check_glue",
+    default=None,
+    metavar="TABLE",
+    help="Instead of running: read back, with your own credentials (glue:GetLineageNode), what the Glue "
+    "lineage graph shows upstream of TABLE (database.table or its ARN).",
+)
 @click.pass_context
 def lineage(
     ctx: click.Context,
@@ -114,10 +123,17 @@ def lineage(
     dry_run: bool,
     allow_mass_delete: bool,
     event: str | None,
+    check_glue: str | None,
     **common: Any,
 ) -> None:
     """Run lineage-emission: every mapped topic, or the ones named."""
     remember(ctx, **common)
+    if check_glue is not None:
+        from .glue_check import check_glue as read_back
+
+        code, lines = read_back(clients(ctx, common["region"], common["profile"]), check_glue)
+        (OUT if code == 0 else ERR).print("\n".join(lines), markup=False)
+        ctx.exit(code)
     run_deployed(ctx, "lineage-emission", lineage_payload(topics, force, dry_run, allow_mass_delete, event))
 
 

@@ -17,7 +17,9 @@ governance.py), so a problem reads the same here and in a failed deploy. Checks:
 - consumer-roles (with `access`): the roles of this account that `access.consumerRoles` admits, and which
   of them a permissions boundary keeps from any grant (doctor_access.py);
 - unadmitted (with `access`): the roles of this account that still hold this stack's policies though
-  `access.consumerRoles` does not admit them, with the commands that remove the access (unadmitted.py).
+  `access.consumerRoles` does not admit them, with the commands that remove the access (unadmitted.py);
+- glue-lineage (with `lineageTargets` holding "glue"): the roles that post to Glue's lineage graphs may
+  call glue:PostLineageEvent (doctor_glue.py).
 The credentials are taken to be the target account's (GetCallerIdentity names it).
 """
 
@@ -41,6 +43,7 @@ from kafka_lineage.model.events import GLUE_EVENT_NAMES, GLUE_EVENT_SOURCE
 from kafka_lineage.model.failures import AccessDenied, AwsError, NotFound
 
 from .doctor_access import consumer_roles, unadmitted_roles
+from .doctor_glue import glue_lineage
 from .findings import FAIL, OK, WARN, Finding, Target
 from .read_only import read_only
 
@@ -121,6 +124,8 @@ def run_checks(config: Any, target: Target, clients: Clients) -> list[Finding]:
     if config.deployment.access is not None:
         findings += consumer_roles(clients("iam"), config, target)
         findings += unadmitted_roles(clients("iam"), clients("datazone"), config, target)
+    if config.settings.glue_lineage:
+        findings += glue_lineage(clients("iam"), config, target)
     return findings
 
 

@@ -27,7 +27,7 @@ from typing import Any
 
 import boto3
 
-from local import access_checks, access_world, lineage_view, world
+from local import access_checks, access_world, demo_glue, lineage_view, world
 from local.deployed import DeployedFunctions
 from local.runs import Context, route_function_logs
 from local.standins import LocalAws
@@ -197,6 +197,8 @@ def main(log_file: Path | None = None) -> int:
         }
         os.environ.update(world.environment([world.source_config(tableRule=rule)]))
         os.environ.update(governed_domain(aws))
+        # Lineage goes to the Glue Data Catalog's lineage graph too (the second target).
+        os.environ["LINEAGE_TARGETS"] = json.dumps(["datazone", "glue"])
         print(
             table(
                 [[s.name, s.data_format, len(s.definition)] for s in inventory],
@@ -237,6 +239,11 @@ def main(log_file: Path | None = None) -> int:
         show_columns(aws, "dbserver1.inventory.customers")
 
         lineage = _lineage(deployed)
+        say(
+            "5b. The Glue Data Catalog's lineage graph got every edge too (Glue's identity): a Glue 6.1 job "
+            "reads the Iceberg table and writes a report; GetLineageNode walks back from the report"
+        )
+        demo_glue.show(aws)
         _drift(deployed)
         _access(deployed)
         # The page again, now with the v3 run's schemaDrift facet on the customers edge.

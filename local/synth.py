@@ -58,6 +58,8 @@ class Deployment:
         if missing:
             raise ValueError(f"cannot tell the deployment: the environment lacks {', '.join(missing)}")
         sources = json.loads(env["SOURCES"])
+        if env.get("LINEAGE_TARGETS"):  # the Glue lineage target changes the lineage role's grants
+            overrides = {"lineageTargets": json.loads(env["LINEAGE_TARGETS"]), **overrides}
         return cls(
             domain_id=env["DOMAIN_ID"],
             project_id=env["PROJECT_ID"],

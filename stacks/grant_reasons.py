@@ -61,6 +61,12 @@ BY_SID: dict[str, str] = {
         "The schema-drift walk reads what lies downstream of an impacted table. The SAR gives these actions "
         "no resource type, so only `*` grants them."
     ),
+    "GlueLineagePost": (
+        "With `lineageTargets` holding \"glue\": post each edge's run to the Glue Data Catalog's lineage "
+        "graph of this account. Glue's guide gives glue:PostLineageEvent no resource-level permission, so "
+        "only `*` grants it; it writes lineage only (glue:GetLineageNode, which reads every node of the "
+        "account, is granted to no role)."
+    ),
     "GlueSchemaVersionRead": (
         "Read the schema version a topic's lineage describes: the configured registries only."
     ),

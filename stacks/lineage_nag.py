@@ -35,7 +35,11 @@ class LineageNag(Construct):
         state_root = self.config.settings.mapping_path
         for fn, owned, holder in (
             (self.schema_sync, ("assets",), SCHEMA_SYNC_HOLDER),
-            (self.lineage, ("lineage", "drift"), LINEAGE_HOLDER),
+            (
+                self.lineage,
+                ("lineage", "drift", *(["glue-lineage"] if self.config.settings.glue_lineage else [])),
+                LINEAGE_HOLDER,
+            ),
         ):
             policy = nag.default_policy(fn.role)
             nag.acknowledge(
@@ -43,8 +47,9 @@ class LineageNag(Construct):
                 "AwsSolutions-IAM5[Resource::*]",
                 "Only actions the IAM Service Authorization Reference gives no resource type: X-Ray's "
                 "writes, DataZone's data-plane calls (authorised by project membership too), "
-                "kafka:GetBootstrapBrokers, kafkaconnect:ListConnectors, firehose:ListDeliveryStreams and "
-                "cloudwatch:ListMetrics (the consumer groups' lag metrics)",
+                "kafka:GetBootstrapBrokers, kafkaconnect:ListConnectors, firehose:ListDeliveryStreams, "
+                "cloudwatch:ListMetrics (the consumer groups' lag metrics) and glue:PostLineageEvent (Glue's "
+                "guide: no resource-level permission)",
             )
             wildcards = [
                 nag.nag_arn(self, "ssm", f"parameter{state_root}/*"),

@@ -341,8 +341,15 @@ class KafkaLineage(LineageNag, LineageTriggers):
                     self.format_arn(service="glue", resource="table", resource_name=f"{database}/*")
                 )
             fn.allow("GlueCatalogRead", ["glue:GetTable", "glue:GetTables"], catalog_arns)
-        # its emission state, and the last schema drift found per topic (schema-sync shows it on the asset)
-        self._grant_mappings(fn, "lineage", "drift")
+        # its emission state, and the last schema drift found per topic (schema-sync shows it on the asset);
+        # with the Glue lineage target, that target's own state, and its posts (not in the SAR data yet;
+        # Glue's guide: no resource-level permission, "Resource": "*"). glue:GetLineageNode reads every
+        # node of the account: no role gets it (`kafka-lineage lineage --check-glue` reads with the
+        # person's own credentials).
+        glue = self.config.settings.glue_lineage
+        self._grant_mappings(fn, "lineage", "drift", *(["glue-lineage"] if glue else []))
+        if glue:
+            fn.allow("GlueLineagePost", ["glue:PostLineageEvent"], ["*"])
         self._grant_lease(fn, holder=LINEAGE_HOLDER)
         self.connector_resources = fn.allow_reading_connectors(self.config.settings.sources)
         self.delivery_resources = fn.allow_reading_delivery(self.config.settings.sources)

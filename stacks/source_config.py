@@ -19,6 +19,8 @@ Keys (camelCase):
 - `readConsumers` (default true): cloudwatch ListMetrics, which lists the consumer groups that read this
   account's clusters (MSK's consumer-lag metrics); turn it off together with `"consumers": "off"` on the
   governance side's source, or lineage reports the denied listing every run.
+- `glueLineage` (default false): glue:PostLineageEvent (on `*`), for a governance stack whose
+  `lineageTargets` holds "glue": the edges whose tables are in this account go into its Glue lineage graph.
 - `roleName` (default `kafka-lineage-source-reader`): the role's name, so its ARN is known before deploying.
 - `forwardEvents` (default true): forward this account's Glue Schema Registry CloudTrail events to the
   governance account's default bus (targeted syncs; needs CloudTrail management events in this account).
@@ -98,6 +100,13 @@ class SourceAccountConfig(BaseModel):
         description="Allow cloudwatch:ListMetrics, which lists the consumer groups that read this account's "
         'clusters (MSK\'s consumer-lag metrics); turn it off together with `"consumers": "off"` on the '
         "governance side's source, or lineage reports the denied listing every run.",
+    )
+    glue_lineage: StrictBool = Field(
+        default=False,
+        description="Allow glue:PostLineageEvent (on `*`: it has no resource-level permission), for a "
+        'governance stack whose `lineageTargets` holds "glue" and whose edges have their tables in this '
+        "account (or, without a table, this account's clusters): lineage posts them into this account's "
+        "Glue lineage graph.",
     )
     role_name: str = Field(
         default=DEFAULT_ROLE_NAME,

@@ -125,6 +125,11 @@ class KafkaLineageSource(Construct):
                     sid="ConsumerGroupsList", actions=["cloudwatch:ListMetrics"], resources=["*"]
                 )
             )
+        if self.config.glue_lineage:
+            # Not in the SAR data yet; Glue's guide: glue:PostLineageEvent has no resource-level permission.
+            self.role.add_to_policy(
+                iam.PolicyStatement(sid="GlueLineagePost", actions=["glue:PostLineageEvent"], resources=["*"])
+            )
 
     TOPIC_WILDCARDS = (
         ("MskTopicList", "kafka:ListTopics", ("cluster", "*/*")),
@@ -204,6 +209,7 @@ class KafkaLineageSource(Construct):
             or self.config.read_connectors
             or self.config.read_delivery
             or self.config.read_consumers
+            or self.config.glue_lineage
         ):
             found.append("Resource::*")
         for finding in found:

@@ -18,6 +18,7 @@ from kafka_lineage.aws.connectors import MskConnect, SourceConnectors
 from kafka_lineage.aws.consumer_groups import ConsumerGroups, SourceConsumerGroups
 from kafka_lineage.aws.continuation import hand_on
 from kafka_lineage.aws.delivery import DeliveryPaths, SourceDeliveryPaths
+from kafka_lineage.aws.glue_lineage import GlueLineageGraphs
 from kafka_lineage.aws.lease import StateLease
 from kafka_lineage.aws.lineage_api import LineageApi
 from kafka_lineage.aws.lineage_graph import DataZoneDownstreamWalker
@@ -31,7 +32,7 @@ from kafka_lineage.engine.lease import LEASE_WAIT_SECONDS
 from kafka_lineage.lineage.run import LineageWorld
 from kafka_lineage.model.delivery import KnownPath
 from kafka_lineage.model.events import DRIFT_DETAIL_TYPE
-from kafka_lineage.model.state_layout import DRIFT, LINEAGE, state_path
+from kafka_lineage.model.state_layout import DRIFT, GLUE_LINEAGE, LINEAGE, state_path
 
 LEASE_HOLDER = "lineage-emission"
 
@@ -110,6 +111,11 @@ def connect(settings: Settings, account: str = "", function_name: str = "lineage
         # Who subscribes to a drifted topic's asset: GetAsset and ListSubscriptions, only for a drift checked.
         subscribers=Catalog(datazone, settings.domain_id, settings.project_id, datazone_limiter),
         rates=StageRates({"save": [(lambda: ssm_write_limiter, "PutParameter")]}),
+        # The Glue Data Catalog's lineage graph of each account edges go to, and the Glue target's state.
+        glue_graphs=GlueLineageGraphs(glue_of) if settings.glue_lineage else None,
+        glue_state=PackedStore(ssm, state_path(state_root, GLUE_LINEAGE), write_limiter=ssm_write_limiter)
+        if settings.glue_lineage
+        else None,
     )
 
 

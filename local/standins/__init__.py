@@ -27,6 +27,7 @@ from local.standins.errors import ServiceError
 from local.standins.faults import Call, CallLog, Fault, Faults
 from local.standins.firehose import Firehose
 from local.standins.glue_catalogs import GlueCatalogs
+from local.standins.glue_lineage import GlueLineage
 from local.standins.iam import Iam
 from local.standins.kafka import KafkaBrokers
 from local.standins.kafka_channels import KafkaChannels
@@ -45,6 +46,7 @@ __all__ = [
     "Faults",
     "Firehose",
     "GlueCatalogs",
+    "GlueLineage",
     "Iam",
     "KafkaBrokers",
     "KafkaChannels",
@@ -138,6 +140,12 @@ class LocalAws:
     def glue_catalogs(self) -> GlueCatalogs:
         """Federated Glue catalogs: `aws.glue_catalogs.add_table(account, catalog, db, table, columns)`."""
         return self.standins.glue_catalogs
+
+    @property
+    def glue_lineage(self) -> GlueLineage:
+        """The Glue Data Catalog's lineage graphs: `aws.glue_lineage.settle(account, region)` processes
+        what was accepted; `accepted(account, region)` counts the posts."""
+        return self.standins.glue_lineage
 
     @property
     def kafkaconnect(self) -> KafkaConnect:

@@ -29,6 +29,16 @@ NEWER_THAN_SAR: dict[str, tuple[tuple[str, ...], str]] = {
         ("channel",),
         "MSK Data Delivery (2026) is newer than the data; the MSK guide grants it on the channel ARN",
     ),
+    "glue:PostLineageEvent": (
+        (),
+        "Glue Data Catalog lineage (2026) is newer than the data; the Glue guide says it supports no "
+        'resource-level permissions ("Resource": "*")',
+    ),
+    "glue:GetLineageNode": (
+        (),
+        "Glue Data Catalog lineage (2026) is newer than the data; the Glue guide says it is not limited to "
+        "specific tables (every node of the account)",
+    ),
     "datazone:DeleteLineageEvent": (
         (),
         "added to DataZone in 2026, after the data; like every other DataZone lineage action "

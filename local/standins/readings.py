@@ -281,6 +281,19 @@ class Readings:
     """Firehose: for how many DescribeDeliveryStream calls a new stream stays CREATING before ACTIVE.
     Counted by moto's state manager (model "firehose::delivery-stream", lifecycle.py)."""
 
+    glue_lineage_job_edges: str = "every"
+    """Glue Data Catalog lineage: which runs draw a job's edges in the graph, "every" run ever posted or
+    only the "latest" (by eventTime)? The guide says a node "represents one dataset or one run", the console
+    shows a job's "latest run" among its details, events are immutable and nothing posted can be deleted; how
+    a later run that reads or writes other datasets changes the job's edges is undocumented. "every" is the
+    reading chosen: nothing removes an edge once drawn, so a remapped topic's old table keeps its edge, and a
+    closing run (a COMPLETE run of the old job that reads and writes nothing) is what the emitter posts."""
+
+    glue_lineage_processing_lag_calls: int = 0
+    """Glue Data Catalog lineage: after how many further GetLineageNode calls does an accepted
+    PostLineageEvent show in the graph? "A successful response means that AWS Glue accepted the event. It
+    doesn't mean that the graph is already updated"; the guide says minutes."""
+
     federated_catalog_id_in_answer: str = "qualified"
     """Glue: the `CatalogId` member of a table read from a federated catalog
     (`<account>:s3tablescatalog/<bucket>`). The API reference says only "the ID of the Data Catalog in which

@@ -338,6 +338,25 @@ CITED: dict[str, Cited] = {
             "unit/delivery/test_delivery_resolve.py::test_unread_paths_and_failed_listings_keep_their_edges_and_notes_are_reported",
         ),
     ),
+    "glue_lineage_job_edges": Cited(
+        (
+            "Chosen: every run stays drawn, so a remapped topic's old edge stays in Glue's graph. The "
+            "emitter posts, for an edge it drops, a COMPLETE run of the old job that reads and writes "
+            "nothing (not while another current edge names that job): under the other reading that run "
+            "removes the old edge, under this one it is the old job's latest run."
+        ),
+        (
+            "integration/lineage/test_glue_lineage.py::test_a_remapped_topic_closes_its_old_job_under_either_reading",
+            "unit/standins/test_glue_lineage_standin.py",
+        ),
+    ),
+    "glue_lineage_processing_lag_calls": Cited(
+        (
+            "Not relied on: the Glue target's state records what Glue accepted; nothing reads the graph back "
+            "(only a person's `kafka-lineage lineage --check-glue`, which says when a post is still pending)."
+        ),
+        ("unit/standins/test_glue_lineage_standin.py",),
+    ),
     "federated_catalog_id_in_answer": Cited(
         "Not relied on: the table's catalog and ARN come from the request, the same under either answer.",
         (

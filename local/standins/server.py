@@ -2,8 +2,8 @@
 
 Each request is routed by its SigV4 credential scope (service) and the protocol's operation marker, parsed
 and validated against botocore's model, then answered by a stand-in (DataZone; Glue ListSchemas,
-ListSchemaVersions, DeleteSchemaVersions, tables of federated catalogs; Kafka GetBootstrapBrokers,
-channels and cluster policies; MSK Connect; Firehose) or forwarded to moto's own
+ListSchemaVersions, DeleteSchemaVersions, tables of federated catalogs, the lineage graph; Kafka
+GetBootstrapBrokers, channels and cluster policies; MSK Connect; Firehose) or forwarded to moto's own
 server app in this process, which keeps SSM, STS, EventBridge and Glue state. Faults, latency and the call
 log apply to both. `/_local/...` is a small control API for the separate-process mode (see remote.py).
 """
@@ -32,6 +32,8 @@ from local.standins.faults import Call, CallLog, Faults
 from local.standins.firehose import Firehose
 from local.standins.glue_catalogs import OPERATIONS as GLUE_CATALOG_OPERATIONS
 from local.standins.glue_catalogs import GlueCatalogs, is_federated
+from local.standins.glue_lineage import OPERATIONS as GLUE_LINEAGE_OPERATIONS
+from local.standins.glue_lineage import GlueLineage
 from local.standins.glue_registry import GlueSchemaRegistry
 from local.standins.iam import DEFAULT_KEY, Iam, access_key_of, moto_key_account
 from local.standins.iam_limits import IamLimits
@@ -111,6 +113,7 @@ class Standins:
         self.firehose = Firehose(lambda: self.readings, lambda: self.region)
         self.cloudwatch = CloudWatchMetrics()
         self.glue_catalogs = GlueCatalogs(lambda: self.readings)
+        self.glue_lineage = GlueLineage(lambda: self.readings)
         self.kafkaconnect = KafkaConnect(lambda: self.readings, account, lambda: self.region)
         self.glue = GlueSchemaRegistry(lambda: self.readings, account, lambda: self.region)
         self._glues: dict[str, GlueSchemaRegistry] = {account: self.glue}
@@ -134,6 +137,7 @@ class Standins:
             self.firehose.reset()
             self.cloudwatch.reset()
             self.glue_catalogs.reset()
+            self.glue_lineage.reset()
             self.kafkaconnect.reset()
             for glue in self._glues.values():
                 glue.reset()
@@ -324,6 +328,8 @@ class FrontDoor:
             return lambda params: datazone.handle(name, params)
         if route.service == "glue" and name in GLUE_CATALOG_OPERATIONS and is_federated(params):
             return lambda params: s.glue_catalogs.handle(name, params, account)
+        if route.service == "glue" and name in GLUE_LINEAGE_OPERATIONS:
+            return lambda params: s.glue_lineage.handle(name, params, account, route.region)
         if route.service == "glue" and name in GlueSchemaRegistry.OPERATIONS:
             glue = s.glue_in(account)
             return lambda params: glue.handle(name, params, route.region)

@@ -62,6 +62,14 @@ UNLISTED_ACTIONS: dict[str, Unlisted] = {
         condition_keys=frozenset(),
         reason="MSK Data Delivery channels (2026) are newer than the SAR data; the guide gives the channel",
     ),
+    "glue:PostLineageEvent": Unlisted(
+        resource_types={},
+        condition_keys=frozenset(),
+        reason=(
+            'Glue Data Catalog lineage (2026) is newer than the SAR data; the Glue guide ("Permissions '
+            'required for data lineage") says glue:PostLineageEvent supports no resource-level permissions'
+        ),
+    ),
     "datazone:DeleteLineageEvent": Unlisted(
         resource_types={},
         condition_keys=frozenset(),

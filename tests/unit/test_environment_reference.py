@@ -33,6 +33,7 @@ def _every_setting_set() -> Settings:
         assetTypeName="TopicAssetType",
         tuning={"maxConcurrency": 3},
         driftDownstreamDepth=2,
+        lineageTargets=["datazone", "glue"],
         assetForms=[{"formName": "Ownership", "typeIdentifier": "DataOwnershipForm", "content": {"a": "b"}}],
         glossaryTerms=["term_customer_data"],
     )

@@ -114,6 +114,7 @@ _KINDS: dict[type[AwsError], frozenset[str]] = {
             "ValidationException",  # glue, datazone, ssm
             "ValidationError",  # query services
             "InvalidInputException",  # glue
+            "InvalidContextAssertion",  # sts AssumeRole's ProvidedContexts (botocore 1.44.18's model)
             "BadRequestException",  # kafka, kafkaconnect
             "InvalidParameterValueException",  # lambda
             "InvalidRequestContentException",  # lambda
@@ -181,6 +182,10 @@ _QUOTA_NAMES: Mapping[tuple[str, str], str] = {
     ),
     ("ResourceNumberLimitExceededException", "CreateSchema"): (
         "Glue: schemas or schema versions per account and Region (10,000 versions)"
+    ),
+    ("ResourceNumberLimitExceededException", "PostLineageEvent"): (
+        "Glue: the lineage graph's events or nodes of the account and Region (no quota published; see the "
+        "message)"
     ),
     ("ResourceNumberLimitExceededException", ""): "a Glue resource quota (see the message)",
     ("ParameterLimitExceeded", ""): "SSM: standard-tier parameters per account and Region (10,000)",

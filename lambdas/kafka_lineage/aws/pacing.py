@@ -178,7 +178,8 @@ class Pacing:
             if found is None:
                 ceiling = self._ceiling(quota)
                 floor = FLOOR_SHARE * min(ceiling, quota.per_second)  # of the quota, however high the ceiling
-                found = self._limiters[quota.bucket] = AdaptiveLimiter(ceiling, floor=floor)
+                start = None if quota.start_share is None else ceiling * quota.start_share
+                found = self._limiters[quota.bucket] = AdaptiveLimiter(ceiling, start, floor=floor)
             return found
 
     def _ceiling(self, quota: Quota) -> float:

@@ -151,6 +151,7 @@ class GlueTables:
             catalog_id=self._account(table),
             region=self.region,
             partition=self.partition,
+            resource_link=bool(table.get("TargetTable")),
         )
 
     def _account(self, table: Mapping[str, Any]) -> str:

@@ -35,6 +35,7 @@ from kafka_lineage.model import asset_forms as governance
 from kafka_lineage.model.errors import Location, describe
 from kafka_lineage.model.ssm_names import validate_ssm_path
 
+from .lineage_targets import GLUE, LineageTargets
 from .sources import Source, fullmatch
 
 # DataZone identifiers: botocore datazone DomainId / ProjectId.
@@ -189,6 +190,15 @@ class Settings(BaseModel):
         "require terms before publishing.",
     )
 
+    lineage_targets: LineageTargets = Field(
+        default=("datazone",),
+        description='Where lineage-emission posts its lineage: `["datazone"]`, or `["datazone", "glue"]` to '
+        "post every edge also to the Glue Data Catalog's lineage graph (PostLineageEvent), in Glue's own "
+        "dataset identity, into the graph of the account that holds the edge's table (through the "
+        "source's role for another account) or, for an edge without a Glue table, the account of the "
+        "topic's cluster. Each target keeps its own emission state.",
+    )
+
     @field_validator("sources")
     @classmethod
     def _unique_registries(cls, value: tuple[Source, ...]) -> tuple[Source, ...]:
@@ -201,6 +211,11 @@ class Settings(BaseModel):
         if duplicates:
             raise ValueError(f"registryName listed more than once for the same account: {duplicates}")
         return value
+
+    @property
+    def glue_lineage(self) -> bool:
+        """Whether the Glue Data Catalog's lineage graph is a target too."""
+        return GLUE in self.lineage_targets
 
     def source(self, key: str) -> Source | None:
         """The source of this key (`Source.key`: the registry name, or `<account>:<registry name>`)."""

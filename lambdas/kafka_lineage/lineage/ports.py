@@ -63,6 +63,14 @@ class EventStore(Protocol):
     def list_events(self, after: datetime, before: datetime) -> Iterable[EventSummary]: ...
 
 
+class GlueGraphs(Protocol):
+    """The Glue Data Catalog's lineage graphs (`aws.glue_lineage.GlueLineageGraphs`): PostLineageEvent into
+    the graph of the account of `graph` (a source key; "" the functions' own account). Raises when Glue did
+    not accept the event (accepted means validated and stored; the graph follows asynchronously)."""
+
+    def post(self, graph: str, body: bytes) -> None: ...
+
+
 class StateStore(Protocol):
     """Per-key entries of a packed store (`aws.packed_store.PackedStore`): the emission state, the drift
     summaries. Saved group by group (`model.state_layout.hash_group` of `group_bits` bits)."""

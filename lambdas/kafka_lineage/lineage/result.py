@@ -16,6 +16,7 @@ from kafka_lineage.engine.checkpoints import SaveReport
 from kafka_lineage.engine.lease import Deferred
 from kafka_lineage.lineage.apply import TopicOutcome
 from kafka_lineage.lineage.drift_check import DriftRound
+from kafka_lineage.lineage.glue.target import GlueReport
 from kafka_lineage.lineage.model import LoadedStates
 from kafka_lineage.lineage.plan import LineagePlan
 from kafka_lineage.lineage.resolve import Resolution
@@ -65,6 +66,9 @@ class EmitResult:
     deferred: Deferred | None = None  # the lease was another invocation's: nothing done, handed on
     state_writes: int = 0
     planned: list[dict[str, object]] | None = None
+    # Other targets than DataZone (`lineageTargets`): then every action's failure names its target.
+    per_target: bool = False
+    targets: dict[str, GlueReport] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     def fail(self, item: dict[str, str]) -> None:
@@ -168,6 +172,8 @@ class EmitResult:
             self._count(outcome)
         if outcome.error and outcome.kind != "deferred":
             failure = failure_item(outcome.error, **outcome.key.as_dict())
+            if self.per_target:
+                failure["target"] = "datazone"
             logger.warning("lineage action failed", extra=failure)
             self.fail(failure)
 
@@ -191,6 +197,23 @@ class EmitResult:
             self.unchanged += 1
         elif outcome.kind == "deferred":
             self.remaining += 1
+
+    def record_target(
+        self, name: str, report: GlueReport, planned: list[dict[str, object]] | None = None
+    ) -> None:
+        """What another target did (or, in a dry run, would do: `planned`, listed beside DataZone's)."""
+        self.targets[name] = report
+        if planned is not None:
+            report.planned = planned
+            self.planned = [*(self.planned or []), *planned]
+        for item in report.failed:
+            self.fail(item)
+        self.state_writes += report.state_writes
+        self.progressed = self.progressed or report.state_writes > 0  # saved: a follow-up resumes after it
+        self.lease_lost = self.lease_lost or report.lease_lost
+        if report.remaining:
+            self.remaining += report.remaining
+            self.incomplete = True
 
     def record_apply(self, report: SaveReport) -> None:
         """What the apply left: the checkpoint saver's work, and the actions the deadline left undone."""
@@ -241,6 +264,8 @@ class EmitResult:
             result["deferred"] = self.deferred.reason
         if self.planned is not None:
             result["planned"] = self.planned
+        for name, report in self.targets.items():
+            result[name] = report.as_dict(SAMPLE_SIZE)
         return result
 
     def publish_metrics(self) -> None:

@@ -15,6 +15,9 @@ The story (`emit_lineage`), step by step:
    (drift_check.py); a dry run answers here with what it would do.
 6. **Apply**: the actions run (apply.py) while the checkpoints save the state group by group
    (checkpoints.py); the result (result.py) reports every step and publishes the metrics.
+7. **Other targets**: with `lineageTargets` holding "glue", the Glue Data Catalog's lineage graph gets the
+   same edges (glue/): planned in step 2 against its own state, posted after DataZone's, each failure its
+   own; a dry run lists its posts beside DataZone's.
 
 An edge that must be (re-)emitted costs one GetSchemaVersion, two PostLineageEvent calls, and one
 DeleteLineageEvent and one GetLineageEvent (to confirm it) per replaced event.
@@ -37,7 +40,7 @@ as done).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from kafka_lineage.config import Settings
 from kafka_lineage.connectors.derive import derive
@@ -58,6 +61,8 @@ from kafka_lineage.lineage.drift_check import (
     tables_fed,
     with_drift,
 )
+from kafka_lineage.lineage.glue.plan import GluePlan
+from kafka_lineage.lineage.glue.target import GlueReport, GlueRun, GlueTarget, SharedVersions
 from kafka_lineage.lineage.model import LoadedStates, load_states
 from kafka_lineage.lineage.plan import Action, EmitScope, LineagePlan, make_plan, select, tables_needed
 from kafka_lineage.lineage.ports import (
@@ -67,6 +72,7 @@ from kafka_lineage.lineage.ports import (
     ConsumerReader,
     DeliveryReader,
     EventStore,
+    GlueGraphs,
     StateStore,
     SubscriberReader,
     TableMappingReader,
@@ -129,6 +135,15 @@ class LineageWorld:
     rates: CallRates | None = None
     # How long a run with work waits for another holder of the state lease (the engine's one wait).
     lease_wait_seconds: float = LEASE_WAIT_SECONDS
+    # The Glue Data Catalog's lineage graphs and the Glue target's own state (`lineageTargets` "glue").
+    glue_graphs: GlueGraphs | None = None
+    glue_state: StateStore | None = None
+
+    def targets(self, settings: Settings) -> tuple[GlueTarget, ...]:
+        """The targets beyond DataZone this run posts to."""
+        if settings.glue_lineage and self.glue_graphs is not None and self.glue_state is not None:
+            return (GlueTarget(self.glue_graphs, self.glue_state),)
+        return ()
 
 
 @dataclass(frozen=True)
@@ -177,8 +192,10 @@ def emit_lineage(
 
     `lease` is taken only when the plan has work and the run is not a dry run (the engine's lease policy:
     a lease another invocation keeps makes the run `deferred: busy`), and checked before every save."""
+    if world.targets(settings):  # both targets read each schema version once
+        world = replace(world, versions=SharedVersions(world.versions))
     run = RunContext(scope, settings, world, lease, deadline or Deadline.never(), force_nonce, parse)
-    result = EmitResult(dry_run=scope.dry_run)
+    result = EmitResult(dry_run=scope.dry_run, per_target=bool(world.targets(settings)))
     if run.ending():  # not even the reads start: they could not finish in time
         result.stop_early(remaining=0)
         return result
@@ -201,13 +218,18 @@ def emit_lineage(
         inputs.connector_errors,
         world.asset_records.unreadable,
     )
+    reports = [(target, plan, target.report_plan(plan)) for target, plan in planned.targets]
     drift = _check_drift(run, inputs, planned)
     result.record_drift(drift)
     if scope.dry_run:
         result.record_planned(planned.plan, drift)
+        for target, plan, report in reports:
+            result.record_target(target.name, report, planned=plan.describe())
     else:
         _save_drift(run, drift, result)
         result.record_apply(_apply(run, planned, drift, result))
+        for target, plan, report in reports:
+            result.record_target(target.name, _apply_target(run, target, plan, report))
     result.publish_metrics()
     return result
 
@@ -275,10 +297,15 @@ class _Planned:
     summaries: Mapping[str, DriftSummary]
     reads: TableReads
     plan: LineagePlan
+    targets: tuple[tuple[GlueTarget, GluePlan], ...] = ()
 
     def has_work(self, inputs: _Inputs) -> bool:
-        """Actions to take, or drift to check: what needs the lease."""
-        return bool(self.plan.actions or drift_keys(self.plan, inputs.by_key, self.summaries))
+        """Actions to take (for any target), or drift to check: what needs the lease."""
+        return bool(
+            self.plan.actions
+            or any(plan.actions for _, plan in self.targets)
+            or drift_keys(self.plan, inputs.by_key, self.summaries)
+        )
 
 
 @dataclass(frozen=True)
@@ -304,7 +331,11 @@ def _plan(run: RunContext, inputs: _Inputs, earlier: TableReads) -> _Planned | _
     plan = make_plan(
         run.scope, selection, inputs.resolution, reads, loaded, run.settings.tuning.mass_delete_share
     )
-    return _Planned(loaded, summaries, reads, plan)
+    targets = tuple(
+        (target, target.plan(run.scope, selection, inputs.resolution, reads, plan))
+        for target in run.world.targets(run.settings)
+    )
+    return _Planned(loaded, summaries, reads, plan, targets)
 
 
 def _summaries(world: LineageWorld, records: Mapping[str, AssetRecord]) -> Mapping[str, DriftSummary]:
@@ -403,6 +434,13 @@ def _apply(run: RunContext, planned: _Planned, drift: DriftRound, result: EmitRe
     )
     steps = _Steps(applier, planned.loaded, result)
     return stream(steps, actions, run.settings.tuning.max_concurrency, checkpoints, run.deadline)
+
+
+def _apply_target(run: RunContext, target: GlueTarget, plan: GluePlan, report: GlueReport) -> GlueReport:
+    """Another target's actions, after DataZone's: neither's failures stop the other's."""
+    tuning = run.settings.tuning
+    work = GlueRun(run.world.versions, run.parse, run.deadline, tuning.max_concurrency, run.save)
+    return target.apply(plan, work, report)
 
 
 @dataclass(frozen=True)

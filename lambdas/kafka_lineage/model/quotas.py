@@ -22,6 +22,10 @@ Where AWS is silent, the readings we chose (`documented=False`; the stand-ins ca
   throughput (40 TPS by default, which the quotas page gives to the three reads); we read it as writes
   sharing that throughput, and pace them as one quota of 10 TPS (a quarter of it), so that the run's
   reads and writes together stay inside the 40.
+- Glue's PostLineageEvent (the Data Catalog's lineage graph): no quota is published ("Publishing data lineage
+  programmatically" lists ThrottlingException, "the request rate exceeds the quota", without a number). Its
+  own bucket, a ceiling of 10 TPS that starts at a fifth of it (2 TPS) and climbs while posts succeed: Glue
+  ETL and EMR jobs of the account post to the same graph.
 - Every other operation of a known service: that service's undocumented rate, per operation. Lambda's
   Invoke, EventBridge's PutEvents, STS and MSK calls are few per run and are not paced.
 """
@@ -41,6 +45,8 @@ class Quota:
     bucket: str
     per_second: float
     documented: bool
+    # Where its adaptive limiter starts, as a share of `per_second` (None: the pacing's START_SHARE).
+    start_share: float | None = None
 
 
 class CallRates(Protocol):
@@ -112,7 +118,11 @@ DOCUMENTED: dict[tuple[str, str], Quota] = {
 
 # Operations whose rate is our reading, named one by one (the subscription-grant calls, above).
 READINGS: dict[tuple[str, str], Quota] = {
-    ("datazone", op): Quota("datazone", op, SUBSCRIPTION_PER_SECOND, False) for op in SUBSCRIPTION_GRANT_CALLS
+    **{
+        ("datazone", op): Quota("datazone", op, SUBSCRIPTION_PER_SECOND, False)
+        for op in SUBSCRIPTION_GRANT_CALLS
+    },
+    ("glue", "PostLineageEvent"): Quota("glue", "PostLineageEvent", 10.0, False, start_share=0.2),
 }
 
 

@@ -15,6 +15,10 @@ ASSETS = "assets"  # schema -> asset records (schema-sync)
 LINEAGE = "lineage"  # the lineage emission state (lineage-emission)
 TABLE_MAPPINGS = "table-mappings"  # explicit topic -> table mappings (the stack and operators)
 DRIFT = "drift"  # the last schema drift found per topic (written by lineage, shown on the asset by sync)
+# The emission state of the second lineage target, the Glue Data Catalog's graph (lineage-emission, with
+# `lineageTargets` holding "glue"): apart from `lineage/`, which holds DataZone's, so that neither store's
+# recursive load reads the other's parameters.
+GLUE_LINEAGE = "glue-lineage"
 CONFIG = "config"  # the state leases, `config/lease/{holder}`
 # The state leases, one chain of generations per holder (kafka_lineage.aws.lease): the two functions', and
 # subscription-grants' one per IAM role (`subscription-grants-<hash of the role ARN>`).
@@ -28,7 +32,7 @@ MAX_VALUE_BYTES = 4096
 
 def state_path(state_root: str, part: str) -> str:
     """The SSM path of one part of the state under the state root (the `MAPPING_PATH` setting)."""
-    if part not in (ASSETS, LINEAGE, TABLE_MAPPINGS, DRIFT, CONFIG):
+    if part not in (ASSETS, LINEAGE, TABLE_MAPPINGS, DRIFT, GLUE_LINEAGE, CONFIG):
         raise ValueError(f"unknown state part {part!r}")
     return f"{state_root.rstrip('/')}/{part}"
 

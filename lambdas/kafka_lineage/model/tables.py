@@ -48,6 +48,8 @@ class GlueTable:
     catalog_id: str  # the account that owns the catalog (GetTables' CatalogId)
     region: str
     partition: str = "aws"
+    # A resource link (GetTable's `TargetTable`) names a table elsewhere; Glue's lineage graph skips it.
+    resource_link: bool = False
 
     @property
     def namespace(self) -> str:

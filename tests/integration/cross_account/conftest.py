@@ -66,6 +66,7 @@ class Accounts:
     monkeypatch: pytest.MonkeyPatch
     deployed: DeployedFunctions
     trusted_ids: dict[str, str] = field(default_factory=dict)  # account -> the external id its role trusts
+    source_context: dict[str, Any] = field(default_factory=dict)  # more keys of the source stacks' context
 
     # -- configuration -----------------------------------------------------------------------------
     def configure(self, *sources: dict[str, Any]) -> None:
@@ -88,6 +89,7 @@ class Accounts:
                 "registries": ["cdc"],
                 "databases": ["lakehouse"],
                 "roleName": ROLE_NAME,
+                **self.source_context,
             }
             text = json.dumps(context, sort_keys=True)
             self.aws.iam.add_assumable(source_account_roles(deployment, text, self.aws.region, account))
