@@ -48,8 +48,9 @@ from kafka_lineage.access.model import Grant, GrantStatus, RoleState
 from kafka_lineage.access.reconcile import reconcile
 from kafka_lineage.engine.deadline import Deadline
 from kafka_lineage.engine.lease import Deferred, wait_within
-from kafka_lineage.grants.apply import Applier, Move, Work, report_plan, transient, work_of
+from kafka_lineage.grants.apply import Applier, Move, Work, report_findings, report_plan, transient, work_of
 from kafka_lineage.grants.convert import role_state
+from kafka_lineage.grants.holders import accounts_of, sweep
 from kafka_lineage.grants.ports import GrantPorts
 from kafka_lineage.grants.requests import GrantEvent, GrantRequest
 from kafka_lineage.grants.result import GrantsResult
@@ -126,7 +127,8 @@ class GrantRun:
 
     def _reconcile(self, resume_after: str | None, resolver: Resolver, result: GrantsResult) -> None:
         listing = self._list()
-        scopes = self._scopes(listing.records, resolver, result)
+        holders = self._holders(listing.records, resolver, result) if resume_after is None else set()
+        scopes = self._scopes(listing.records, resolver, result, holders)
         last: str | None = None
         for scope in scopes:
             if resume_after is not None and scope.key <= resume_after:
@@ -149,12 +151,40 @@ class GrantRun:
             self._longest = max(self._longest, clock.monotonic() - started)
             last = scope.key
 
+    def _holders(self, records: Sequence[GrantRecord], resolver: Resolver, result: GrantsResult) -> set[str]:
+        """The admitted roles holding this stack's policies (`grants.holders`); the roles left behind and the
+        accounts that could not be swept are reported."""
+        grants: list[Grant] = []
+        principals: set[str] = set()
+        for record in records:
+            resolved = resolver.resolve(record)
+            if resolved.ours:
+                grants += resolved.grants
+                principals.update(resolved.principals)
+            elif resolver.listing(record) is None and (target := resolver.target(record)) is not None:
+                principals.update(target.principals)  # its listing is gone: its roles may hold access
+        access = self._settings.access
+        swept = sweep(
+            self._ports.roles,
+            accounts_of(access, principals),
+            principals,
+            grants,
+            access,
+            self._settings.naming,
+        )
+        for item in swept.left:
+            result.withhold({"resource": item.role_arn, "cause": item.cause, "clean": list(item.clean)})
+        for where, error in swept.failed.items():
+            cause = f"finding the roles holding this stack's access in {where}: {describe_failure(error)}"
+            result.fail({"resource": where, "cause": cause}, transient=transient(error))
+        return set(swept.holders)
+
     def _scopes(
-        self, records: Sequence[GrantRecord], resolver: Resolver, result: GrantsResult
+        self, records: Sequence[GrantRecord], resolver: Resolver, result: GrantsResult, holders: set[str]
     ) -> list[Scope]:
-        """Every group of roles one decision settles, in order; grants naming no role in a group of their own.
-        Counts the grants stuck for over an hour on the way."""
-        roles: set[str] = set()
+        """Every group of roles one decision settles, in order; grants naming no role in a group of their own,
+        and each holder of this stack's policies. Counts the grants stuck for over an hour on the way."""
+        roles: set[str] = set(holders)
         orphans = Scope()
         stuck_before = self._now() - timedelta(seconds=STUCK_SECONDS)
         for record in records:
@@ -207,6 +237,7 @@ class GrantRun:
                     report_plan(work, result)
                     return
                 if work.empty:
+                    report_findings(work, result)
                     result.count_unchanged(len(scope.grants))
                     return
                 if not held and (scope.roles or roles):
@@ -232,16 +263,29 @@ class GrantRun:
         if self._settings.access_error is not None:
             return self._refuse_all(grants, scope, self._settings.access_error)
         refused: dict[tuple[str, str], str] = {}
-        states = self._states(scope, grants, refused)
+        unreadable: dict[str, str] = {}
+        states = self._states(scope, grants, refused, unreadable)
         policies, skipped = self._policies(scope, grants, refused)
         reconciliation = reconcile(
-            grants, states, policies, self._settings.access, self._settings.naming, refused_before=refused
+            grants,
+            states,
+            policies,
+            self._settings.access,
+            self._settings.naming,
+            refused_before=refused,
+            unreadable=unreadable,
         )
         return work_of(grants, scope.unusable.values(), reconciliation, skipped)
 
     def _states(
-        self, scope: Scope, grants: list[Grant], refused: dict[tuple[str, str], str]
+        self,
+        scope: Scope,
+        grants: list[Grant],
+        refused: dict[tuple[str, str], str],
+        unreadable: dict[str, str],
     ) -> dict[str, RoleState]:
+        """Each admitted role's IAM state; a role that cannot be read (a refusal, not throttling) goes to
+        `unreadable` with why, and its pending grants are refused."""
         states: dict[str, RoleState] = {}
         for role in sorted(scope.roles):
             if not self._settings.access.admits_role(role):
@@ -252,6 +296,7 @@ class GrantRun:
                 if transient(error):
                     raise
                 cause = f"role {role} could not be read: {describe_failure(error)}"
+                unreadable[role] = cause
                 refused.update(
                     {g.key: cause for g in grants if role in g.principals and g.status in _GRANTING}
                 )
