@@ -156,22 +156,19 @@ class GrantRun:
         accounts that could not be swept are reported."""
         grants: list[Grant] = []
         principals: set[str] = set()
+        accounts = set(self._settings.cluster_accounts)
         for record in records:
             resolved = resolver.resolve(record)
             if resolved.ours:
                 grants += resolved.grants
                 principals.update(resolved.principals)
+                accounts.update(g.account for g in resolved.grants)
+                accounts.update(g.cluster.account for g in resolved.grants)
             elif resolver.listing(record) is None and (target := resolver.target(record)) is not None:
                 principals.update(target.principals)  # its listing is gone: its roles may hold access
         access = self._settings.access
-        swept = sweep(
-            self._ports.roles,
-            accounts_of(access, principals),
-            principals,
-            grants,
-            access,
-            self._settings.naming,
-        )
+        accounts |= accounts_of(access, principals)
+        swept = sweep(self._ports.roles, accounts, principals, grants, access, self._settings.naming)
         for item in swept.left:
             result.withhold({"resource": item.role_arn, "cause": item.cause, "clean": list(item.clean)})
         for where, error in swept.failed.items():
