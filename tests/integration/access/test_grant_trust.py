@@ -11,7 +11,7 @@ import pytest
 
 from local import access_world, world
 from subscription_grants.handler import GrantsFailed
-from tests.integration.access.conftest import CLUSTER, ORDERS, AccessWorld, reads
+from tests.integration.access.conftest import CUSTOMERS, ORDERS, OTHER_PROJECT, AccessWorld, reads
 from tests.integration.access.test_grant_cross_account import ACCOUNT_ROLE, EXTERNAL_ID, consumer_account
 
 # The call layer's attempts for one call (botocore standard mode, max_attempts 8: 9 in all).
@@ -132,21 +132,27 @@ def test_a_revoke_whose_subscription_target_was_deleted_is_never_said_revoked(ac
 
 
 def test_access_whose_grant_record_was_deleted_is_removed_by_the_reconciling_run(access: AccessWorld):
-    # Given a role granted two topics through two grants, one of which is then deleted from DataZone
+    # Given a role granted orders by its one grant, and another role granted customers; the first grant is
+    # then deleted from DataZone, so that no grant names its role any more
     role = access.role("orders-reader")
-    consumer = access.consumer([role])
-    _, orders = access.subscribe(consumer, ORDERS)
-    customers, _ = access.subscribe(consumer, "dbserver1.inventory.customers")
+    other = access.role("customers-reader")
+    _, orders = access.subscribe(access.consumer([role]), ORDERS)
+    customers, _ = access.subscribe(access.consumer([other], project=OTHER_PROJECT), CUSTOMERS)
     access.deliver()
+    assert reads(role, ORDERS)
     del _domain(access).subscription_grants[orders]
 
     # When the reconciling run goes
     access.run({})
 
-    # Then the deleted grant's topic is gone, the other stays
+    # Then the role, found from this stack's policy, loses the access; the other grant stays
     assert not reads(role, ORDERS)
-    assert reads(role, "dbserver1.inventory.customers")
+    assert reads(other, CUSTOMERS, group=f"{OTHER_PROJECT}-app")
     assert access.status(customers) == "GRANTED"
+    # ... and a second run writes nothing more
+    access.reset_calls()
+    access.run({})
+    assert access.writes() == {}
 
 
 def test_a_role_no_longer_admitted_holding_our_policies_is_reported_with_how_to_clean_it(access: AccessWorld):
@@ -218,4 +224,3 @@ def test_throttling_on_each_services_first_call_never_fails_the_grant(
     access.run({})
     assert access.status(subscription) == "GRANTED"
     assert reads(role, ORDERS)
-    assert CLUSTER.arn
