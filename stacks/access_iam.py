@@ -120,6 +120,7 @@ def role_statements(
         iam.PolicyStatement(
             sid="ConsumerRolePoliciesRead", actions=POLICY_READS, resources=any_policy_arns(scope)
         ),
+        # ListRoles and ListPolicies: the SAR gives them no resource type, so only "*" grants them.
         iam.PolicyStatement(sid="AccessHoldersList", actions=LISTINGS, resources=["*"]),
     ]
 
@@ -140,6 +141,6 @@ def nag_wildcards(scope: IConstruct, patterns: Sequence[str], naming: Naming = A
         f"arn:{partition}:iam::{account}:policy/{naming.path.strip('/')}/{naming.prefix}-*",
         f"arn:{partition}:iam::{account}:policy/*",
         f"arn:{partition}:iam::aws:policy/*",
-        "*",
+        "*",  # ListRoles, ListPolicies (AccessHoldersList)
     ]
     return list(dict.fromkeys(found))
