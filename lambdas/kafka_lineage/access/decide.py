@@ -169,7 +169,7 @@ def decide(
         refused=dict(sorted(refused.items())),
         granted=tuple(grant.key for grant in kept),
         revoked=tuple(g.key for g in every if not g.stands and g.key not in revoke_failed),
-        withheld=dict(sorted({**blocked, **current.withheld}.items())),
+        withheld=dict(sorted({**_holding(blocked, every), **current.withheld}.items())),
         revoke_failed=revoke_failed,
         blocked=blocked,
         warnings=dict(sorted(current.warnings.items())),
@@ -190,16 +190,36 @@ def _blocked(
         if role in unreadable:
             blocked[role] = unreadable[role]
             continue
-        refusal = role_refusal(role, settings)
-        if refusal is not None and role not in states:
-            blocked[role] = (
-                f"{refusal}: this stack may no longer read or write it, so the access it wrote there stays "
-                "until the role is admitted again (the next reconciling run then removes it) or its "
-                "policies of this stack are removed by hand"
-            )
+        cause = not_admitted(role, settings)
+        if cause is not None and role not in states:
+            blocked[role] = cause
         elif role in states and role not in current.packed:
             blocked[role] = current.withheld.get(role, f"role {role}: its policies are left as they are")
     return blocked
+
+
+def not_admitted(role: str, settings: AccessSettings) -> str | None:
+    """Why this stack can no longer read or write a role `access.consumerRoles` does not admit (its
+    function's IAM is synthesized from that setting), or None when it admits it."""
+    refusal = role_refusal(role, settings)
+    if refusal is None:
+        return None
+    return (
+        f"{refusal}: this stack may no longer read or write it, so the access it wrote there stays until the "
+        "role is admitted again (the next reconciling run then removes it) or its policies of this stack "
+        "are removed by hand"
+    )
+
+
+def _holding(blocked: Mapping[str, str], grants: list[Grant]) -> dict[str, str]:
+    """The blocked roles that may hold access: named by a grant granted or being revoked."""
+    holding = {
+        p
+        for g in grants
+        if g.status not in (GrantStatus.GRANT_PENDING, GrantStatus.GRANT_FAILED)
+        for p in g.principals
+    }
+    return {role: cause for role, cause in blocked.items() if role in holding}
 
 
 def _revoke_failures(

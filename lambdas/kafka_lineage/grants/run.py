@@ -44,6 +44,7 @@ from datetime import UTC, datetime, timedelta
 from functools import partial
 from typing import Any
 
+from kafka_lineage.access.decide import not_admitted
 from kafka_lineage.access.model import Grant, GrantStatus, RoleState
 from kafka_lineage.access.reconcile import reconcile
 from kafka_lineage.engine.deadline import Deadline
@@ -173,7 +174,10 @@ class GrantRun:
             result.withhold({"resource": item.role_arn, "cause": item.cause, "clean": list(item.clean)})
         for where, error in swept.failed.items():
             cause = f"finding the roles holding this stack's access in {where}: {describe_failure(error)}"
-            result.fail({"resource": where, "cause": cause}, transient=transient(error))
+            if transient(error):
+                result.fail({"resource": where, "cause": cause}, transient=True)
+            else:  # a setting or a permission to fix: said every run, not counted as a failed grant
+                result.withhold({"resource": where, "cause": cause})
         return set(swept.holders)
 
     def _scopes(
@@ -285,8 +289,10 @@ class GrantRun:
         `unreadable` with why, and its pending grants are refused."""
         states: dict[str, RoleState] = {}
         for role in sorted(scope.roles):
-            if not self._settings.access.admits_role(role):
-                continue  # not read: the role may not receive grants (and ours may not read it); refused
+            cause = not_admitted(role, self._settings.access)
+            if cause is not None:
+                unreadable[role] = cause  # not read: the function's IAM does not reach it; its grants refused
+                continue
             try:
                 state = self._ports.roles.read(role)
             except Exception as error:
