@@ -7,8 +7,9 @@ shrink another role's access, so the decision repeats until no new refusal appea
 
 Readings chosen:
 - The guards judge grants that are not GRANTED yet; they fail with the cause. A GRANTED grant is not
-  failed afterwards (DataZone's way back from GRANTED is a revoke), with one exception: a role that
-  `access.consumerRoles` no longer admits loses the access, reported under `withheld`.
+  failed afterwards (DataZone's way back from GRANTED is a revoke). A role that `access.consumerRoles` no
+  longer admits is reported under `withheld`; its access is taken away only if its state was read (the
+  run does not read it: the function's IAM no longer reaches it, so it is `blocked`).
 - When a role's access does not fit even without its pending grants, its policies are left as they are
   and the role is reported under `withheld` (IAM would refuse the writes).
 - Taking access away needs no guard: a revoke always renders the smaller access.

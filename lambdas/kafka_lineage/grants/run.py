@@ -20,8 +20,9 @@ ListSubscriptionGrants has no filter by role (50 a page at 3 TPS): an event list
 N/50 calls in a domain of N grants), and a reconciling run lists it once for all its groups. A group is
 listed again under its leases only when another run wrote one of its roles after the listing began
 (`RoleLeases.hold(...).written_since`): the lease's previous generation says when.
-Known limits: a role whose every grant was deleted (not revoked) is not found again, so its access stays
-until a grant names it; a managed policy of ours left unattached by a stopped run is adopted when it is
+Roles are also found from this stack's policies (`grants.holders`, each reconciling run): a role whose every
+grant was deleted, or whose grant's listing or target is gone, is rendered again and loses what no standing
+grant gives. Known limit: a managed policy of ours left unattached by a stopped run is adopted when it is
 needed again, never deleted otherwise.
 
 One writer per role: why a lease, and not an SQS FIFO queue grouped by role. A FIFO queue orders the
