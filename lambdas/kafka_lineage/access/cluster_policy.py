@@ -152,10 +152,17 @@ def merge(
     cluster = ClusterArn.parse(cluster_arn)
     existing = current.get("Statement", []) if current else []
     kept = [existing] if isinstance(existing, Mapping) else list(existing)
-    foreign = [statement for statement in kept if not _ours(statement, token)]
     granted = tuple(sorted(granted, key=lambda a: a.account))
     ours = [consumer_statement(cluster, access, token, by_account) for access in granted]
-    statements = foreign + ours
+    # Each statement keeps its place (ours replaced where they stand, new ones last): two stacks writing one
+    # policy would otherwise move each other's statements on every run, a write each time.
+    pending = {statement["Sid"]: statement for statement in ours}
+    statements = [
+        pending.pop(statement["Sid"]) if _ours(statement, token) else statement
+        for statement in kept
+        if not _ours(statement, token) or statement["Sid"] in pending
+    ]
+    statements += list(pending.values())
     document: dict[str, Any] | None = None
     if statements:
         document = {"Version": (current or {}).get("Version", POLICY_VERSION), "Statement": statements}

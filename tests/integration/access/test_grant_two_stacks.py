@@ -13,7 +13,14 @@ import boto3
 
 from kafka_lineage.access.model import Naming
 from local import access_world, world
-from tests.integration.access.conftest import ORDERS, AccessWorld, reads
+from tests.integration.access.conftest import CLUSTER, ORDERS, AccessWorld, reads
+from tests.integration.access.test_grant_cross_account import (
+    ACCOUNT_ROLE,
+    CONSUMER_ACCOUNT,
+    EXTERNAL_ID,
+    OTHER_TEAM,
+    consumer_account,
+)
 
 CUSTOMERS = "dbserver1.inventory.customers"
 DEV_TYPE = "KafkaTopicAssetTypeDev"
@@ -133,3 +140,73 @@ def test_two_stacks_grant_and_revoke_one_role_without_disturbing_each_other(acce
     # (the only calls IAM refused: listing the versions of the other stack's managed policies, which the
     # adapter then reads by their default version; with the stack's name prefix given to the adapter, none)
     assert set(access.aws.call_counts("iam", ok=False)) <= {"iam:ListPolicyVersions"}
+
+
+def test_two_stacks_keep_each_others_statements_in_one_cluster_policy(access: AccessWorld):
+    # Given a cluster whose policy lets another team in, and a role in a consumer account subscribed to
+    # orders through the prod stack's asset and to customers through the dev stack's
+    access.configure(
+        consumerAccountRole=f"arn:aws:iam::{{account}}:role/{ACCOUNT_ROLE}", externalId=EXTERNAL_ID
+    )
+    boto3.client("kafka").put_cluster_policy(
+        ClusterArn=CLUSTER.arn, Policy=json.dumps({"Version": "2012-10-17", "Statement": [OTHER_TEAM]})
+    )
+    role = consumer_account(access)
+    consumer = access_world.add_consumer(
+        access.aws.datazone,
+        "prjconsumer01",
+        [role],
+        account=CONSUMER_ACCOUNT,
+        asset_types=(access_world.ASSET_TYPE, DEV_TYPE),
+    )
+    prod_subscription = access_world.subscribe(access.aws.datazone, consumer, ORDERS)
+    dev_asset = _dev_asset(access.aws.datazone, CUSTOMERS)
+    access.aws.datazone.settle_listings(world.DOMAIN_ID)
+    dev_subscription = access.aws.datazone.subscribe(world.DOMAIN_ID, dev_asset, consumer.project_id)
+
+    # When each stack's reconciling run goes
+    run_as(access, None)
+    run_as(access, DEV_TYPE)
+
+    # Then the cluster policy holds the other team's statement and one statement of each stack, each Sid
+    # carrying its stack's token, each naming the role; a run of either again writes nothing
+    prod = Naming.for_stack(world.DOMAIN_ID, access_world.ASSET_TYPE)
+    dev = Naming.for_stack(world.DOMAIN_ID, DEV_TYPE)
+    policy = access.aws.cluster_policies.policy_of(CLUSTER.arn)
+    assert policy is not None
+    assert [s["Sid"] for s in policy["Statement"]] == [
+        OTHER_TEAM["Sid"],
+        f"KafkaLineageConsumer{prod.token}{CONSUMER_ACCOUNT}",
+        f"KafkaLineageConsumer{dev.token}{CONSUMER_ACCOUNT}",
+    ]
+    assert reads(role, ORDERS)
+    assert reads(role, CUSTOMERS)
+    access.reset_calls()
+    run_as(access, None)
+    run_as(access, DEV_TYPE)
+    assert access.writes() == {}
+
+    # When the prod subscription is revoked and the prod stack runs
+    access_world.revoke(prod_subscription)
+    run_as(access, None)
+
+    # Then only prod's statement goes; dev's and the other team's stay, and the role still reads customers
+    assert access.status(prod_subscription) == "REVOKED"
+    after = access.aws.cluster_policies.policy_of(CLUSTER.arn)
+    assert after is not None
+    assert [s["Sid"] for s in after["Statement"]] == [
+        OTHER_TEAM["Sid"],
+        f"KafkaLineageConsumer{dev.token}{CONSUMER_ACCOUNT}",
+    ]
+    assert not reads(role, ORDERS)
+    assert reads(role, CUSTOMERS)
+
+    # When the dev subscription is revoked in turn, then only the other team's statement is left
+    boto3.client("datazone", region_name=world.REGION).revoke_subscription(
+        domainIdentifier=world.DOMAIN_ID, identifier=dev_subscription
+    )
+    run_as(access, DEV_TYPE)
+    assert access.status(dev_subscription) == "REVOKED"
+    final = access.aws.cluster_policies.policy_of(CLUSTER.arn)
+    assert final is not None
+    assert final["Statement"] == [OTHER_TEAM]
