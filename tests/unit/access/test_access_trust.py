@@ -207,6 +207,9 @@ def test_two_stacks_keep_each_others_cluster_policy_statements() -> None:
         f"KafkaLineageConsumer{PROD.token}{CONSUMER_ACCOUNT}",
     ]
     assert emptied == after_dev
+    # ... and neither stack, merging the same grants again, moves the other's statement (no write)
+    assert not merge(CLUSTER, after_prod, dev_grants, token=DEV.token).changed
+    assert not merge(CLUSTER, after_prod, prod_grants, token=PROD.token).changed
     # And the principal is the granted role, not the account
     assert after_prod["Statement"][0]["Principal"] == {"AWS": [REMOTE_ROLE]}
 
