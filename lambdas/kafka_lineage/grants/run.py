@@ -129,7 +129,7 @@ class GrantRun:
 
     def _reconcile(self, resume_after: str | None, resolver: Resolver, result: GrantsResult) -> None:
         listing = self._list()
-        holders = self._holders(listing.records, resolver, result) if resume_after is None else set()
+        holders = self._holders(listing.records, resolver, result)  # each invocation: its groups need them
         scopes = self._scopes(listing.records, resolver, result, holders)
         last: str | None = None
         for scope in scopes:
