@@ -167,3 +167,68 @@ def test_the_holders_of_this_stacks_policies_are_found_from_the_policies(iam: An
     assert record is not None
     [policy] = record.managed
     assert (policy.arn, policy.versions) == (theirs, ())
+
+
+def test_a_role_whose_every_grant_was_deleted_loses_its_access_on_the_reconciling_run() -> None:
+    # Given a role granted a topic, whose grant record is then deleted from DataZone
+    world = FakeWorld()
+    world.datazone.add_grant(1, TOPIC)
+    world.iam.add_role(ROLE)
+    run(world, event("subscription_grant_requested.json"))
+    assert world.iam.roles[ROLE].inline
+    del world.datazone.records["grant0001"]
+
+    # When the reconciling run goes (the stack's cluster is in the role's account: SOURCES)
+    result = run(world, {}, cluster_accounts=(ROLE.split(":")[4],))
+
+    # Then the role, found from this stack's policy, loses it; nothing failed
+    assert world.iam.roles[ROLE].inline == {}
+    assert result.failed.total == 0
+
+
+@pytest.mark.parametrize("transient_error", [True, False])
+def test_a_sweep_that_fails_is_withheld_when_refused_and_failed_when_transient(transient_error: bool) -> None:
+    # Given IAM refusing (or throttling) the listing of the account's roles
+    world = FakeWorld()
+    world.datazone.add_grant(1, TOPIC)
+    world.iam.add_role(ROLE)
+    run(world, event("subscription_grant_requested.json"))
+    from kafka_lineage.model.failures import AccessDenied
+
+    error = (
+        Throttled("ListRoles", "Throttling", "slow down")
+        if transient_error
+        else AccessDenied("ListRoles", "AccessDenied", "no")
+    )
+
+    def refuse(account: str) -> tuple[str, ...]:
+        raise error
+
+    world.iam.account_roles = refuse  # type: ignore[method-assign]
+
+    # When the reconciling run goes
+    result = run(world, {})
+
+    # Then a refusal is reported as withheld (a setting or permission to fix, no failed grant), and
+    # throttling as a transient failure; the grant stays GRANTED either way
+    if transient_error:
+        assert result.raises
+    else:
+        assert not result.raises
+        assert result.failed.total == 0
+        assert "ListRoles" in result.withheld.items[0]["cause"]
+    assert world.datazone.status_of("grant0001") == "GRANTED"
+
+
+def test_the_stacks_cluster_accounts_are_read_from_sources() -> None:
+    from kafka_lineage.grants.settings import cluster_accounts
+
+    sources = json.dumps(
+        [
+            {"clusterArn": "arn:aws:kafka:eu-west-1:111122223333:cluster/a/u-1"},
+            {"clusterArn": "arn:aws:kafka:eu-west-1:444455556666:cluster/b/u-2", "roleArn": "x"},
+            {"clusterArn": "not an arn"},
+        ]
+    )
+    assert cluster_accounts(sources) == ("111122223333", "444455556666")
+    assert cluster_accounts("not json") == ()
