@@ -16,6 +16,9 @@ detaches those. So:
   SAR lists for both): the function can never attach, say, AdministratorAccess to a consumer role.
 - Managed-policy writes only under our path and this stack's name prefix (a consumer account's role, which
   any stack of the governance account may use, under every stack's: `KafkaLineageAccess-*`).
+- ListRoles and ListPolicies (no resource type in the SAR, so `*`) and ListEntitiesForPolicy on our managed
+  policies: the reconciling run finds the roles that hold our policies from the policies themselves (a grant
+  deleted names no role any more; kafka_lineage.grants.holders).
 - GetPolicy and GetPolicyVersion on any customer managed policy of the account and on AWS managed policies: a
   boundary, or another policy attached to a consumer role, can be any of them, and the function reads its
   document to find a Deny before it grants (access.guards). IAM has no condition that limits a read to the
@@ -48,7 +51,9 @@ OWN_POLICIES = [
     "iam:GetPolicy",
     "iam:GetPolicyVersion",
     "iam:ListPolicyVersions",
+    "iam:ListEntitiesForPolicy",
 ]
+LISTINGS = ["iam:ListPolicies", "iam:ListRoles"]
 POLICY_READS = ["iam:GetPolicy", "iam:GetPolicyVersion"]
 
 
@@ -115,6 +120,8 @@ def role_statements(
         iam.PolicyStatement(
             sid="ConsumerRolePoliciesRead", actions=POLICY_READS, resources=any_policy_arns(scope)
         ),
+        # ListRoles and ListPolicies: the SAR gives them no resource type, so only "*" grants them.
+        iam.PolicyStatement(sid="AccessHoldersList", actions=LISTINGS, resources=["*"]),
     ]
 
 
@@ -134,5 +141,6 @@ def nag_wildcards(scope: IConstruct, patterns: Sequence[str], naming: Naming = A
         f"arn:{partition}:iam::{account}:policy/{naming.path.strip('/')}/{naming.prefix}-*",
         f"arn:{partition}:iam::{account}:policy/*",
         f"arn:{partition}:iam::aws:policy/*",
+        "*",  # ListRoles, ListPolicies (AccessHoldersList)
     ]
     return list(dict.fromkeys(found))

@@ -153,9 +153,16 @@ BY_SID: dict[str, str] = {
         "condition), so no other policy, AdministratorAccess say, can ever be attached."
     ),
     "AccessPolicies": (
-        "Create, revise (IAM keeps five versions), read and delete our own managed policies: the path "
+        "Create, revise (IAM keeps five versions), read, list the roles of, and delete our own managed "
+        "policies: the path "
         "`/kafka-lineage/` and this stack's name prefix `KafkaLineageAccess-<token>-` only (a consumer "
         "account's role: every stack's, `KafkaLineageAccess-`)."
+    ),
+    "AccessHoldersList": (
+        "List the account's roles and this path's managed policies, to find the roles that still hold this "
+        "stack's access when no grant names them any more (a grant deleted, its listing or target gone), so "
+        "the reconciling run can remove it. The SAR gives ListRoles and ListPolicies no resource type, so "
+        "only `*` grants them; they read names, never documents."
     ),
     "ConsumerRolePoliciesRead": (
         "Read the documents of a consumer role's permissions boundary and of its other attached policies, "

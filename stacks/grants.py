@@ -202,7 +202,8 @@ class SubscriptionGrants:
             (
                 "AwsSolutions-IAM5[Resource::*]",
                 "Only actions the IAM Service Authorization Reference gives no resource type: DataZone's "
-                "subscription-grant reads and status updates (each names the domain) and X-Ray's writes",
+                "subscription-grant reads and status updates (each names the domain), X-Ray's writes, and "
+                "IAM's ListRoles and ListPolicies (finding the roles that hold this stack's policies)",
             )
         ]
         why_roles = (
@@ -214,6 +215,7 @@ class SubscriptionGrants:
         found += [
             (f"AwsSolutions-IAM5[Resource::{resource}]", why_roles)
             for resource in nag_wildcards(self.scope, self.patterns, self.naming)
+            if resource != "*"  # acknowledged above, with the role's other `*` grants
         ]
         found += [
             (

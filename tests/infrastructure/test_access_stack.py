@@ -299,6 +299,9 @@ def test_no_iam_action_beyond_what_the_function_calls(full: Synthesized):
         "iam:DeletePolicyVersion",
         "iam:GetPolicy",
         "iam:GetPolicyVersion",
+        "iam:ListEntitiesForPolicy",
+        "iam:ListPolicies",
+        "iam:ListRoles",
         "iam:ListPolicyVersions",
     }
 

@@ -13,14 +13,22 @@ each consumer role may do, the IAM writes that make it so, and each grant's outc
 - `evaluate`, `guards`: the allow-list, and a small IAM evaluator for permissions boundaries.
 - `cluster_policy`: the MSK cluster policy statements for consumer accounts, merged with the others.
 - `decide`: every role's plan and every grant's outcome; `reconcile`: that, and the cluster policies.
+- `leftovers`: `left_behind`, the roles holding this stack's access that `consumerRoles` no longer admits,
+  with how to clean them (the run reports them; the command line can call it).
 
-Readings chosen where AWS is silent (each the pessimistic one; the modules say more):
+Readings chosen where AWS is silent (the modules say more):
 - Sizes are the minified JSON's length ("IAM does not count white space").
-- A Condition makes a Deny count and an Allow not count; policy variables widen a Deny, void an Allow.
+- Conditions are judged on `aws:SecureTransport` (true: MSK IAM access control is TLS only, Glue HTTPS
+  only); a Deny whose condition cannot be judged is a warning, not a refusal; such an Allow does not count.
+  Policy variables widen a Deny, void an Allow.
+- A revoke is REVOKED only when each of its roles was read and written (or is gone), else REVOKE_FAILED.
 - A grant refused for one of its roles gives nothing to any of them.
 - Kafka topic names are `[a-zA-Z0-9._-]`, so no wildcard reaches a topic ARN; other names are refused.
 - MSK's 20 KB cluster policy limit is read as 20,000 bytes.
-- Guards fail grants not yet GRANTED; a GRANTED grant stays (a role the allow-list no longer names
-  loses the access); a role or cluster whose granted access alone no longer fits is left as it is.
+- Guards fail grants not yet GRANTED; a GRANTED grant stays; a role the allow-list no longer names is not
+  read or written (its revokes fail, `leftovers` names it); a role or cluster whose granted access alone
+  no longer fits is left as it is.
+- Group templates: a literal separator after each placeholder, no wildcard before it; a value holding that
+  separator is refused.
 - Writes are ordered so that access moving between policies is never briefly missing.
 """

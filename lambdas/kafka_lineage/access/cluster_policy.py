@@ -7,15 +7,25 @@ a cluster policy to the MSK cluster"): the consumer account as principal, `kafka
 `kafka-cluster` actions, here narrowed from the example's `kafka-cluster:*` to what a grant gives (Connect,
 DescribeTopic, ReadData, DescribeGroup, AlterGroup) on the granted topics and group patterns only.
 
-One statement per consumer account, Sid `KafkaLineageConsumer<account>`: ours are recognised by that Sid
-prefix; every other statement is kept as it is, in its place. An account with no grant left loses its
-statement; a policy left with no statement is deleted. Action and Resource are always lists of strings.
+One statement per consumer account, Sid `KafkaLineageConsumer<token><account>` (the stack's token,
+`Naming.token`): ours are recognised by that exact Sid, so two stacks writing one cluster's policy never
+take each other's statements for their own; every other statement is kept as it is, in its place. An
+account with no grant left loses its statement; a policy left with no statement is deleted. Action and
+Resource are always lists of strings.
+
+The principal is the granted roles of that account (`access.clusterPolicyPrincipals` "roles", the default),
+or the account's root ("account", as AWS's example does: the consumer account's IAM then decides which of
+its roles may use it). Naming the roles keeps the cluster's owner from trusting the whole account; IAM keeps
+a named role's unique id, so a role deleted and created again must be granted again (the next reconciling
+run writes its ARN again). A role `access.consumerRoles` no longer admits is left out.
+
 MSK takes a policy of at most 20 KB; the pessimistic reading, 20,000 bytes of the minified JSON, is kept.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -47,20 +57,28 @@ class ConsumerAccess:
     account: str
     topics: tuple[str, ...]
     groups: tuple[str, ...]
+    roles: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
 class ClusterPolicyPlan:
     """The cluster policy to put (`document`), or to delete (`document` None and `delete`); `changed` is
-    False when the cluster already has it (no write)."""
+    False when the cluster already has it (no write). `again` merges the same grants into a policy read
+    later (a version conflict)."""
 
     cluster_arn: str
     document: dict[str, Any] | None
     changed: bool
+    granted: tuple[ConsumerAccess, ...] = ()
+    token: str = ""
+    by_account: bool = False
 
     @property
     def delete(self) -> bool:
         return self.changed and self.document is None
+
+    def again(self, current: Mapping[str, Any] | None) -> ClusterPolicyPlan:
+        return merge(self.cluster_arn, current, self.granted, token=self.token, by_account=self.by_account)
 
 
 def consumers(
@@ -71,46 +89,80 @@ def consumers(
     cluster = ClusterArn.parse(cluster_arn)
     topics: dict[str, set[str]] = {}
     groups: dict[str, set[str]] = {}
+    roles: dict[str, set[str]] = {}
     for grant in grants:
         if not grant.stands or grant.cluster != cluster:
             continue
         for principal in grant.principals:
             role = RoleArn.parse(principal)
-            if role.account == cluster.account:
+            if role.account == cluster.account or not settings.admits_role(principal):
                 continue
             topic, granted_groups = granted(grant, role, settings)
             topics.setdefault(role.account, set()).add(topic)
             groups.setdefault(role.account, set()).update(granted_groups)
+            roles.setdefault(role.account, set()).add(principal)
     return tuple(
-        ConsumerAccess(account, tuple(sorted(topics[account])), tuple(sorted(groups[account])))
+        ConsumerAccess(
+            account,
+            tuple(sorted(topics[account])),
+            tuple(sorted(groups[account])),
+            tuple(sorted(roles[account])),
+        )
         for account in sorted(topics)
     )
 
 
-def _ours(statement: Any) -> bool:
-    return isinstance(statement, Mapping) and str(statement.get("Sid", "")).startswith(SID_PREFIX)
+def sid(token: str, account: str) -> str:
+    """Our statement's Sid for one consumer account (Sids are [A-Za-z0-9]; the token is hex)."""
+    return f"{SID_PREFIX}{token}{account}"
 
 
-def consumer_statement(cluster: ClusterArn, access: ConsumerAccess) -> dict[str, Any]:
+def _ours(statement: Any, token: str) -> bool:
+    return (
+        isinstance(statement, Mapping)
+        and re.fullmatch(rf"{SID_PREFIX}{re.escape(token)}\d{{12}}", str(statement.get("Sid", "")))
+        is not None
+    )
+
+
+def consumer_statement(
+    cluster: ClusterArn, access: ConsumerAccess, token: str = "", by_account: bool = False
+) -> dict[str, Any]:
+    root = f"arn:{cluster.partition}:iam::{access.account}:root"
+    principal: str | list[str] = root if by_account or not access.roles else list(access.roles)
     return {
-        "Sid": f"{SID_PREFIX}{access.account}",
+        "Sid": sid(token, access.account),
         "Effect": "Allow",
-        "Principal": {"AWS": f"arn:{cluster.partition}:iam::{access.account}:root"},
+        "Principal": {"AWS": principal},
         "Action": list(CONSUMER_ACTIONS),
         "Resource": [cluster.arn, *access.topics, *access.groups],
     }
 
 
 def merge(
-    cluster_arn: str, current: Mapping[str, Any] | None, granted: Iterable[ConsumerAccess]
+    cluster_arn: str,
+    current: Mapping[str, Any] | None,
+    granted: Iterable[ConsumerAccess],
+    *,
+    token: str = "",
+    by_account: bool = False,
 ) -> ClusterPolicyPlan:
-    """The cluster policy with our statements for exactly `granted`, every other statement kept."""
+    """The cluster policy with our statements (this stack's `token`) for exactly `granted`, every other
+    statement kept (another stack's too)."""
     cluster = ClusterArn.parse(cluster_arn)
     existing = current.get("Statement", []) if current else []
     kept = [existing] if isinstance(existing, Mapping) else list(existing)
-    foreign = [statement for statement in kept if not _ours(statement)]
-    ours = [consumer_statement(cluster, access) for access in sorted(granted, key=lambda a: a.account)]
-    statements = foreign + ours
+    granted = tuple(sorted(granted, key=lambda a: a.account))
+    ours = [consumer_statement(cluster, access, token, by_account) for access in granted]
+    # Each statement keeps its place (ours replaced where they stand, new ones last): two stacks writing one
+    # policy would otherwise move each other's statements on every run, a write each time.
+    pending = {statement["Sid"]: statement for statement in ours}
+    statements = [
+        pending.pop(statement["Sid"]) if _ours(statement, token) else statement
+        for statement in kept
+        if not _ours(statement, token) or statement["Sid"] in pending
+    ]
+    statements += list(pending.values())
     document: dict[str, Any] | None = None
     if statements:
         document = {"Version": (current or {}).get("Version", POLICY_VERSION), "Statement": statements}
@@ -118,11 +170,11 @@ def merge(
         if size > CLUSTER_POLICY_LIMIT:
             raise ClusterPolicyTooLarge(
                 f"the cluster policy of {cluster_arn} would be {size:,} bytes with the grants to accounts "
-                f"{', '.join(a['Sid'][len(SID_PREFIX) :] for a in ours)}: MSK takes at most 20 KB "
+                f"{', '.join(a.account for a in granted)}: MSK takes at most 20 KB "
                 f"({CLUSTER_POLICY_LIMIT:,} bytes read pessimistically)"
             )
     changed = _normal(current, cluster) != _normal(document, cluster)
-    return ClusterPolicyPlan(cluster_arn, document, changed)
+    return ClusterPolicyPlan(cluster_arn, document, changed, granted, token, by_account)
 
 
 def _normal(document: Mapping[str, Any] | None, cluster: ClusterArn) -> str | None:

@@ -9,9 +9,16 @@ the outside tests use. The part needed is small: Allow and Deny, Action/NotActio
 IAM's wildcards (`*` any run, `?` one character), actions compared case-insensitively
 (IAM User Guide, "Policy evaluation logic" and the Action, NotAction, Resource, NotResource elements).
 
-Readings chosen where a policy says more than this evaluator reads, each the pessimistic one:
-- A statement with a `Condition` is not known to apply: a Deny with a condition counts as denying, an
-  Allow with a condition does not count as allowing.
+Readings chosen where a policy says more than this evaluator reads:
+- Conditions are judged on the keys whose value is known for every call a granted role makes (`CONTEXT`):
+  `aws:SecureTransport` is true, since MSK's IAM access control works over TLS only (the IAM listeners,
+  ports 9098 and 9198) and the Glue API over HTTPS only. The operators read are `Bool` and `BoolIfExists`.
+  A condition block holds when each of its tests holds (IAM ANDs them) and fails as soon as one fails.
+- A statement whose condition fails does not apply. An Allow whose condition cannot be judged (another key
+  or operator) does not count as allowing (pessimistic). A Deny whose condition cannot be judged does not
+  count as denying either: it is returned by `conditional_denials`, which the guards report as a warning
+  naming the condition, not as a refusal (a guard such as `aws:RequestedRegion` or `aws:SourceVpc` would
+  otherwise fail every grant on the role).
 - A resource pattern with a policy variable (`${...}`) matches anything in a Deny and nothing in an Allow.
 - The resource asked about may itself be a pattern (a consumer-group ARN with `*`): a Deny counts when it
   could match any resource the pattern names, an Allow only when it surely covers all of them.
@@ -55,6 +62,28 @@ def statements(document: Mapping[str, Any] | None) -> tuple[Mapping[str, Any], .
 
 
 _WILDCARDS = frozenset("*?")
+# Condition keys (lower case: IAM compares them case-insensitively) known for every granted call.
+CONTEXT = {"aws:securetransport": "true"}
+_BOOL_OPERATORS = ("bool", "boolifexists")
+
+
+def condition_holds(condition: Any) -> bool | None:
+    """Whether a statement's Condition holds for a granted call: True, False, or None when it cannot be
+    judged (a key or operator outside `CONTEXT` and `Bool`)."""
+    if not isinstance(condition, Mapping):
+        return None
+    judged: bool | None = True
+    for operator, tests in condition.items():
+        if str(operator).lower() not in _BOOL_OPERATORS or not isinstance(tests, Mapping):
+            judged = None
+            continue
+        for key, wanted in tests.items():
+            known = CONTEXT.get(str(key).lower())
+            if known is None:
+                judged = None
+            elif known not in (value.lower() for value in _list(wanted)):
+                return False
+    return judged
 
 
 @cache
@@ -143,24 +172,46 @@ def _allows_resource(statement: Mapping[str, Any], resource: str) -> bool:
     return any(_resource_surely_matches(pattern, resource) for pattern in _list(statement.get("Resource")))
 
 
-def denying(policies: Iterable[Mapping[str, Any] | None], action: str, resource: str) -> str | None:
-    """The Sid (or "" when it has none) of the first Deny in `policies` that counts as denying `action` on
-    `resource`, or None."""
+def _denials(
+    policies: Iterable[Mapping[str, Any] | None], action: str, resource: str
+) -> Iterable[tuple[Mapping[str, Any], bool | None]]:
+    """Each Deny that names `action` on `resource`, with whether its condition holds (True without one)."""
     for document in policies:
         for statement in statements(document):
             if str(statement.get("Effect", "")).lower() != "deny":
                 continue
             if _applies_to_action(statement, action) and _denies_resource(statement, resource):
-                return str(statement.get("Sid", ""))
+                yield statement, condition_holds(statement["Condition"]) if "Condition" in statement else True
+
+
+def denying(policies: Iterable[Mapping[str, Any] | None], action: str, resource: str) -> str | None:
+    """The Sid (or "" when it has none) of the first Deny in `policies` that denies `action` on `resource`
+    (unconditionally, or under a condition that holds), or None."""
+    for statement, holds in _denials(policies, action, resource):
+        if holds:
+            return str(statement.get("Sid", ""))
     return None
 
 
+def conditional_denials(
+    policies: Iterable[Mapping[str, Any] | None], action: str, resource: str
+) -> tuple[tuple[str, Mapping[str, Any]], ...]:
+    """(Sid or "", condition) of each Deny of `action` on `resource` whose condition cannot be judged."""
+    return tuple(
+        (str(statement.get("Sid", "")), statement["Condition"])
+        for statement, holds in _denials(policies, action, resource)
+        if holds is None
+    )
+
+
 def allowing(policies: Iterable[Mapping[str, Any] | None], action: str, resource: str) -> str | None:
-    """The Sid (or "") of the first unconditional Allow in `policies` that surely covers `action` on
-    `resource`, or None."""
+    """The Sid (or "") of the first Allow in `policies` that surely covers `action` on `resource`, without a
+    condition or under one that holds, or None."""
     for document in policies:
         for statement in statements(document):
-            if str(statement.get("Effect", "")).lower() != "allow" or "Condition" in statement:
+            if str(statement.get("Effect", "")).lower() != "allow":
+                continue
+            if "Condition" in statement and not condition_holds(statement["Condition"]):
                 continue
             if _applies_to_action(statement, action) and _allows_resource(statement, resource):
                 return str(statement.get("Sid", ""))

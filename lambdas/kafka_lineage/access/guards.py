@@ -7,15 +7,19 @@
   `glue:GetSchema*`, whatever is attached: their grants fail here, before anything is written.
 - An identity policy whose document was not read (None) is not searched for a Deny: the adapter reads
   the role's inline and attached policies; SCPs and resource control policies are out of its reach.
+- A Deny under a condition the evaluator cannot judge (`evaluate.condition_holds`) is not a refusal: it is
+  a warning naming the policy, the statement and the condition (`condition_warnings`), reported with the
+  grant, since whether it applies depends on how the consumer calls.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
 from kafka_lineage.access.desired import RoleAccess
-from kafka_lineage.access.evaluate import allowing, denying
+from kafka_lineage.access.evaluate import allowing, conditional_denials, denying
 from kafka_lineage.access.model import Naming, RoleState
 from kafka_lineage.access.settings import AccessSettings
 
@@ -75,3 +79,24 @@ def boundary_refusal(state: RoleState, access: RoleAccess, naming: Naming) -> st
             if denied is not None:
                 return f"the {name} of role {state.role_arn} denies {action} on {resource}{_sid(denied)}"
     return None
+
+
+def condition_warnings(state: RoleState, access: RoleAccess, naming: Naming) -> tuple[str, ...]:
+    """One warning per Deny in the role's boundary or other policies that names some of the access under a
+    condition that cannot be judged, naming the policy, the statement and the condition."""
+    policies: list[tuple[str, Mapping[str, Any] | None]] = []
+    if state.boundary_arn is not None:
+        policies.append((f"permissions boundary {state.boundary_arn}", state.boundary))
+    policies += _others(state, naming)
+    found: dict[tuple[str, str], str] = {}
+    for action, resource in access.needs():
+        for name, document in policies:
+            for sid, condition in conditional_denials((document,), action, resource):
+                key = (name, sid or json.dumps(condition, sort_keys=True))
+                found.setdefault(
+                    key,
+                    f"the {name} of role {state.role_arn} denies {action} on {resource}{_sid(sid)} under the "
+                    f"condition {json.dumps(condition, sort_keys=True)}, which cannot be judged before the "
+                    "call: granted anyway; the role's calls must not meet that condition",
+                )
+    return tuple(found[key] for key in sorted(found))

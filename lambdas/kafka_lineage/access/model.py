@@ -128,8 +128,21 @@ class Naming:
         return cls(prefix=f"{BASE_PREFIX}-{token}")
 
     @property
+    def token(self) -> str:
+        """The stack's token (`Naming.for_stack`), "" for the base naming: what the cluster-policy Sids
+        carry, so each stack recognises its own statements and no other's."""
+        return self.prefix[len(BASE_PREFIX) + 1 :] if self.prefix.startswith(f"{BASE_PREFIX}-") else ""
+
+    @property
     def inline_name(self) -> str:
         return self.prefix
+
+    def owns_policy(self, name: str, path: str) -> bool:
+        """True for a managed policy of this stack (any role's): `prefix-<roleName>-<n>` under our path."""
+        return (
+            path == self.path
+            and re.fullmatch(rf"{re.escape(self.prefix)}-.+-[1-9]\d{{0,2}}", name) is not None
+        )
 
     def managed_name(self, role_name: str, index: int) -> str:
         return f"{self.prefix}-{role_name}-{index}"

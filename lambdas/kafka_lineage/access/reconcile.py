@@ -35,14 +35,21 @@ def _remote(grant: Grant) -> bool:
 
 
 def _merge_all(
-    kept: tuple[Grant, ...], policies: Mapping[str, Mapping[str, Any] | None], settings: AccessSettings
+    kept: tuple[Grant, ...],
+    policies: Mapping[str, Mapping[str, Any] | None],
+    settings: AccessSettings,
+    naming: Naming,
 ) -> tuple[dict[str, ClusterPolicyPlan], dict[str, str]]:
     plans: dict[str, ClusterPolicyPlan] = {}
     too_large: dict[str, str] = {}
     clusters = sorted({g.cluster_arn for g in kept if _remote(g)} | set(policies))
+    by_account = settings.cluster_policy_principals == "account"
     for cluster in clusters:
         try:
-            plans[cluster] = merge(cluster, policies.get(cluster), consumers(cluster, kept, settings))
+            granted = consumers(cluster, kept, settings)
+            plans[cluster] = merge(
+                cluster, policies.get(cluster), granted, token=naming.token, by_account=by_account
+            )
         except ClusterPolicyTooLarge as error:
             too_large[cluster] = str(error)
     return plans, too_large
@@ -56,19 +63,21 @@ def reconcile(
     naming: Naming,
     *,
     refused_before: Mapping[GrantKey, str] | None = None,
+    unreadable: Mapping[str, str] | None = None,
 ) -> Reconciliation:
     """Decide the roles, then merge the cluster policies (`policies`: each cluster's current policy, None
     when it has none, for every cluster a grant names or that holds statements of ours).
-    `refused_before`: grants already refused for a cause found outside (a cluster that cannot be reached)."""
+    `refused_before`: grants already refused for a cause found outside (a cluster that cannot be reached);
+    `unreadable`: roles that could not be read, with why (their revokes cannot complete)."""
     every = list(grants)
-    decision = decide(every, states, settings, naming, refused_before=refused_before)
-    plans, too_large = _merge_all(decision.kept, policies, settings)
+    decision = decide(every, states, settings, naming, refused_before=refused_before, unreadable=unreadable)
+    plans, too_large = _merge_all(decision.kept, policies, settings, naming)
     if too_large:
         refused: dict[GrantKey, str] = dict(decision.refused)
         for grant in decision.kept:
             if grant.cluster_arn in too_large and grant.status != GrantStatus.GRANTED and _remote(grant):
                 refused[grant.key] = too_large[grant.cluster_arn]
-        decision = decide(every, states, settings, naming, refused_before=refused)
-        plans, too_large = _merge_all(decision.kept, policies, settings)
+        decision = decide(every, states, settings, naming, refused_before=refused, unreadable=unreadable)
+        plans, too_large = _merge_all(decision.kept, policies, settings, naming)
     changed = tuple(plan for _, plan in sorted(plans.items()) if plan.changed)
     return Reconciliation(decision, changed, dict(sorted(too_large.items())))

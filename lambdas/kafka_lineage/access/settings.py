@@ -24,6 +24,12 @@ _ROLE_TEMPLATE = re.compile(
 )
 # Outside its placeholders a group template holds Kafka's name characters and IAM's wildcards.
 _GROUP_LITERAL = re.compile(r"[a-zA-Z0-9._*?-]*")
+# What must follow each placeholder: a literal separator, so that one value's groups are never a prefix of
+# another's (`{projectId}-*` gives `team-*`, which `team2` cannot reach; `{projectId}*` would cover it).
+SEPARATORS = "-._"
+WILDCARDS = "*?"
+# The principal a cluster policy names for a consumer account: its granted roles, or the account (root).
+CLUSTER_PRINCIPALS = ("roles", "account")
 
 
 class AccessSettingsError(ValueError):
@@ -53,7 +59,17 @@ class AccessSettings(BaseModel):
         alias="consumerGroups",
         description="The consumer-group name pattern(s) a grant covers, with the placeholders `{projectId}` "
         "(the subscribing project), `{environmentId}` and `{roleName}`, and IAM's wildcards `*` and `?`. "
-        "Each must use a placeholder, so one subscriber's groups are not another's.",
+        "Each must use a placeholder, each placeholder must be followed by a literal separator (`-`, `.` or "
+        "`_`), and no wildcard may stand before a placeholder, so one subscriber's groups are never a prefix "
+        "of another's. A grant whose project id, environment id or role name contains the separator that "
+        "follows its placeholder is refused (its groups could cover another's).",
+    )
+    cluster_policy_principals: str = Field(
+        default="roles",
+        alias="clusterPolicyPrincipals",
+        description="What an MSK cluster policy names as the principal for a consumer in another account: "
+        "`roles` (default), the granted IAM roles themselves; or `account`, the consumer account's root, as "
+        "AWS's example does (the consumer account's IAM then decides which of its roles may use the grant).",
     )
 
     consumer_account_role: str | None = Field(
@@ -116,6 +132,13 @@ class AccessSettings(BaseModel):
             _check_group_template(template)
         return value
 
+    @field_validator("cluster_policy_principals")
+    @classmethod
+    def _principals(cls, value: str) -> str:
+        if value not in CLUSTER_PRINCIPALS:
+            raise ValueError(f"{value!r} is not one of {', '.join(CLUSTER_PRINCIPALS)}")
+        return value
+
     def admits_role(self, arn: str) -> bool:
         """True when some `consumerRoles` pattern matches the role's full ARN."""
         return any(role_pattern_matches(pattern, arn) for pattern in self.consumer_roles)
@@ -124,6 +147,24 @@ class AccessSettings(BaseModel):
         """The consumer-group patterns one (project, environment, role) may use, sorted, without repeats."""
         values = {"projectId": project_id, "environmentId": environment_id, "roleName": role_name}
         return tuple(sorted({template.format(**values) for template in self.consumer_groups}))
+
+    def group_overlap(self, *, project_id: str, environment_id: str, role_name: str) -> str | None:
+        """Why these values would make groups that could cover another subscriber's, or None: a value that
+        holds the separator following its placeholder (`{projectId}-*` and a project `team-x` beside
+        `team`: `team-*` covers `team-x-*`)."""
+        values = {"projectId": project_id, "environmentId": environment_id, "roleName": role_name}
+        for template in self.consumer_groups:
+            for name, separator in placeholder_separators(template):
+                if separator in values[name]:
+                    other = values[name].split(separator)[0]
+                    return (
+                        f"the {name} {values[name]!r} contains {separator!r}, the separator that follows "
+                        f"{{{name}}} in the access.consumerGroups template {template!r}: its consumer groups "
+                        f"would fall inside those of another {name} {other!r}, so that subscriber could use "
+                        f"them; use a value without {separator!r}, or another separator after {{{name}}} "
+                        "in access.consumerGroups"
+                    )
+        return None
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str]) -> AccessSettings:
@@ -156,7 +197,8 @@ def _check_group_template(template: str) -> None:
         parsed = list(string.Formatter().parse(template))
     except ValueError as error:
         raise ValueError(f"{template!r} has an unbalanced brace: {error}") from error
-    for literal, name, spec, conversion in parsed:
+    seen = ""  # the literal text before the current placeholder
+    for index, (literal, name, spec, conversion) in enumerate(parsed):
         if not _GROUP_LITERAL.fullmatch(literal):
             raise ValueError(
                 f"{template!r} holds characters outside [a-zA-Z0-9._-], the wildcards * and ?, "
@@ -166,9 +208,31 @@ def _check_group_template(template: str) -> None:
             continue
         if name not in PLACEHOLDERS or spec or conversion:
             raise ValueError(f"{template!r} uses {{{name}}}; the placeholders are {', '.join(PLACEHOLDERS)}")
+        seen += literal
+        if any(wildcard in seen for wildcard in WILDCARDS):
+            raise ValueError(
+                f"{template!r} has a wildcard before {{{name}}}: the groups of one {name} could then match "
+                "another's"
+            )
+        after = parsed[index + 1][0] if index + 1 < len(parsed) else ""
+        if not after or after[0] not in SEPARATORS:
+            raise ValueError(
+                f"{template!r}: {{{name}}} must be followed by a literal separator (-, . or _), so that "
+                f"the groups of one {name} are never a prefix of another's (e.g. {{{name}}}-*)"
+            )
         fields.add(name)
     if not fields:
         raise ValueError(
             f"{template!r} uses no placeholder ({', '.join(PLACEHOLDERS)}): it would give every "
             "subscriber the same groups"
         )
+
+
+def placeholder_separators(template: str) -> tuple[tuple[str, str], ...]:
+    """Each placeholder of a (valid) template with the separator that follows it."""
+    parsed = list(string.Formatter().parse(template))
+    found: list[tuple[str, str]] = []
+    for index, (_, name, _, _) in enumerate(parsed):
+        if name is not None and index + 1 < len(parsed) and parsed[index + 1][0]:
+            found.append((name, parsed[index + 1][0][0]))
+    return tuple(found)

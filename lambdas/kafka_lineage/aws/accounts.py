@@ -5,7 +5,10 @@ sources). The function's own account uses the functions' own clients.
 
 `role_of(account)` names the role to assume in an account, or None: then every call for that account fails
 with `SourceRoleUnavailable`, whose message says which setting would name one; the grants that need it fail
-with that cause (a refusal, not a retry).
+with that cause (a refusal, not a retry). STS refusing the role (AccessDenied, an unknown role, a bad external
+id) is `SourceRoleUnavailable` too. STS throttling or failing (a 5xx, no connection, a code of no known kind)
+is raised as the call layer typed it (`Throttled`, `Unavailable`, `AwsError`), after the call layer's retries:
+transient, so the grant is left for a retry and the reconciling run, never failed for it.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from botocore.credentials import DeferredRefreshableCredentials
 from kafka_lineage.aws.calls import instrument
 from kafka_lineage.aws.clients import RETRY_CONFIG, client, new_session
 from kafka_lineage.aws.sessions import DURATION_SECONDS, session_name
-from kafka_lineage.model.failures import AwsError, SourceRoleUnavailable
+from kafka_lineage.model.failures import AwsError, SourceRoleUnavailable, Throttled, Unavailable
 
 # (role ARN, external id) to assume in an account, or None.
 RoleOf = Callable[[str], tuple[str, str | None] | None]
@@ -70,7 +73,11 @@ class AccountClients:
             request["ExternalId"] = external_id
         try:
             answer = client("sts").assume_role(**request)
+        except (Throttled, Unavailable):
+            raise
         except AwsError as error:
+            if type(error) is AwsError:
+                raise  # a code of no known kind: transient, as everywhere else
             raise SourceRoleUnavailable(
                 f"cannot assume role {role} in account {account}: {error.code}: {error.message}"
             ) from error

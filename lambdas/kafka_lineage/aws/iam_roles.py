@@ -6,7 +6,14 @@ ListRolePolicies + GetRolePolicy for each inline policy; ListAttachedRolePolicie
 under our path ListPolicyVersions + GetPolicyVersion (ours need their versions: IAM keeps five), for any other
 attached policy and the boundary GetPolicy (`DefaultVersionId`) + GetPolicyVersion. A role found under the
 same name at another path is another role: None. A boundary that may not be read is left unread (the access
-logic then refuses the grant, naming the boundary).
+logic then refuses the grant, naming the boundary). Another stack's policies (under the same path, with
+another name prefix) and any other attached policy are read by their default version alone; one that may not
+be read (AccessDenied: another stack's role, say) is left unread rather than failing the role: the access
+logic then finds no Deny in it (reading a document is only for the guards).
+
+Finding roles from the policies themselves (the reconciling run; `roles`, `policy_holders`, `holds_inline`):
+ListRoles (every role of the account, 1,000 a page); ListPolicies (Scope Local, our path, attached ones)
+and ListEntitiesForPolicy (roles) for each policy named with our prefix; GetRolePolicy for our inline name.
 
 Writes are idempotent, so a retry after a partial apply converges: NoSuchEntity on a delete or detach is
 success; EntityAlreadyExists on CreatePolicy adopts the policy (a new default version with our document
@@ -74,9 +81,13 @@ class IamRoles:
     """Roles in any account: `iam_for(account)` gives that account's IAM client (the function's own, or one
     under the consumer account's role), instrumented by the call layer."""
 
-    def __init__(self, iam_for: Callable[[str], Any], path: str) -> None:
+    def __init__(self, iam_for: Callable[[str], Any], path: str, prefix: str | None = None) -> None:
         self._iam_for = iam_for
         self._path = path
+        self._prefix = prefix  # our managed policies' name prefix; None: any name under our path
+
+    def _ours(self, path: str, name: str) -> bool:
+        return path == self._path and (self._prefix is None or name.startswith(f"{self._prefix}-"))
 
     # ------------------------------------------------------------------------------------------ read
     def read(self, role_arn: str) -> RoleRecord | None:
@@ -114,9 +125,13 @@ class IamRoles:
     def _managed(self, iam: Any, arn: str) -> ManagedPolicy:
         found = _POLICY.fullmatch(arn)
         path, name = (found["path"], found["name"]) if found else ("/", arn.rsplit("/", 1)[-1])
-        if path != self._path:
-            return ManagedPolicy(arn, name, path, True, self._default_document(iam, arn))
-        versions = self._versions(iam, arn)
+        if not self._ours(path, name):
+            return ManagedPolicy(arn, name, path, True, self._foreign_document(iam, arn))
+        try:
+            versions = self._versions(iam, arn)
+        except AccessDenied:
+            # Another stack's, under our path (this function may list only its own versions).
+            return ManagedPolicy(arn, name, path, True, self._foreign_document(iam, arn))
         default = next((v for v in versions if v.is_default), None)
         text = None
         if default is not None:
@@ -136,6 +151,14 @@ class IamRoles:
                 )
         return tuple(versions)
 
+    @classmethod
+    def _foreign_document(cls, iam: Any, arn: str) -> Document | None:
+        try:
+            return cls._default_document(iam, arn)
+        except AccessDenied:
+            logger.warning("attached policy not readable: left unread", extra={"policy": arn})
+            return None
+
     @staticmethod
     def _default_document(iam: Any, arn: str) -> Document | None:
         try:
@@ -144,6 +167,43 @@ class IamRoles:
         except NotFound:
             return None
         return document(version["PolicyVersion"]["Document"])
+
+    # ------------------------------------------------------------------------------------------ holders
+    def account_roles(self, account: str) -> tuple[str, ...]:
+        """Every role's ARN in `account` (ListRoles)."""
+        iam = self._iam_for(account)
+        found: list[str] = []
+        for page in iam.get_paginator("list_roles").paginate(PaginationConfig={"PageSize": 1000}):
+            found += [str(role["Arn"]) for role in page.get("Roles", [])]
+        return tuple(sorted(found))
+
+    def policy_holders(self, account: str, path: str, prefix: str) -> dict[str, tuple[str, ...]]:
+        """The roles of `account` (by name) to which a managed policy named `prefix-…` under `path` is
+        attached, with those policies' ARNs."""
+        iam = self._iam_for(account)
+        holders: dict[str, list[str]] = {}
+        pages = iam.get_paginator("list_policies").paginate(Scope="Local", PathPrefix=path, OnlyAttached=True)
+        for page in pages:
+            for policy in page.get("Policies", []):
+                name, arn = str(policy["PolicyName"]), str(policy["Arn"])
+                if policy.get("Path") != path or not name.startswith(f"{prefix}-"):
+                    continue
+                entities = iam.get_paginator("list_entities_for_policy").paginate(
+                    PolicyArn=arn, EntityFilter="Role"
+                )
+                for entity_page in entities:
+                    for role in entity_page.get("PolicyRoles", []):
+                        holders.setdefault(str(role["RoleName"]), []).append(arn)
+        return {name: tuple(sorted(arns)) for name, arns in sorted(holders.items())}
+
+    def holds_inline(self, role_arn: str, policy_name: str) -> bool:
+        """True when the role has the inline policy `policy_name` (GetRolePolicy)."""
+        account, name = role_parts(role_arn)
+        try:
+            self._iam_for(account).get_role_policy(RoleName=name, PolicyName=policy_name)
+        except NotFound:
+            return False
+        return True
 
     # ------------------------------------------------------------------------------------------ write
     def apply(self, role_arn: str, calls: Sequence[IamCall]) -> None:

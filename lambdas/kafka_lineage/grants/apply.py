@@ -6,15 +6,23 @@ whose writes failed for a transient reason (throttling, 5xx) stays IN_PROGRESS: 
 raised, and the next run (a retry, or the schedule) finishes it. A REVOKE_FAILED grant gives nothing already
 (it is not standing); it moves to REVOKED once its roles' writes succeed, and is left alone otherwise, so a
 permanent failure is not re-announced every hour.
+
+A revoke says REVOKED only when IAM does: every role of the grant was read and its plan written (or the role
+is gone). A role that cannot be read or written (decide's `blocked`) makes it REVOKE_FAILED with the role's
+cause; so does a revoke whose subscription target was deleted (its roles cannot be named: the reconciling run
+finds them from this stack's policies instead, and removes what no standing grant gives).
+No role is written for a grant whose move to GRANT_IN_PROGRESS failed: that role's plan waits for the next
+run (its other grants stay IN_PROGRESS, reported as transient).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from kafka_lineage.access.cluster_policy import ClusterPolicyPlan, consumers, merge
+from kafka_lineage.access.cluster_policy import ClusterPolicyPlan
+from kafka_lineage.access.decide import AccessDecision
 from kafka_lineage.access.model import Grant, GrantStatus
 from kafka_lineage.access.plan import RolePlan
 from kafka_lineage.access.reconcile import Reconciliation
@@ -40,6 +48,11 @@ _STARTED = {
     GrantStatus.REVOKE_PENDING: GrantStatus.REVOKE_IN_PROGRESS,
 }
 _FAILED = {GrantStatus.GRANTED: GrantStatus.GRANT_FAILED, GrantStatus.REVOKED: GrantStatus.REVOKE_FAILED}
+_FAILURES = (GrantStatus.GRANT_FAILED, GrantStatus.REVOKE_FAILED)
+
+
+class NotStarted(Exception):
+    """A grant of the role could not be moved to GRANT_IN_PROGRESS, so the role was not written."""
 
 
 def transient(error: BaseException) -> bool:
@@ -87,6 +100,7 @@ class Work:
     cluster_plans: tuple[ClusterPolicyPlan, ...]
     kept: tuple[Grant, ...]
     withheld: Mapping[str, str]
+    warnings: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def empty(self) -> bool:
@@ -106,35 +120,10 @@ def work_of(
     """The moves and writes a reconciliation asks for (cluster plans of `skipped_clusters` left out: their
     policy could not be read, and their grants were refused for it)."""
     decision = reconciliation.decision
-    granted, revoked = set(decision.granted), set(decision.revoked)
-    moves: list[Move] = []
-    for grant in sorted(grants, key=lambda g: g.key):
-        final: GrantStatus | None = None
-        if grant.key in decision.refused and grant.status in _GRANTING:
-            final = GrantStatus.GRANT_FAILED
-        elif grant.key in granted and grant.status in _GRANTING:
-            final = GrantStatus.GRANTED
-        elif grant.key in revoked and grant.status in _REVOKING:
-            final = GrantStatus.REVOKED
-        if final is not None:
-            cause = decision.refused.get(grant.key) if final == GrantStatus.GRANT_FAILED else None
-            moves.append(
-                Move(
-                    *grant.key,
-                    grant.status,
-                    final,
-                    cause,
-                    roles=grant.principals,
-                    cluster_arn=grant.cluster_arn,
-                    topic=grant.topic,
-                    remote=remote(grant),
-                )
-            )
-    for item in sorted(unusable, key=lambda u: u.key):
-        if item.status in _GRANTING:
-            moves.append(Move(*item.key, item.status, GrantStatus.GRANT_FAILED, item.cause))
-        elif item.status in (GrantStatus.REVOKE_PENDING, GrantStatus.REVOKE_IN_PROGRESS):
-            moves.append(Move(*item.key, item.status, GrantStatus.REVOKED))  # it never gave anything
+    moves = [move for grant in sorted(grants, key=lambda g: g.key) if (move := _grant_move(grant, decision))]
+    moves += [
+        move for item in sorted(unusable, key=lambda u: u.key) if (move := _unusable_move(item, decision))
+    ]
     skipped = set(skipped_clusters)
     return Work(
         moves=tuple(moves),
@@ -142,7 +131,65 @@ def work_of(
         cluster_plans=tuple(p for p in reconciliation.cluster_plans if p.cluster_arn not in skipped),
         kept=decision.kept,
         withheld={**decision.withheld, **reconciliation.withheld},
+        warnings=decision.warnings,
     )
+
+
+def _grant_move(grant: Grant, decision: AccessDecision) -> Move | None:
+    final: GrantStatus | None = None
+    cause: str | None = None
+    if grant.key in decision.refused and grant.status in _GRANTING:
+        final, cause = GrantStatus.GRANT_FAILED, decision.refused[grant.key]
+    elif grant.key in decision.granted and grant.status in _GRANTING:
+        final = GrantStatus.GRANTED
+    elif grant.key in decision.revoke_failed and grant.status in _REVOKING:
+        if grant.status == GrantStatus.REVOKE_FAILED:
+            return None  # said already; the reconciling run tries again each time
+        final, cause = GrantStatus.REVOKE_FAILED, decision.revoke_failed[grant.key]
+    elif grant.key in decision.revoked and grant.status in _REVOKING:
+        final = GrantStatus.REVOKED
+    if final is None:
+        return None
+    return Move(
+        *grant.key,
+        grant.status,
+        final,
+        cause,
+        roles=grant.principals,
+        cluster_arn=grant.cluster_arn,
+        topic=grant.topic,
+        remote=remote(grant),
+    )
+
+
+def _unusable_move(item: Unusable, decision: AccessDecision) -> Move | None:
+    if item.status in _GRANTING:
+        return Move(*item.key, item.status, GrantStatus.GRANT_FAILED, item.cause)
+    if item.status not in _REVOKING:
+        return None
+    if item.principals is None:
+        cause = (
+            f"{item.cause}; this stack cannot tell which roles its revoke concerns: its reconciling run "
+            "removes the access no standing grant gives from every role holding this stack's policies "
+            "(found from the policies themselves), and `kafka-lineage access` shows what is left"
+        )
+        blocked: str | None = cause
+    else:
+        blocked = next((decision.blocked[r] for r in item.principals if r in decision.blocked), None)
+    if blocked is not None:
+        if item.status == GrantStatus.REVOKE_FAILED:
+            return None
+        return Move(*item.key, item.status, GrantStatus.REVOKE_FAILED, blocked, roles=item.principals or ())
+    return Move(*item.key, item.status, GrantStatus.REVOKED, roles=item.principals or ())
+
+
+def report_findings(work: Work, result: GrantsResult) -> None:
+    """The roles and clusters left as they are, and the warnings, with why (every run reports them)."""
+    for resource, why in work.withheld.items():
+        result.withhold({"resource": resource, "cause": why})
+    for role, warned in work.warnings.items():
+        for warning in warned:
+            result.warn({"role": role, "warning": warning})
 
 
 def report_plan(work: Work, result: GrantsResult) -> None:
@@ -170,35 +217,46 @@ class Applier:
         self._result = result
 
     def apply(self, work: Work) -> None:
-        for role, why in work.withheld.items():
-            self._result.withhold({"resource": role, "cause": why})
+        report_findings(work, self._result)
         moving = [move for move in work.moves if self._start(move)]
-        failed: dict[str, BaseException] = {}
+        failed = self._not_started(work, moving)
         for plan in work.plans:
+            if plan.role_arn in failed:
+                continue
             try:
                 self._ports.roles.apply(plan.role_arn, calls(plan))
                 self._result.count_writes(len(plan.writes))
             except Exception as error:  # one role's failure is its grants' outcome, not the run's end
                 failed[plan.role_arn] = error
         for cluster_plan in work.cluster_plans:
+            if cluster_plan.cluster_arn in failed:
+                continue
             try:
-                self._ports.clusters.update(
-                    cluster_plan.cluster_arn, self._render(cluster_plan.cluster_arn, work.kept)
-                )
+                self._ports.clusters.update(cluster_plan.cluster_arn, self._render(cluster_plan))
                 self._result.count_writes()
             except Exception as error:
                 failed[cluster_plan.cluster_arn] = error
         for move in moving:
             self._finish(move, failed)
 
-    def _render(
-        self, cluster_arn: str, kept: tuple[Grant, ...]
-    ) -> Callable[[Mapping[str, Any] | None], Rendered]:
-        granted = consumers(cluster_arn, kept, self._access)
+    @staticmethod
+    def _not_started(work: Work, moving: list[Move]) -> dict[str, BaseException]:
+        """The roles (and clusters) of each grant whose move to GRANT_IN_PROGRESS failed: not written."""
+        started = {move.key for move in moving}
+        failed: dict[str, BaseException] = {}
+        for move in work.moves:
+            if move.status == GrantStatus.GRANT_PENDING and move.key not in started:
+                why = NotStarted(f"grant {move.grant_id} could not be moved to GRANT_IN_PROGRESS")
+                failed.update(dict.fromkeys(move.roles, why))
+                if move.remote and move.cluster_arn:
+                    failed[move.cluster_arn] = why
+        return failed
 
+    @staticmethod
+    def _render(plan: ClusterPolicyPlan) -> Callable[[Mapping[str, Any] | None], Rendered]:
         def render(current: Mapping[str, Any] | None) -> Rendered:
-            plan = merge(cluster_arn, current, granted)  # again on every read: a conflict re-merges
-            return plan.changed, plan.document
+            again = plan.again(current)  # on every read: a conflict re-merges
+            return again.changed, again.document
 
         return render
 
@@ -219,9 +277,10 @@ class Applier:
         return started is None or self._set(move, started)
 
     def _finish(self, move: Move, failed: Mapping[str, BaseException]) -> None:
-        if move.final == GrantStatus.GRANT_FAILED:
-            if self._set(move, GrantStatus.GRANT_FAILED, move.cause):
-                self._result.fail(move.item(cause=move.cause))
+        if move.final in _FAILURES:
+            if self._set(move, move.final, move.cause):
+                status = move.final.value if move.final == GrantStatus.REVOKE_FAILED else None
+                self._result.fail(move.item(status=status, cause=move.cause))
             return
         blocking = [(who, failed[who]) for who in (*move.roles, move.cluster_arn or "") if who in failed]
         if not move.remote:

@@ -59,6 +59,19 @@ class RoleStore(Protocol):
         converges: deleting what is gone succeeds, creating what exists adopts it)."""
         ...
 
+    def account_roles(self, account: str) -> tuple[str, ...]:
+        """Every role's ARN in the account."""
+        ...
+
+    def policy_holders(self, account: str, path: str, prefix: str) -> Mapping[str, tuple[str, ...]]:
+        """The roles of the account (by name) holding a managed policy `prefix-…` under `path`, with
+        those policies' ARNs."""
+        ...
+
+    def holds_inline(self, role_arn: str, policy_name: str) -> bool:
+        """True when the role has that inline policy."""
+        ...
+
 
 class ClusterPolicies(Protocol):
     """MSK cluster policies, in the cluster's account."""

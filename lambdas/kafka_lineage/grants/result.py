@@ -2,8 +2,10 @@
 and the metrics (GrantsFulfilled, GrantsFailed, GrantsRevoked, GrantsStuck; a dry run only GrantsDryRuns).
 
 `failed` holds grants that ended GRANT_FAILED / REVOKE_FAILED (a cause a person can act on) and anything
-that could not be done; `errors` the transient part of it (throttling, 5xx, a busy lease): the handler
-raises for those after finishing everything else, so Lambda retries and alarms see them.
+that could not be done; `withheld` the roles and clusters left as they are, with why; `warnings` (only when
+there are some) a Deny whose condition could not be judged, by role; `errors` the transient part of
+`failed` (throttling, 5xx, a busy lease): the handler raises for those after finishing everything else, so
+Lambda retries and alarms see them.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ class GrantsResult:
     ignored: Sample = field(default_factory=lambda: Sample(SAMPLE))
     withheld: Sample = field(default_factory=lambda: Sample(SAMPLE))
     planned: Sample = field(default_factory=lambda: Sample(SAMPLE))
+    warnings: Sample = field(default_factory=lambda: Sample(SAMPLE))
     malformed: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     unchanged: int = 0
@@ -66,6 +69,9 @@ class GrantsResult:
 
     def withhold(self, item: dict[str, Any]) -> None:
         self._add(self.withheld, item, "access withheld")
+
+    def warn(self, item: dict[str, Any]) -> None:
+        self._add(self.warnings, item, "access warning")
 
     def plan(self, item: dict[str, Any]) -> None:
         self._add(self.planned, item, "planned")
@@ -109,6 +115,9 @@ class GrantsResult:
                 "writes": self.writes,
             },
         }
+        if self.warnings.total:
+            out["warnings"] = self.warnings.items
+            out["counts"]["warnings"] = self.warnings.total
         if self.malformed:
             out["error"] = "; ".join(self.malformed)
             out["malformed"] = list(self.malformed)

@@ -20,8 +20,9 @@ ListSubscriptionGrants has no filter by role (50 a page at 3 TPS): an event list
 N/50 calls in a domain of N grants), and a reconciling run lists it once for all its groups. A group is
 listed again under its leases only when another run wrote one of its roles after the listing began
 (`RoleLeases.hold(...).written_since`): the lease's previous generation says when.
-Known limits: a role whose every grant was deleted (not revoked) is not found again, so its access stays
-until a grant names it; a managed policy of ours left unattached by a stopped run is adopted when it is
+Roles are also found from this stack's policies (`grants.holders`, each reconciling run): a role whose every
+grant was deleted, or whose grant's listing or target is gone, is rendered again and loses what no standing
+grant gives. Known limit: a managed policy of ours left unattached by a stopped run is adopted when it is
 needed again, never deleted otherwise.
 
 One writer per role: why a lease, and not an SQS FIFO queue grouped by role. A FIFO queue orders the
@@ -44,12 +45,14 @@ from datetime import UTC, datetime, timedelta
 from functools import partial
 from typing import Any
 
+from kafka_lineage.access.decide import not_admitted
 from kafka_lineage.access.model import Grant, GrantStatus, RoleState
 from kafka_lineage.access.reconcile import reconcile
 from kafka_lineage.engine.deadline import Deadline
 from kafka_lineage.engine.lease import Deferred, wait_within
-from kafka_lineage.grants.apply import Applier, Move, Work, report_plan, transient, work_of
+from kafka_lineage.grants.apply import Applier, Move, Work, report_findings, report_plan, transient, work_of
 from kafka_lineage.grants.convert import role_state
+from kafka_lineage.grants.holders import accounts_of, sweep
 from kafka_lineage.grants.ports import GrantPorts
 from kafka_lineage.grants.requests import GrantEvent, GrantRequest
 from kafka_lineage.grants.result import GrantsResult
@@ -126,7 +129,8 @@ class GrantRun:
 
     def _reconcile(self, resume_after: str | None, resolver: Resolver, result: GrantsResult) -> None:
         listing = self._list()
-        scopes = self._scopes(listing.records, resolver, result)
+        holders = self._holders(listing.records, resolver, result)  # each invocation: its groups need them
+        scopes = self._scopes(listing.records, resolver, result, holders)
         last: str | None = None
         for scope in scopes:
             if resume_after is not None and scope.key <= resume_after:
@@ -149,12 +153,40 @@ class GrantRun:
             self._longest = max(self._longest, clock.monotonic() - started)
             last = scope.key
 
+    def _holders(self, records: Sequence[GrantRecord], resolver: Resolver, result: GrantsResult) -> set[str]:
+        """The admitted roles holding this stack's policies (`grants.holders`); the roles left behind and the
+        accounts that could not be swept are reported."""
+        grants: list[Grant] = []
+        principals: set[str] = set()
+        accounts = set(self._settings.cluster_accounts)
+        for record in records:
+            resolved = resolver.resolve(record)
+            if resolved.ours:
+                grants += resolved.grants
+                principals.update(resolved.principals)
+                accounts.update(g.account for g in resolved.grants)
+                accounts.update(g.cluster.account for g in resolved.grants)
+            elif resolver.listing(record) is None and (target := resolver.target(record)) is not None:
+                principals.update(target.principals)  # its listing is gone: its roles may hold access
+        access = self._settings.access
+        accounts |= accounts_of(access, principals)
+        swept = sweep(self._ports.roles, accounts, principals, grants, access, self._settings.naming)
+        for item in swept.left:
+            result.withhold({"resource": item.role_arn, "cause": item.cause, "clean": list(item.clean)})
+        for where, error in swept.failed.items():
+            cause = f"finding the roles holding this stack's access in {where}: {describe_failure(error)}"
+            if transient(error):
+                result.fail({"resource": where, "cause": cause}, transient=True)
+            else:  # a setting or a permission to fix: said every run, not counted as a failed grant
+                result.withhold({"resource": where, "cause": cause})
+        return set(swept.holders)
+
     def _scopes(
-        self, records: Sequence[GrantRecord], resolver: Resolver, result: GrantsResult
+        self, records: Sequence[GrantRecord], resolver: Resolver, result: GrantsResult, holders: set[str]
     ) -> list[Scope]:
-        """Every group of roles one decision settles, in order; grants naming no role in a group of their own.
-        Counts the grants stuck for over an hour on the way."""
-        roles: set[str] = set()
+        """Every group of roles one decision settles, in order; grants naming no role in a group of their own,
+        and each holder of this stack's policies. Counts the grants stuck for over an hour on the way."""
+        roles: set[str] = set(holders)
         orphans = Scope()
         stuck_before = self._now() - timedelta(seconds=STUCK_SECONDS)
         for record in records:
@@ -207,6 +239,7 @@ class GrantRun:
                     report_plan(work, result)
                     return
                 if work.empty:
+                    report_findings(work, result)
                     result.count_unchanged(len(scope.grants))
                     return
                 if not held and (scope.roles or roles):
@@ -232,26 +265,42 @@ class GrantRun:
         if self._settings.access_error is not None:
             return self._refuse_all(grants, scope, self._settings.access_error)
         refused: dict[tuple[str, str], str] = {}
-        states = self._states(scope, grants, refused)
+        unreadable: dict[str, str] = {}
+        states = self._states(scope, grants, refused, unreadable)
         policies, skipped = self._policies(scope, grants, refused)
         reconciliation = reconcile(
-            grants, states, policies, self._settings.access, self._settings.naming, refused_before=refused
+            grants,
+            states,
+            policies,
+            self._settings.access,
+            self._settings.naming,
+            refused_before=refused,
+            unreadable=unreadable,
         )
         return work_of(grants, scope.unusable.values(), reconciliation, skipped)
 
     def _states(
-        self, scope: Scope, grants: list[Grant], refused: dict[tuple[str, str], str]
+        self,
+        scope: Scope,
+        grants: list[Grant],
+        refused: dict[tuple[str, str], str],
+        unreadable: dict[str, str],
     ) -> dict[str, RoleState]:
+        """Each admitted role's IAM state; a role that cannot be read (a refusal, not throttling) goes to
+        `unreadable` with why, and its pending grants are refused."""
         states: dict[str, RoleState] = {}
         for role in sorted(scope.roles):
-            if not self._settings.access.admits_role(role):
-                continue  # not read: the role may not receive grants (and ours may not read it); refused
+            cause = not_admitted(role, self._settings.access)
+            if cause is not None:
+                unreadable[role] = cause  # not read: the function's IAM does not reach it; its grants refused
+                continue
             try:
                 state = self._ports.roles.read(role)
             except Exception as error:
                 if transient(error):
                     raise
                 cause = f"role {role} could not be read: {describe_failure(error)}"
+                unreadable[role] = cause
                 refused.update(
                     {g.key: cause for g in grants if role in g.principals and g.status in _GRANTING}
                 )

@@ -48,6 +48,7 @@ class Unusable:
     asset_id: str
     status: GrantStatus
     cause: str
+    principals: tuple[str, ...] | None = None  # the roles its target names; None: the target is gone
 
     @property
     def key(self) -> tuple[str, str]:
@@ -183,7 +184,10 @@ class Resolver:
                 )
             except ValueError as error:
                 cause = f"grant {record.grant_id}: {error}"
-                unusable.append(Unusable(record.grant_id, asset.asset_id, status(asset.status), cause))
+                principals = tuple(sorted(set(target.principals)))
+                unusable.append(
+                    Unusable(record.grant_id, asset.asset_id, status(asset.status), cause, principals)
+                )
         return Resolved(record, tuple(grants), tuple(unusable), True, tuple(sorted(set(target.principals))))
 
 

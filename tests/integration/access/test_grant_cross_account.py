@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 
+from kafka_lineage.access.model import Naming
 from local import access_world, world
 from local.access_checks import may
 from local.synth import consumer_account_roles, deployment_roles
@@ -95,8 +96,9 @@ def test_a_consumer_in_another_account_gets_its_role_and_a_merged_cluster_policy
     assert policy is not None
     [theirs, late, ours] = policy["Statement"]
     assert (theirs, late) == (OTHER_TEAM, LATE_TEAM)
-    assert ours["Sid"] == f"KafkaLineageConsumer{CONSUMER_ACCOUNT}"
-    assert ours["Principal"] == {"AWS": f"arn:aws:iam::{CONSUMER_ACCOUNT}:root"}
+    token = Naming.for_stack(world.DOMAIN_ID, access_world.ASSET_TYPE).token
+    assert ours["Sid"] == f"KafkaLineageConsumer{token}{CONSUMER_ACCOUNT}"
+    assert ours["Principal"] == {"AWS": [role]}  # the granted role, not the account's root
     assert CLUSTER.topic(ORDERS) in ours["Resource"]
     assert CLUSTER.topic(CUSTOMERS) not in ours["Resource"]
     assert "kafka-cluster:WriteData" not in ours["Action"]

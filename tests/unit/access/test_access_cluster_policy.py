@@ -55,6 +55,7 @@ def test_only_roles_in_other_accounts_need_the_cluster_policy() -> None:
             CONSUMER_ACCOUNT,
             (f"{TOPICS}/orders", f"{TOPICS}/payments"),
             (f"{GROUPS}/prj_lake-*", f"{GROUPS}/prj_sales01-*"),
+            (REMOTE_ROLE,),
         ),
     )
 
@@ -64,8 +65,8 @@ def test_the_merge_adds_one_statement_per_account_and_keeps_foreign_statements_i
     current = {"Version": "2012-10-17", "Statement": [FOREIGN]}
     remote = granted(grant("orders", roles=(REMOTE_ROLE,)))
 
-    # When merged
-    plan = merge(CLUSTER, current, remote)
+    # When merged (the stack naming the account, as AWS's example does)
+    plan = merge(CLUSTER, current, remote, by_account=True)
 
     # Then the foreign statement is first, untouched, and ours follows the MSK guide's example
     assert plan.changed
@@ -95,7 +96,7 @@ def test_the_merge_adds_one_statement_per_account_and_keeps_foreign_statements_i
 
 def test_the_merge_is_idempotent_even_when_msk_stores_the_principal_as_a_bare_account() -> None:
     remote = granted(grant("orders", roles=(REMOTE_ROLE,)))
-    first = merge(CLUSTER, {"Version": "2012-10-17", "Statement": [FOREIGN]}, remote)
+    first = merge(CLUSTER, {"Version": "2012-10-17", "Statement": [FOREIGN]}, remote, by_account=True)
     assert first.document is not None
 
     # When the stored policy comes back (once as written, once as MSK might spell it) and is merged again
@@ -104,8 +105,8 @@ def test_the_merge_is_idempotent_even_when_msk_stores_the_principal_as_a_bare_ac
     spelled["Statement"][1]["Principal"] = {"AWS": CONSUMER_ACCOUNT}
 
     # Then nothing is to be written
-    assert not merge(CLUSTER, stored, remote).changed
-    assert not merge(CLUSTER, spelled, remote).changed
+    assert not merge(CLUSTER, stored, remote, by_account=True).changed
+    assert not merge(CLUSTER, spelled, remote, by_account=True).changed
 
 
 def test_an_account_with_no_grant_left_loses_its_statement_and_an_empty_policy_is_deleted() -> None:

@@ -64,7 +64,7 @@ def test_when_every_grant_is_revoked_the_role_has_no_access_at_all() -> None:
 def test_a_grant_gives_only_to_its_own_roles_and_a_role_with_a_path_uses_its_name_in_groups() -> None:
     # Given a grant to a role with a path, and one to another role
     grants = [grant("orders", roles=(PATH_ROLE,)), grant("payments", number=2, roles=(ROLE,))]
-    templates = settings(consumerGroups=["{roleName}-{projectId}"])
+    templates = settings(consumerGroups=["{roleName}.{projectId}-*"])
 
     # When the role with a path's access is rendered
     access = role_access(PATH_ROLE, grants, templates)
@@ -72,7 +72,7 @@ def test_a_grant_gives_only_to_its_own_roles_and_a_role_with_a_path_uses_its_nam
     # Then it has its own topic only, and its groups carry the role's name, not its path
     (cluster,) = access.clusters
     assert cluster.topics == (f"{TOPIC_ARN}/orders",)
-    assert cluster.groups == (f"{GROUP_ARN}/orders-reader-prj_sales01",)
+    assert cluster.groups == (f"{GROUP_ARN}/orders-reader.prj_sales01-*",)
 
 
 def test_the_output_is_the_same_whatever_the_order_of_the_grants() -> None:

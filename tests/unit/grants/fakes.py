@@ -242,6 +242,30 @@ class FakeIam:
             inline = {name: json.loads(doc) for name, doc in role.inline.items()}
             return RoleRecord(role_arn, inline, tuple(managed), role.boundary, boundary)
 
+    def account_roles(self, account: str) -> tuple[str, ...]:
+        with self._lock:
+            self.calls["ListRoles"] += 1
+            return tuple(sorted(arn for arn in self.roles if arn.split(":")[4] == account))
+
+    def policy_holders(self, account: str, path: str, prefix: str) -> dict[str, tuple[str, ...]]:
+        with self._lock:
+            self.calls["ListPolicies"] += 1
+            found: dict[str, list[str]] = {}
+            for arn, policy in sorted(self.policies.items()):
+                ours = policy.path == path and policy.name.startswith(f"{prefix}-")
+                if not ours or arn.split(":")[4] != account:
+                    continue
+                self.calls["ListEntitiesForPolicy"] += 1
+                for role in self.roles.values():
+                    if arn in role.attached:
+                        found.setdefault(role.arn.rsplit("/", 1)[-1], []).append(arn)
+            return {name: tuple(arns) for name, arns in found.items()}
+
+    def holds_inline(self, role_arn: str, policy_name: str) -> bool:
+        with self._lock:
+            self.calls["GetRolePolicy"] += 1
+            return policy_name in self.roles[role_arn].inline
+
     def apply(self, role_arn: str, calls: Sequence[IamCall]) -> None:
         for call in calls:
             if self.on_write is not None:

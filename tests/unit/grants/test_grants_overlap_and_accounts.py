@@ -138,7 +138,7 @@ def test_a_cross_account_grant_merges_the_cluster_policy_through_a_version_confl
     sids = [s["Sid"] for s in document["Statement"]]
     assert sids == ["OwnerAdmin", "ConsoleAdded", f"KafkaLineageConsumer{CONSUMER_ACCOUNT}"]
     ours = document["Statement"][-1]
-    assert ours["Principal"] == {"AWS": f"arn:aws:iam::{CONSUMER_ACCOUNT}:root"}
+    assert ours["Principal"] == {"AWS": [REMOTE_ROLE]}
     assert any(r.endswith("/payments.settled") for r in ours["Resource"])
     assert world.clusters.calls["PutClusterPolicy"] == 2
     assert any(r.endswith("/payments.settled") for r in world.iam.resources(REMOTE_ROLE))
