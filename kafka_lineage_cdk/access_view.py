@@ -183,7 +183,7 @@ def read_view(
     wanted = tuple(roles)
     catalog = SubscriptionGrants(clients("datazone"), settings.domain_id, Pacing("datazone"))
     resolver = Resolver(catalog, settings.asset_type_name)
-    iam = IamRoles(lambda _account: clients("iam"), settings.naming.path)
+    iam = IamRoles(lambda _account: clients("iam"), settings.naming.path, settings.naming.prefix)
     view = AccessView()
     standing: dict[str, list[Grant]] = {}
     for record in catalog.grants():

@@ -74,7 +74,7 @@ def _check_pattern(iam: Any, pattern: str, config: Any, target: Target) -> list[
         message = f"{pattern}: no role of account {target.account} matches it yet (grants to them would)"
         return [Finding(CHECK, WARN, message)]
     naming = Naming.for_stack(config.settings.domain_id, config.settings.asset_type_name)
-    reader = IamRoles(lambda _account: iam, naming.path)
+    reader = IamRoles(lambda _account: iam, naming.path, naming.prefix)
     refused: list[Finding] = []
     for arn in admitted[:MAX_ROLES]:
         cause = _refusal(reader, arn, (access, naming), clusters, target)

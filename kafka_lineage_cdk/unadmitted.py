@@ -23,11 +23,12 @@ policy that has some), then DeletePolicy.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from kafka_lineage.access.arns import RoleArn
+from kafka_lineage.access.leftovers import clean_commands
 from kafka_lineage.access.model import Naming
 from kafka_lineage.access.settings import AccessSettings
 from kafka_lineage.aws.iam_roles import IamRoles
@@ -46,19 +47,11 @@ class Unadmitted:
 
     def commands(self) -> list[str]:
         """The AWS CLI commands that remove what this stack wrote to the role, in order."""
-        name = RoleArn.parse(self.role).name
-        found = []
-        if self.inline is not None:
-            found.append(f"aws iam delete-role-policy --role-name {name} --policy-name {self.inline}")
-        for policy in self.managed:
-            found.append(f"aws iam detach-role-policy --role-name {name} --policy-arn {policy.arn}")
-            found += [
-                f"aws iam delete-policy-version --policy-arn {policy.arn} --version-id {version.version_id}"
-                for version in policy.versions
-                if not version.is_default
-            ]
-            found.append(f"aws iam delete-policy --policy-arn {policy.arn}")
-        return found
+        managed = [
+            (policy.arn, [version.version_id for version in policy.versions if not version.is_default])
+            for policy in self.managed
+        ]
+        return list(clean_commands(RoleArn.parse(self.role).name, self.inline, managed))
 
     def to_json(self) -> dict[str, Any]:
         if self.unread is not None:
@@ -84,23 +77,6 @@ def held(record: RoleRecord, naming: Naming) -> Unadmitted | None:
     return Unadmitted(record.role_arn, inline, managed) if inline or managed else None
 
 
-def managed_holders(iam: Any, naming: Naming) -> Iterator[str]:
-    """The names of the roles our managed policies are attached to, in the client's account."""
-    listing = iam.get_paginator("list_policies")
-    pages = listing.paginate(Scope="Local", PathPrefix=naming.path, OnlyAttached=True)
-    for page in pages:
-        for policy in page.get("Policies", []):
-            # Ours are `<prefix>-<roleName>-<n>`; managed_index confirms it once the role is known.
-            if not str(policy.get("PolicyName", "")).startswith(f"{naming.prefix}-"):
-                continue
-            entities = iam.get_paginator("list_entities_for_policy").paginate(
-                PolicyArn=policy["Arn"], EntityFilter="Role"
-            )
-            for listed in entities:
-                for role in listed.get("PolicyRoles", []):
-                    yield str(role["RoleName"])
-
-
 def find(
     iam: Any,
     access: AccessSettings,
@@ -114,9 +90,9 @@ def find(
     our inline policy. `read`: records the caller read already (not read again). `iam` is the account's
     IAM client (instrumented: AWS errors arrive typed)."""
     records = dict(read or {})
-    roles = IamRoles(lambda _account: iam, naming.path)
+    roles = IamRoles(lambda _account: iam, naming.path, naming.prefix)
     arns = {arn for arn in candidates if _in(arn, account)}
-    for name in sorted(set(managed_holders(iam, naming))):
+    for name in roles.policy_holders(account, naming.path, naming.prefix):
         try:
             arns.add(str(iam.get_role(RoleName=name)["Role"]["Arn"]))
         except NotFound:

@@ -47,17 +47,32 @@ class LeftBehind:
     clean: tuple[str, ...]
 
 
-def _clean(role_name: str, policies: Sequence[str], naming: Naming) -> tuple[str, ...]:
-    commands = [
-        f"aws iam delete-role-policy --role-name {role_name} --policy-name {naming.inline_name}"
-        "  # if present (NoSuchEntity otherwise)"
-    ]
-    for arn in policies:
-        commands += [
-            f"aws iam detach-role-policy --role-name {role_name} --policy-arn {arn}",
-            f"aws iam delete-policy --policy-arn {arn}  # delete its non-default versions first, if any",
-        ]
+def clean_commands(
+    role_name: str, inline: str | None, managed: Sequence[tuple[str, Sequence[str] | None]]
+) -> tuple[str, ...]:
+    """The AWS CLI commands that remove this stack's access from a role, in an order IAM accepts: its inline
+    policy (`None`: it does not hold it), then each managed policy (ARN, its non-default version ids; `None`
+    where they were not read) detached, its non-default versions deleted (IAM refuses to delete a policy
+    that has some), and deleted. One definition for the run's `withheld` entries and the command line."""
+    commands = []
+    if inline is not None:
+        commands.append(f"aws iam delete-role-policy --role-name {role_name} --policy-name {inline}")
+    for arn, versions in managed:
+        commands.append(f"aws iam detach-role-policy --role-name {role_name} --policy-arn {arn}")
+        if versions is None:
+            commands.append(
+                f"aws iam delete-policy --policy-arn {arn}  # delete its non-default versions first, if any"
+            )
+            continue
+        commands += [f"aws iam delete-policy-version --policy-arn {arn} --version-id {v}" for v in versions]
+        commands.append(f"aws iam delete-policy --policy-arn {arn}")
     return tuple(commands)
+
+
+def _clean(role_name: str, policies: Sequence[str], naming: Naming) -> tuple[str, ...]:
+    # What the role holds is not read here: its inline policy may be there, its versions are unknown.
+    inline = f"{naming.inline_name}  # if present (NoSuchEntity otherwise)"
+    return clean_commands(role_name, inline, [(arn, None) for arn in policies])
 
 
 def left_behind(
