@@ -261,6 +261,19 @@ class KafkaLineage(LineageNag, LineageTriggers):
             ],
             ["*"],
         )
+        if self.config.settings.data_products:
+            # The data products (kafka_lineage.products; SAR: no resource type either). Search, publishing
+            # and ListSubscriptions are granted above; their state lies under assets/products/.
+            fn.allow(
+                "DataZoneDataProducts",
+                [
+                    "datazone:CreateDataProduct",
+                    "datazone:CreateDataProductRevision",
+                    "datazone:GetDataProduct",
+                    "datazone:DeleteDataProduct",
+                ],
+                ["*"],
+            )
         if self.config.own_registry_names:  # sources in other accounts are read through their roles
             fn.allow(
                 "GlueSchemaRegistryRead",

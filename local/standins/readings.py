@@ -247,6 +247,16 @@ class Readings:
     (a fulfiller whose rule filters on its asset type never receives them, and meets such grants only in a
     reconciling run); "asset": the type of the product's first asset the target takes."""
 
+    data_product_names_unique: bool = False
+    """DataZone: whether CreateDataProduct refuses a second product of the same name in a project
+    (ConflictException). The API reference says nothing of names being unique. False: a second product is
+    made (a caller that retries a create after a crash relies on its clientToken alone)."""
+
+    data_product_delete_requires_unpublish: bool = True
+    """DataZone: whether DeleteDataProduct refuses a published product (ConflictException) until it is
+    unpublished (CreateListingChangeSet UNPUBLISH). The API reference's prerequisites don't say. True is
+    the harder side: the caller unpublishes, then deletes again."""
+
     # MSK cluster policies (local/standins/kafka_policies.py).
     cluster_policy_absent: str = "not_found"
     """MSK: what GetClusterPolicy answers for a cluster that has no policy. The API reference lists

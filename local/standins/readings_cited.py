@@ -378,6 +378,17 @@ CITED: dict[str, Cited] = {
         ),
         ("integration/standins/test_access_standins.py",),
     ),
+    "data_product_names_unique": Cited(
+        (
+            "Either way: a product is created under one clientToken per name, so a create retried after a "
+            "crash answers the first product; a conflict adopts the product of that name (Search)."
+        ),
+        ("integration/sync/test_data_products.py",),
+    ),
+    "data_product_delete_requires_unpublish": Cited(
+        "Either way: a refused delete unpublishes the product, then deletes it again.",
+        ("integration/sync/test_data_products.py",),
+    ),
     "cluster_policy_absent": Cited(
         "Either way: no policy and an empty answer both mean no statement to keep.",
         ("integration/standins/test_cluster_policies_and_iam_limits.py",),

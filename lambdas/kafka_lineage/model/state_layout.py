@@ -16,6 +16,10 @@ LINEAGE = "lineage"  # the lineage emission state (lineage-emission)
 TABLE_MAPPINGS = "table-mappings"  # explicit topic -> table mappings (the stack and operators)
 DRIFT = "drift"  # the last schema drift found per topic (written by lineage, shown on the asset by sync)
 CONFIG = "config"  # the state leases, `config/lease/{holder}`
+# The data products' state (schema-sync's, beside the asset records it derives from): packed chunks one level
+# below `assets/`, where the asset records' store leaves them alone.
+PRODUCTS = "products"
+PRODUCTS_PATH = f"{ASSETS}/{PRODUCTS}"
 # The state leases, one chain of generations per holder (kafka_lineage.aws.lease): the two functions', and
 # subscription-grants' one per IAM role (`subscription-grants-<hash of the role ARN>`).
 LEASE_PATH = f"{CONFIG}/lease"
