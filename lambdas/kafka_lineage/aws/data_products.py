@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from kafka_lineage.aws.calls import instrument
 from kafka_lineage.aws.catalog_search import SEARCH_PAGE_SIZE, SEARCH_TEXT_LIMIT
@@ -93,6 +93,14 @@ class DataProducts:
     def get(self, product_id: str) -> Written:
         answer = self.datazone.get_data_product(domainIdentifier=self.domain_id, identifier=product_id)
         return Written(str(answer["id"]), str(answer["revision"]))
+
+    def items(self, product_id: str) -> frozenset[str]:
+        """The asset ids the product's latest revision holds (GetDataProduct); none when it is gone."""
+        try:
+            answer = self.datazone.get_data_product(domainIdentifier=self.domain_id, identifier=product_id)
+        except NotFound:
+            return frozenset()
+        return frozenset(str(item["identifier"]) for item in answer.get("items", []))
 
     def find_by_name(self, name: str) -> str | None:
         """The id of the project's product of exactly this name (Search, DATA_PRODUCT scope)."""
@@ -189,3 +197,33 @@ class ProductStates:
         return self.store.save(
             {name: (record.to_entry() if record is not None else None) for name, record in changes.items()}
         )
+
+
+class AssetSubscribers(Protocol):
+    def approved_subscribers(self, asset_id: str) -> list[tuple[str, str]]: ...
+
+
+class WithProductSubscribers:
+    """Who subscribes to a topic's asset (a drift's `subscribers`): the asset's own approved subscriptions
+    (aws/catalog.py), and those of each published data product that holds the asset. The product state is
+    read once, and each product's items once, per run; only a drift checked asks."""
+
+    def __init__(self, assets: AssetSubscribers, products: DataProducts, states: ProductStates) -> None:
+        self.assets = assets
+        self.products = products
+        self.states = states
+        self._records: dict[str, ProductRecord] | None = None
+        self._items: dict[str, frozenset[str]] = {}
+
+    def approved_subscribers(self, asset_id: str) -> list[tuple[str, str]]:
+        found = list(self.assets.approved_subscribers(asset_id))
+        if self._records is None:
+            self._records = self.states.load()
+        for record in sorted(self._records.values(), key=lambda r: r.name):
+            if not record.listing_id:
+                continue
+            if record.product_id not in self._items:
+                self._items[record.product_id] = self.products.items(record.product_id)
+            if asset_id in self._items[record.product_id]:
+                found.extend(self.products.approved_subscribers(record.listing_id))
+        return list(dict.fromkeys(found))
