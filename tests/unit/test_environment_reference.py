@@ -35,6 +35,7 @@ def _every_setting_set() -> Settings:
         driftDownstreamDepth=2,
         assetForms=[{"formName": "Ownership", "typeIdentifier": "DataOwnershipForm", "content": {"a": "b"}}],
         glossaryTerms=["term_customer_data"],
+        dataProducts=[{"name": "Inventory", "include": ["^dbserver1\\.inventory\\."]}],
     )
     return load_config(raw).settings
 

@@ -103,14 +103,6 @@ DATA_PRODUCT_METRICS = (
     DATA_PRODUCTS_HELD,
     DATA_PRODUCTS_UNCHANGED,
 )
-# The `change` of the result's `dataProducts` entry each counts.
-DATA_PRODUCT_CHANGE = {
-    "DataProductsCreated": "created",
-    "DataProductsRevised": "revised",
-    "DataProductsDeleted": "deleted",
-    "DataProductsHeld": "held",
-    "DataProductsUnchanged": "unchanged",
-}
 
 # lineage-emission, every run (kafka_lineage/lineage/result.py)
 LINEAGE_EMITTED = Metric(

@@ -199,8 +199,14 @@ class SyncResult:
             emit(metric, value)
         if self.data_products is not None:
             changes = [str(entry["change"]) for entry in self.data_products]
-            for metric in catalog.DATA_PRODUCT_METRICS:
-                emit(metric, changes.count(catalog.DATA_PRODUCT_CHANGE[metric.name]))
+            for metric, change in (
+                (catalog.DATA_PRODUCTS_CREATED, "created"),
+                (catalog.DATA_PRODUCTS_REVISED, "revised"),
+                (catalog.DATA_PRODUCTS_DELETED, "deleted"),
+                (catalog.DATA_PRODUCTS_HELD, "held"),
+                (catalog.DATA_PRODUCTS_UNCHANGED, "unchanged"),
+            ):
+                emit(metric, changes.count(change))
 
     def to_dict(self) -> dict[str, Any]:
         """Counts, and the first SAMPLE entries of each list with its total: far below Lambda's 6 MB
