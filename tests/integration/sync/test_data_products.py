@@ -216,7 +216,12 @@ def test_a_product_no_topic_matches_is_held_while_subscribed_then_deleted(cdc: C
     assert entry(cdc.sync())["change"] == "deleted"
     with pytest.raises(datazone().exceptions.ResourceNotFoundException):
         product(product_id)
-    assert "dataProducts" not in cdc.sync() or not cdc.sync()["dataProducts"]
+    # ... and a later run has nothing to keep: it says the entry matches no topic
+    later = cdc.sync()
+    assert later["dataProducts"] == []
+    assert {"dataProduct": INVENTORY, "warning": "no topic matches the data product: not created"} in later[
+        "warnings"
+    ]
 
 
 def test_a_dry_run_lists_the_product_changes_and_writes_nothing(cdc: CdcWorld) -> None:
@@ -291,3 +296,29 @@ def test_a_governed_domain_refuses_the_publish_and_the_product_stays_created(
     result = cdc.sync()
     assert entry(result)["change"] == "revised"
     assert products_named(INVENTORY) == [created]
+
+
+def test_one_product_that_fails_never_stops_the_others_and_the_next_run_makes_it(cdc: CdcWorld) -> None:
+    # Given two products, and DataZone refusing the heartbeat product's create once
+    from local.standins.errors import ServiceError
+
+    cdc.inventory()
+    beat = {"name": "Heartbeat", "include": ["^__debezium-heartbeat\\."]}
+    with_products(cdc, PRODUCT, beat)
+    refusal = ServiceError("AccessDeniedException", "not allowed here", 403)
+    cdc.aws.datazone.inject_fault(
+        "CreateDataProduct", refusal, 1, lambda params: params["name"] == "Heartbeat"
+    )
+
+    # When the sync runs, then the inventory product is made, the heartbeat's failure is reported
+    with pytest.raises(Exception, match="not allowed here") as raised:
+        cdc.sync()
+    text = str(raised.value)
+    summary = json.loads(text[text.index("{") :])
+    assert [f["dataProduct"] for f in summary["failed"]] == ["Heartbeat"]
+    assert [(e["name"], e["change"]) for e in summary["dataProducts"]] == [(INVENTORY, "created")]
+
+    # When the next run runs, then it makes the heartbeat product and leaves the inventory one
+    result = cdc.sync()
+    assert entry(result, "Heartbeat")["change"] == "created"
+    assert entry(result)["change"] == "unchanged"
