@@ -94,6 +94,14 @@ class DataProducts:
         answer = self.datazone.get_data_product(domainIdentifier=self.domain_id, identifier=product_id)
         return Written(str(answer["id"]), str(answer["revision"]))
 
+    def exists(self, product_id: str) -> bool:
+        """Whether the product is still there (GetDataProduct): a `verify` run asks, per product."""
+        try:
+            self.datazone.get_data_product(domainIdentifier=self.domain_id, identifier=product_id)
+        except NotFound:
+            return False
+        return True
+
     def items(self, product_id: str) -> frozenset[str]:
         """The asset ids the product's latest revision holds (GetDataProduct); none when it is gone."""
         try:

@@ -62,12 +62,12 @@ class ProductApplier:
                 token = plan.revise_token(record.product_id, record.revision, desired.digest)
                 written = self.catalog.revise(record.product_id, desired, token)
             except ProductGone:
-                return self._create(action, desired)  # deleted by hand: made again
+                return self._create(action, desired, record.product_id)  # deleted by hand: made again
             return self._publish(action, _record(desired, written, record.listing_id), "revised")
-        return self._create(action, desired)
+        return self._create(action, desired, action.replaces)
 
-    def _create(self, action: plan.ProductAction, desired: Desired) -> Outcome:
-        token = plan.create_token(self.domain_id, self.project_id, desired.name)
+    def _create(self, action: plan.ProductAction, desired: Desired, replaces: str) -> Outcome:
+        token = plan.create_token(self.domain_id, self.project_id, desired.name, replaces)
         written, adopted = self.catalog.create(desired, token)
         if adopted:
             # Made by a run that crashed before its state was written (or by hand): given these items.

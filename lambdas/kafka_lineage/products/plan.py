@@ -31,6 +31,7 @@ class ProductAction:
     name: str
     desired: Desired | None = None  # None: a deletion
     record: ProductRecord | None = None  # None: a create
+    replaces: str = ""  # a create: the id of the product it replaces (gone from DataZone), for a fresh token
 
     @property
     def writes(self) -> bool:
@@ -84,8 +85,13 @@ def desired(products: Iterable[DataProduct], assets: Mapping[str, tuple[str, str
     }
 
 
-def plan(wanted: Mapping[str, Desired], records: Mapping[str, ProductRecord]) -> ProductPlan:
-    """What to do about each product, configured or recorded, in name order."""
+def plan(
+    wanted: Mapping[str, Desired],
+    records: Mapping[str, ProductRecord],
+    gone: Mapping[str, str] | None = None,
+) -> ProductPlan:
+    """What to do about each product, configured or recorded, in name order. `gone`: by name, the recorded
+    products DataZone no longer has (a `verify` run found them deleted by hand): made again."""
     actions: list[ProductAction] = []
     unmatched: list[str] = []
     for name in sorted(set(wanted) | set(records)):
@@ -97,7 +103,7 @@ def plan(wanted: Mapping[str, Desired], records: Mapping[str, ProductRecord]) ->
             elif product is not None:
                 unmatched.append(name)
         elif record is None:
-            actions.append(ProductAction("create", name, product))
+            actions.append(ProductAction("create", name, product, replaces=(gone or {}).get(name, "")))
         elif record.digest != product.digest:
             actions.append(ProductAction("revise", name, product, record))
         elif record.unpublished:
@@ -114,9 +120,11 @@ def _token(prefix: str, *parts: str) -> str:
     return prefix + hashlib.sha256("/".join(parts).encode()).hexdigest()[:48]
 
 
-def create_token(domain_id: str, project_id: str, name: str) -> str:
-    """One token per product name: a create retried after a crash answers the first product."""
-    return _token("dp-", domain_id, project_id, name)
+def create_token(domain_id: str, project_id: str, name: str, replaces: str = "") -> str:
+    """One token per product name: a create retried after a crash answers the first product. A product
+    made again after the last was deleted by hand takes another (the old token would answer the deleted
+    product while DataZone remembers it)."""
+    return _token("dp-", domain_id, project_id, name, *((replaces,) if replaces else ()))
 
 
 def revise_token(product_id: str, revision: str, digest: str) -> str:

@@ -25,6 +25,10 @@ class ProductCatalog(Protocol):
         """The listing id; raises PublishRefused (a domain rule) or ListingBusy."""
         ...
 
+    def exists(self, product_id: str) -> bool:
+        """Whether the product is still there (a `verify` run asks)."""
+        ...
+
     def delete(self, product_id: str, listing_id: str) -> Deletion:
         """Held (Deletion.held) while the product's listing has approved subscriptions."""
         ...

@@ -33,6 +33,7 @@ class RunState:
     leased: bool  # the asset step holds the state lease (it wrote something)
     lease: Lease | None
     lease_wait_seconds: float
+    verify: bool = False  # also ask DataZone whether each recorded product is still there
 
 
 class ProductSync:
@@ -68,8 +69,16 @@ class ProductSync:
         records = self.adapters.states.load()
         for name in self.adapters.states.unreadable:
             logger.warning("data product state unreadable; made again", extra={"dataProduct": name})
+        gone: dict[str, str] = {}
+        if state.verify:
+            # What the state cannot show: a product deleted by hand is made again (as verify re-creates
+            # assets), one GetDataProduct a product.
+            gone = {
+                n: r.product_id for n, r in records.items() if not self.adapters.catalog.exists(r.product_id)
+            }
+            records = {n: r for n, r in records.items() if n not in gone}
         assets = plan.members(self.adapters.records(), state.plans, state.dry_run)
-        return plan.plan(plan.desired(self.products, assets), records)
+        return plan.plan(plan.desired(self.products, assets), records, gone)
 
     def _apply(self, the_plan: plan.ProductPlan, state: RunState, result: SyncResult) -> None:
         applier = ProductApplier(self.adapters.catalog, self.adapters.domain_id, self.adapters.project_id)

@@ -155,6 +155,7 @@ class SchemaSync:
             steps.leased,
             self.adapters.lease,
             self.adapters.lease_wait_seconds,
+            request.verify,
         )
         ProductSync(self.settings.data_products, ports, self.deadline).run(state, result)
 

@@ -322,3 +322,27 @@ def test_one_product_that_fails_never_stops_the_others_and_the_next_run_makes_it
     result = cdc.sync()
     assert entry(result, "Heartbeat")["change"] == "created"
     assert entry(result)["change"] == "unchanged"
+
+
+def test_a_verify_run_makes_again_a_product_deleted_by_hand(cdc: CdcWorld) -> None:
+    # Given a synced product that someone deleted in DataZone
+    cdc.inventory()
+    with_products(cdc, PRODUCT)
+    first = entry(cdc.sync())["dataProductId"]
+    datazone().create_listing_change_set(
+        domainIdentifier=world.DOMAIN_ID,
+        entityIdentifier=first,
+        entityType="DATA_PRODUCT",
+        action="UNPUBLISH",
+    )
+    datazone().delete_data_product(domainIdentifier=world.DOMAIN_ID, identifier=first)
+
+    # When the hourly run runs, nothing tells it; when a verify run runs, it makes the product again
+    assert entry(cdc.sync())["change"] == "unchanged"
+    made = entry(cdc.sync({"verify": True}))
+
+    # Then one product of the name stands again, published, with the topics
+    assert made["change"] == "created"
+    assert made["dataProductId"] != first  # not the deleted one, which the first create's token answers
+    assert products_named(INVENTORY) == [made["dataProductId"]]
+    assert cdc.aws.datazone.product_listing(world.DOMAIN_ID, made["dataProductId"]) is not None

@@ -78,6 +78,8 @@ def test_what_each_product_needs() -> None:
     assert kinds(None, written(wanted)) == ["delete"]  # its entry left the setting
     assert kinds(empty, None) == []
     assert plan.plan({"Inventory": empty}, {}).unmatched == ("Inventory",)
+    [again] = plan.plan({"Inventory": wanted}, {}, gone={"Inventory": "dp-gone"}).actions
+    assert (again.kind, again.replaces) == ("create", "dp-gone")
     assert plan.plan({"Inventory": wanted}, {"Inventory": written(wanted)}).writes() == ()
 
 
@@ -86,6 +88,7 @@ def test_tokens_are_the_same_for_the_same_write_and_valid_client_tokens() -> Non
     token = plan.create_token("dzd_1", "prj", name)
     assert token == plan.create_token("dzd_1", "prj", name)
     assert token != plan.create_token("dzd_1", "prj", "other")
+    assert token != plan.create_token("dzd_1", "prj", name, replaces="dp-deleted-by-hand")
     for made in (token, plan.revise_token("dp1", "1", "abc"), plan.publish_token("dp1", "2")):
         assert 1 <= len(made) <= 128
         assert all(0x21 <= ord(c) <= 0x7E for c in made)
