@@ -66,7 +66,9 @@ def _actions(synth: Synthesized, sid: str) -> list[str]:
     return []
 
 
-def test_the_functions_get_the_data_products_permissions_and_the_setting(synth: Synthesized) -> None:
+def test_the_functions_get_the_data_products_permissions_and_the_setting_only_with_it(
+    synth: Synthesized, synth_factory: Callable[[dict[str, Any]], Synthesized]
+) -> None:
     # Given dataProducts set / Then schema-sync may keep the products, lineage-emission read them
     assert _actions(synth, "DataZoneDataProducts") == [
         "datazone:CreateDataProduct",
@@ -80,11 +82,7 @@ def test_the_functions_get_the_data_products_permissions_and_the_setting(synth: 
         for fn in synth.resources("AWS::Lambda::Function").values()
     ]
     assert next(json.loads(v["DATA_PRODUCTS"]) for v in environments if "DATA_PRODUCTS" in v) == [GOOD]
-
-
-def test_without_data_products_no_such_permission_is_granted(
-    synth_factory: Callable[[dict[str, Any]], Synthesized],
-) -> None:
+    # ... and without dataProducts, neither
     plain = synth_factory(copy.deepcopy(full_context()))
     assert _actions(plain, "DataZoneDataProducts") == []
     assert _actions(plain, "DataZoneProductSubscribers") == []
