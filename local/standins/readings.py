@@ -247,10 +247,10 @@ class Readings:
     (a fulfiller whose rule filters on its asset type never receives them, and meets such grants only in a
     reconciling run); "asset": the type of the product's first asset the target takes."""
 
-    data_product_names_unique: bool = False
-    """DataZone: whether CreateDataProduct refuses a second product of the same name in a project
-    (ConflictException). The API reference says nothing of names being unique. False: a second product is
-    made (a caller that retries a create after a crash relies on its clientToken alone)."""
+    data_product_name_taken: str = "conflict"
+    """DataZone: the error CreateDataProduct answers for a name another product of the domain has. The API
+    reference says the name must be unique within the domain, without naming the error: "conflict"
+    (ConflictException, listed for the operation) or "validation" (ValidationException)."""
 
     data_product_delete_requires_unpublish: bool = True
     """DataZone: whether DeleteDataProduct refuses a published product (ConflictException) until it is

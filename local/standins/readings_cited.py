@@ -378,10 +378,11 @@ CITED: dict[str, Cited] = {
         ),
         ("integration/standins/test_access_standins.py",),
     ),
-    "data_product_names_unique": Cited(
+    "data_product_name_taken": Cited(
         (
             "Either way: a product is created under one clientToken per name, so a create retried after a "
-            "crash answers the first product; a conflict adopts the product of that name (Search)."
+            "crash answers the first product; a create refused (either error) adopts the project's product "
+            "of that name (Search), and one of another project's is a failure naming it."
         ),
         ("integration/sync/test_data_products.py",),
     ),

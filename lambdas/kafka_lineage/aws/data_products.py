@@ -3,10 +3,12 @@ Search in the DATA_PRODUCT scope, CreateListingChangeSet of a DATA_PRODUCT, List
 listing), and the product state in SSM (`{MAPPING_PATH}/assets/products/`, packed). No decisions here:
 kafka_lineage.products plans, this adapter calls.
 
-Readings (the API reference is silent; docs/concepts.md, "Data products"):
-- whether DataZone refuses a second product of the same name in a project: a create refused as a conflict
-  (a name taken, or a token replayed with another request) is adopted by name through Search; a create
-  with the same clientToken answers the first product again;
+Names are unique in the domain (CreateDataProduct's prerequisites). Readings (the API reference is silent;
+docs/concepts.md, "Data products"):
+- which error says a name is taken (ConflictException or ValidationException): a create refused either way
+  (a name taken, or a token replayed with another request) adopts the project's product of that name
+  through Search, and re-raises when the project has none (another project's product holds the name); a
+  create with the same clientToken answers the first product again;
 - whether DeleteDataProduct is refused for a published product: refused, the product is unpublished and
   deleted again;
 - a publish that DataZone refuses as invalid is a domain rule's refusal (as for assets).
@@ -70,7 +72,7 @@ class DataProducts:
                 **self._content(desired),
             )
             return Written(str(answer["id"]), str(answer["revision"])), False
-        except Conflict:
+        except (Conflict, Invalid):
             found = self.find_by_name(desired.name)
             if found is None:
                 raise

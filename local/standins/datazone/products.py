@@ -140,7 +140,8 @@ def subscribed_product(domain: Domain, product: DataProductListing) -> Response:
 # CreateDataProduct, CreateDataProductRevision, GetDataProduct, DeleteDataProduct, Search (DATA_PRODUCT)
 # and CreateListingChangeSet of a DATA_PRODUCT. The server validates each request against botocore's model
 # first (names 1-64, items at least one, glossary terms 1-20, clientToken); here: what the model can't say.
-# Readings: `data_product_names_unique` (whether a second product of a name in a project is refused) and
+# Names are unique in the domain (the API reference's prerequisite); readings: `data_product_name_taken`
+# (which error says a name is taken) and
 # `data_product_delete_requires_unpublish` (whether DeleteDataProduct refuses a published product).
 
 
@@ -172,7 +173,7 @@ def _items(domain: Domain, project_id: str, params: Params) -> tuple[tuple[str, 
     """The items, each a live asset of the product's owning project (aws-facts: items are assets of the
     product's owning project), at the revision named or its latest."""
     items = []
-    for item in params["items"]:
+    for item in params.get("items") or ():  # optional: a product may be made empty, items added later
         asset = domain.assets.get(item["identifier"])
         if asset is None or asset.deleted:
             raise not_found(f"Asset {item['identifier']} not found")
@@ -219,7 +220,7 @@ def _product_output(store: Store, domain: Domain, product: DataProduct, chosen: 
             "status": "CREATED",
             "description": chosen.description,
             "glossaryTerms": list(chosen.glossary_terms) or None,
-            "items": [{"itemType": "ASSET", "identifier": a, "revision": r} for a, r in chosen.items],
+            "items": [{"itemType": "ASSET", "identifier": a, "revision": r} for a, r in chosen.items] or None,
             "formsOutput": [],
             "createdAt": chosen.created_at,
             "createdBy": store.principal,
@@ -232,14 +233,12 @@ def _product_output(store: Store, domain: Domain, product: DataProduct, chosen: 
 def create_data_product(store: Store, domain: Domain, params: Params) -> Response:
     def produce() -> Response:
         project = store.project(domain, params["owningProjectIdentifier"], not_found)
-        if store.reading("data_product_names_unique"):
-            for other in domain.data_products.values():
-                if (
-                    not other.deleted
-                    and other.owning_project_id == project
-                    and other.latest.name == params["name"]
-                ):
-                    raise conflict(f"Data product {params['name']} already exists in project {project}")
+        for other in domain.data_products.values():
+            if not other.deleted and other.latest.name == params["name"]:
+                message = f"A data product named {params['name']} already exists in domain {domain.id}"
+                if store.reading("data_product_name_taken") == "validation":
+                    raise validation(message)
+                raise conflict(message)
         product = DataProduct(store.new_id(), project, [_revision(store, domain, "1", project, params)])
         domain.data_products[product.id] = product
         return _product_output(store, domain, product, product.latest)

@@ -112,8 +112,9 @@ READING_DEFAULTS: dict[str, Any] = {
     "grant_status_refusal": "conflict",
     # The typeName a data product grant's events carry: "product" ("DataProduct") or "asset" (its assets').
     "data_product_event_type_name": "product",
-    # Whether CreateDataProduct refuses a second product of the same name in a project (ConflictException).
-    "data_product_names_unique": False,
+    # The error CreateDataProduct answers for a name the domain's products already have: "conflict" or
+    # "validation" (the API reference says names are unique in the domain, not which error says so).
+    "data_product_name_taken": "conflict",
     # Whether DeleteDataProduct refuses a published product (ConflictException) until it is unpublished.
     "data_product_delete_requires_unpublish": True,
 }

@@ -159,13 +159,13 @@ def test_a_topic_added_is_one_revision_and_a_topic_deleted_leaves_the_items(cdc:
     assert product(product_id)["revision"] == "3"
 
 
-@pytest.mark.parametrize("names_unique", [True, False])
+@pytest.mark.parametrize("name_taken", ["conflict", "validation"])
 @pytest.mark.parametrize("topics_changed", [False, True])
 def test_a_crash_after_create_data_product_leaves_one_product(
-    cdc: CdcWorld, names_unique: bool, topics_changed: bool
+    cdc: CdcWorld, name_taken: str, topics_changed: bool
 ) -> None:
     # Given a product created, and a crash before its state was written (the state lost)
-    cdc.aws.set_readings(data_product_names_unique=names_unique)
+    cdc.aws.set_readings(data_product_name_taken=name_taken)
     cdc.inventory()
     with_products(cdc, PRODUCT)
     first = entry(cdc.sync())["dataProductId"]
@@ -346,3 +346,22 @@ def test_a_verify_run_makes_again_a_product_deleted_by_hand(cdc: CdcWorld) -> No
     assert made["dataProductId"] != first  # not the deleted one, which the first create's token answers
     assert products_named(INVENTORY) == [made["dataProductId"]]
     assert cdc.aws.datazone.product_listing(world.DOMAIN_ID, made["dataProductId"]) is not None
+
+
+def test_a_name_another_projects_product_holds_is_a_failure_not_an_adoption(cdc: CdcWorld) -> None:
+    # Given another project's product named as ours (names are unique in the domain)
+    cdc.aws.datazone.add_project(world.DOMAIN_ID, SUBSCRIBER)
+    theirs = datazone().create_data_product(
+        domainIdentifier=world.DOMAIN_ID, name=INVENTORY, owningProjectIdentifier=SUBSCRIBER
+    )["id"]
+    cdc.inventory()
+    with_products(cdc, PRODUCT)
+
+    # When the sync runs, then our product fails, naming the refusal, and theirs is left as it is
+    with pytest.raises(Exception, match="already exists") as raised:
+        cdc.sync()
+    text = str(raised.value)
+    summary = json.loads(text[text.index("{") :])
+    assert [f["dataProduct"] for f in summary["failed"]] == [INVENTORY]
+    assert product(theirs)["owningProjectId"] == SUBSCRIBER
+    assert "items" not in product(theirs)

@@ -86,26 +86,28 @@ def test_items_must_be_live_assets_of_the_owning_project_named_once() -> None:
     assert twice.code == "ValidationException"
 
 
-@pytest.mark.parametrize("unique", [True, False])
-def test_a_second_product_of_a_name_follows_the_reading_and_a_token_answers_the_first(unique: bool) -> None:
-    w = kafka_world(data_product_names_unique=unique)
+@pytest.mark.parametrize(
+    ("reading", "code"), [("conflict", "ConflictException"), ("validation", "ValidationException")]
+)
+def test_a_name_is_unique_in_the_domain_and_a_token_answers_the_first(reading: str, code: str) -> None:
+    w = kafka_world(data_product_name_taken=reading)
     asset = published(w, "dbserver1.inventory.orders")
     first = product(w, [asset], clientToken="token-1")
     # The same request under the same token: the first product again
     assert product(w, [asset], clientToken="token-1")["id"] == first["id"]
-    # Another token: refused when names are unique, a second product otherwise
-    if unique:
-        refused = error_of(
-            w,
-            "CreateDataProduct",
-            name="Inventory",
-            owningProjectIdentifier=PROJECT,
-            items=[{"itemType": "ASSET", "identifier": asset}],
-            clientToken="token-2",
-        )
-        assert refused.code == "ConflictException"
-    else:
-        assert product(w, [asset], clientToken="token-2")["id"] != first["id"]
+    # Another token, or another project: the name is taken, refused with the reading's error
+    refused = error_of(
+        w,
+        "CreateDataProduct",
+        name="Inventory",
+        owningProjectIdentifier=PROJECT,
+        items=[{"itemType": "ASSET", "identifier": asset}],
+        clientToken="token-2",
+    )
+    assert refused.code == code
+    # Once deleted, the name is free again
+    w.call("DeleteDataProduct", identifier=first["id"])
+    assert product(w, [asset], clientToken="token-3")["id"] != first["id"]
 
 
 def test_search_finds_the_projects_products_by_text() -> None:
