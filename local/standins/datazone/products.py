@@ -314,7 +314,9 @@ def change_product_listing(store: Store, domain: Domain, params: Params) -> Resp
     """CreateListingChangeSet of a DATA_PRODUCT. A publish lists the revision's items by their own
     listings (each must be published) and must satisfy the domain's publishing rules whose scope takes
     data products; the product's one listing keeps its id and takes a new revision. Listing changes of a
-    product take effect at once here (an asset's lag: listings.py)."""
+    product take effect at once here (an asset's lag: listings.py). The user guide's note on publishing a
+    product with unpublished assets is cut short of what happens to them; the stand-in refuses (the harder
+    side: schema-sync publishes the assets first)."""
     product = live_product(domain, params["entityIdentifier"])
     listing = domain.product_listings.get(product.listing_id or "")
     if params["action"] == "UNPUBLISH":
