@@ -81,6 +81,7 @@ def context() -> dict[str, Any]:
     settings["sources"].append(dict(CROSS_ACCOUNT_SOURCE))
     settings["domainKmsKeyArn"] = DOMAIN_KEY
     settings["lineageTargets"] = ["datazone", "glue"]
+    settings["dataProducts"] = [{"name": "Inventory", "include": ["^dbserver1\\.inventory\\."]}]
     synthesis[SOURCE_CONTEXT_KEY] = str(SOURCE_CONTEXT)
     synthesis[CONSUMER_CONTEXT_KEY] = str(CONSUMER_CONTEXT)
     synthesis["aws:cdk:bundling-stacks"] = []  # no asset is built: the templates' IAM is the same

@@ -217,7 +217,10 @@ def deployment_for(aws: Any, function: str, event: Mapping[str, Any]) -> Deploym
         return Deployment.from_environment(
             os.environ, extra_databases=_glue_databases(aws), access=_access_setting(os.environ)
         )
-    return Deployment.from_environment(os.environ, extra_databases=_glue_databases(aws))
+    # The data products' permissions come with the setting (stacks/lineage_stack.py).
+    products = json.loads(os.environ.get("DATA_PRODUCTS") or "[]")
+    extra = {"dataProducts": products} if products else {}
+    return Deployment.from_environment(os.environ, extra_databases=_glue_databases(aws), **extra)
 
 
 def _access_setting(environ: Mapping[str, str]) -> dict[str, Any]:

@@ -18,6 +18,17 @@ BY_SID: dict[str, str] = {
         "ListRules). The SAR gives these actions no resource type, so only `*` grants them; DataZone then "
         "authorises each call by the role's project membership (contributor)."
     ),
+    "DataZoneDataProducts": (
+        "Keep the `dataProducts` setting's data products: create, revise, read and delete the project's "
+        "products (their Search, publishing and ListSubscriptions are granted with the assets). The SAR "
+        "gives these actions no resource type, so only `*` grants them; DataZone then authorises each call "
+        "by the role's project membership."
+    ),
+    "DataZoneProductSubscribers": (
+        "Name who to call in a drift announcement: read the data products that hold the topic (their items); "
+        "the subscriptions to them are read with the asset's. The SAR gives GetDataProduct no resource type, "
+        "so only `*` grants it."
+    ),
     "GlueSchemaRegistryRead": (
         "List and read the configured registries' schemas and versions: the registries and their schemas "
         "only."

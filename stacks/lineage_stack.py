@@ -261,6 +261,19 @@ class KafkaLineage(LineageNag, LineageTriggers):
             ],
             ["*"],
         )
+        if self.config.settings.data_products:
+            # The data products (kafka_lineage.products; SAR: no resource type either). Search, publishing
+            # and ListSubscriptions are granted above; their state lies under assets/products/.
+            fn.allow(
+                "DataZoneDataProducts",
+                [
+                    "datazone:CreateDataProduct",
+                    "datazone:CreateDataProductRevision",
+                    "datazone:GetDataProduct",
+                    "datazone:DeleteDataProduct",
+                ],
+                ["*"],
+            )
         if self.config.own_registry_names:  # sources in other accounts are read through their roles
             fn.allow(
                 "GlueSchemaRegistryRead",
@@ -320,6 +333,9 @@ class KafkaLineage(LineageNag, LineageTriggers):
         # SAR: no resource type either: a drift names the projects subscribed to the topic's asset (GetAsset
         # for its listing, ListSubscriptions on it).
         fn.allow("DataZoneSubscribers", ["datazone:GetAsset", "datazone:ListSubscriptions"], ["*"])
+        if self.config.settings.data_products:
+            # ... and to the data products that hold the topic (their items: GetDataProduct).
+            fn.allow("DataZoneProductSubscribers", ["datazone:GetDataProduct"], ["*"])
         # Schema versions are read by schema ARN and version number (the record's), nothing else.
         if self.config.own_registry_names:
             fn.allow("GlueSchemaVersionRead", ["glue:GetSchemaVersion"], self._registry_arns())

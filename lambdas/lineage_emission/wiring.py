@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
@@ -17,6 +17,7 @@ from kafka_lineage.aws.clients import client
 from kafka_lineage.aws.connectors import MskConnect, SourceConnectors
 from kafka_lineage.aws.consumer_groups import ConsumerGroups, SourceConsumerGroups
 from kafka_lineage.aws.continuation import hand_on
+from kafka_lineage.aws.data_products import DataProducts, ProductStates, WithProductSubscribers
 from kafka_lineage.aws.delivery import DeliveryPaths, SourceDeliveryPaths
 from kafka_lineage.aws.glue_lineage import GlueLineageGraphs
 from kafka_lineage.aws.lease import StateLease
@@ -33,6 +34,10 @@ from kafka_lineage.lineage.run import LineageWorld
 from kafka_lineage.model.delivery import KnownPath
 from kafka_lineage.model.events import DRIFT_DETAIL_TYPE
 from kafka_lineage.model.state_layout import DRIFT, GLUE_LINEAGE, LINEAGE, state_path
+
+if TYPE_CHECKING:
+    from mypy_boto3_datazone import DataZoneClient
+    from mypy_boto3_ssm import SSMClient
 
 LEASE_HOLDER = "lineage-emission"
 
@@ -109,7 +114,7 @@ def connect(settings: Settings, account: str = "", function_name: str = "lineage
         ),
         announcer=DriftEvents(client("events"), DRIFT_DETAIL_TYPE),
         # Who subscribes to a drifted topic's asset: GetAsset and ListSubscriptions, only for a drift checked.
-        subscribers=Catalog(datazone, settings.domain_id, settings.project_id, datazone_limiter),
+        subscribers=subscribers(settings, datazone, ssm, datazone_limiter),
         rates=StageRates({"save": [(lambda: ssm_write_limiter, "PutParameter")]}),
         # The Glue Data Catalog's lineage graph of each account edges go to, and the Glue target's state.
         glue_graphs=GlueLineageGraphs(glue_of) if settings.glue_lineage else None,
@@ -117,6 +122,17 @@ def connect(settings: Settings, account: str = "", function_name: str = "lineage
         if settings.glue_lineage
         else None,
     )
+
+
+def subscribers(
+    settings: Settings, datazone: DataZoneClient, ssm: SSMClient, limiter: Pacing
+) -> Catalog | WithProductSubscribers:
+    """Who subscribes to a topic: its asset's subscribers, and with `dataProducts`, the products'."""
+    catalog = Catalog(datazone, settings.domain_id, settings.project_id, limiter)
+    if not settings.data_products:
+        return catalog
+    products = DataProducts(datazone, settings.domain_id, settings.project_id, limiter)
+    return WithProductSubscribers(catalog, products, ProductStates(ssm, settings.mapping_path))
 
 
 def state_lease(settings: Settings, context: LambdaContext) -> StateLease:

@@ -15,6 +15,7 @@ from kafka_lineage.aws.bus import TopicEvents
 from kafka_lineage.aws.catalog import Catalog
 from kafka_lineage.aws.clients import client
 from kafka_lineage.aws.continuation import hand_on
+from kafka_lineage.aws.data_products import DataProducts, ProductStates
 from kafka_lineage.aws.kafka import cluster_namespace
 from kafka_lineage.aws.lease import StateLease
 from kafka_lineage.aws.pacing import Pacing, StageRates
@@ -25,6 +26,7 @@ from kafka_lineage.aws.topics import ClusterTopics
 from kafka_lineage.config import Settings, Source
 from kafka_lineage.engine.lease import LEASE_WAIT_SECONDS
 from kafka_lineage.model.state_layout import DRIFT, state_path
+from kafka_lineage.products.ports import ProductAdapters
 from kafka_lineage.sync.drift import DriftSummaries
 from kafka_lineage.sync.ports import SyncAdapters
 
@@ -65,17 +67,33 @@ def build_adapters(
         }
     )
 
+    catalog = Catalog(client("datazone"), settings.domain_id, settings.project_id, datazone)
+    asset_records = AssetRecordStore(ssm, settings.mapping_path, ssm_pacing)
     return SyncAdapters(
         registry=SourceRegistries(settings, lambda source: sessions.client(source, "glue"), limiter_of),
-        catalog=Catalog(client("datazone"), settings.domain_id, settings.project_id, datazone),
-        asset_records=AssetRecordStore(ssm, settings.mapping_path, ssm_pacing),
+        catalog=catalog,
+        asset_records=asset_records,
         events=TopicEvents(client("events")),
         namespace_of=namespace_of,
         rates=rates,
         lease=lease,
         drift=DriftSummaries(PackedStore(ssm, state_path(settings.mapping_path, DRIFT))),
         topics=ClusterTopics(lambda source: sessions.client(source, "kafka")),
+        products=product_adapters(settings, catalog, asset_records, datazone, ssm_pacing),
     )
+
+
+def product_adapters(
+    settings: Settings, catalog: Catalog, records: AssetRecordStore, datazone: Pacing, ssm: Pacing
+) -> ProductAdapters | None:
+    """The data products' ports, when `dataProducts` names any (their state beside the asset records)."""
+    if not settings.data_products:
+        return None
+    products = DataProducts(
+        client("datazone"), settings.domain_id, settings.project_id, datazone, catalog.refusing_rules
+    )
+    states = ProductStates(client("ssm"), settings.mapping_path, ssm)
+    return ProductAdapters(products, states, records.current, settings.domain_id, settings.project_id)
 
 
 def state_lease(settings: Settings, context: LambdaContext) -> StateLease:

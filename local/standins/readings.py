@@ -247,6 +247,16 @@ class Readings:
     (a fulfiller whose rule filters on its asset type never receives them, and meets such grants only in a
     reconciling run); "asset": the type of the product's first asset the target takes."""
 
+    data_product_name_taken: str = "conflict"
+    """DataZone: the error CreateDataProduct answers for a name another product of the domain has. The API
+    reference says the name must be unique within the domain, without naming the error: "conflict"
+    (ConflictException, listed for the operation) or "validation" (ValidationException)."""
+
+    data_product_delete_requires_unpublish: bool = True
+    """DataZone: whether DeleteDataProduct refuses a published product (ConflictException) until it is
+    unpublished (CreateListingChangeSet UNPUBLISH). The API reference's prerequisites don't say. True is
+    the harder side: the caller unpublishes, then deletes again."""
+
     # MSK cluster policies (local/standins/kafka_policies.py).
     cluster_policy_absent: str = "not_found"
     """MSK: what GetClusterPolicy answers for a cluster that has no policy. The API reference lists

@@ -397,6 +397,18 @@ CITED: dict[str, Cited] = {
         ),
         ("integration/standins/test_access_standins.py",),
     ),
+    "data_product_name_taken": Cited(
+        (
+            "Either way: a product is created under one clientToken per name, so a create retried after a "
+            "crash answers the first product; a create refused (either error) adopts the project's product "
+            "of that name (Search), and one of another project's is a failure naming it."
+        ),
+        ("integration/sync/test_data_products.py",),
+    ),
+    "data_product_delete_requires_unpublish": Cited(
+        "Either way: a refused delete unpublishes the product, then deletes it again.",
+        ("integration/sync/test_data_products.py",),
+    ),
     "cluster_policy_absent": Cited(
         "Either way: no policy and an empty answer both mean no statement to keep.",
         ("integration/standins/test_cluster_policies_and_iam_limits.py",),

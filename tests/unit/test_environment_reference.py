@@ -36,6 +36,7 @@ def _every_setting_set() -> Settings:
         lineageTargets=["datazone", "glue"],
         assetForms=[{"formName": "Ownership", "typeIdentifier": "DataOwnershipForm", "content": {"a": "b"}}],
         glossaryTerms=["term_customer_data"],
+        dataProducts=[{"name": "Inventory", "include": ["^dbserver1\\.inventory\\."]}],
     )
     return load_config(raw).settings
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from kafka_lineage.aws.pacing import Pacer
 from kafka_lineage.aws.packed_store import PackedStore
 from kafka_lineage.model.asset_records import AssetRecord
-from kafka_lineage.model.state_layout import ASSETS, hash_group, read_entries, state_path
+from kafka_lineage.model.state_layout import ASSETS, PRODUCTS, hash_group, read_entries, state_path
 
 if TYPE_CHECKING:
     from mypy_boto3_ssm import SSMClient
@@ -18,12 +18,18 @@ class AssetRecordStore:
     """Load and save `AssetRecord`s; a record whose entry can't be read is skipped and reported."""
 
     def __init__(self, ssm: SSMClient, state_root: str, write_limiter: Pacer | None = None) -> None:
-        self.store = PackedStore(ssm, state_path(state_root, ASSETS), write_limiter=write_limiter)
+        self.store = PackedStore(
+            ssm, state_path(state_root, ASSETS), write_limiter=write_limiter, nested=(PRODUCTS,)
+        )
         self.unreadable: list[str] = []
 
     def load(self) -> dict[str, AssetRecord]:
         records, self.unreadable = read_entries(self.store.load(), AssetRecord.from_entry)
         return records
+
+    def current(self) -> dict[str, AssetRecord]:
+        """The records as last loaded or saved, without a call (what the data products are matched on)."""
+        return read_entries(self.store.entries(), AssetRecord.from_entry)[0]
 
     def group_of(self, schema_arn: str) -> str:
         """The packed store's hash group of a schema's entry: a run that saves each group's changes at once

@@ -273,7 +273,7 @@ class Catalog:
                 )
                 return
             except Invalid as error:
-                raise PublishRefused(error.message, self._refusing_rules(error.message)) from error
+                raise PublishRefused(error.message, self.refusing_rules(error.message)) from error
             except Conflict as error:
                 if wait.expired():
                     raise ListingBusy(
@@ -282,7 +282,7 @@ class Catalog:
                     ) from error
             wait.pause()
 
-    def _refusing_rules(self, message: str) -> tuple[str, ...]:
+    def refusing_rules(self, message: str) -> tuple[str, ...]:
         """The rules a refusal names; when it names none, the publishing rules that cover the project's
         assets of the type (GetProject for its domain unit, then ListRules). Unreadable: none."""
         named = tuple(dict.fromkeys(_RULE_NAMED.findall(message)))

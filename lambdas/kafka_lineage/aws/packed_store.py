@@ -178,6 +178,7 @@ class PackedStore:
         *,
         write_limiter: Pacer | None = None,
         group_bits: int = 8,
+        nested: tuple[str, ...] = (),
     ) -> None:
         if not prefix.startswith("/"):
             raise ValueError(f"SSM prefix {prefix!r} must start with '/'")
@@ -187,6 +188,9 @@ class PackedStore:
         if not self.prefix:
             raise ValueError("the SSM prefix must name a path below '/'")
         self.group_bits = group_bits
+        # Sub-paths below the prefix that another store owns (the data products' below the asset records'):
+        # their parameters are neither ours nor foreign, so they are skipped without a warning.
+        self._nested = tuple(f"{part.strip('/')}/" for part in nested)
         self._ssm = instrument(ssm, write_limiter, operations=WRITE_OPERATIONS)
         self._busy = threading.Lock()
         self._loaded = False
@@ -256,6 +260,11 @@ class PackedStore:
             self._loaded = True
             return {key: json.loads(chunks[name].entries[key]) for key, name in where.items()}
 
+    def entries(self) -> dict[str, dict[str, Any]]:
+        """Every entry as last loaded or saved, without a call (empty before the first load)."""
+        with self._exclusive():
+            return {key: json.loads(self._chunks[name].entries[key]) for key, name in self._where.items()}
+
     def _ingest(
         self,
         parameter: Mapping[str, Any],
@@ -265,6 +274,8 @@ class PackedStore:
     ) -> None:
         name = str(parameter["Name"])
         relative = name[len(self.prefix) + 1 :] if name.startswith(self.prefix + "/") else ""
+        if self._nested and relative.startswith(self._nested):
+            return
         if not _CHUNK_NAME.fullmatch(relative):
             logger.warning(
                 "leaving alone an SSM parameter that is not a packed chunk", extra={"parameter": name}

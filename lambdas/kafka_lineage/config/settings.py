@@ -36,6 +36,7 @@ from kafka_lineage.model.errors import Location, describe
 from kafka_lineage.model.ssm_names import validate_ssm_path
 
 from .lineage_targets import GLUE, LineageTargets
+from .products import DataProducts
 from .sources import Source, fullmatch
 
 # DataZone identifiers: botocore datazone DomainId / ProjectId.
@@ -188,6 +189,13 @@ class Settings(BaseModel):
         default=(),
         description="Glossary term ids attached to every topic asset (at most 20), for domains whose rules "
         "require terms before publishing.",
+    )
+    data_products: DataProducts = Field(
+        default=(),
+        description="DataZone data products that group topic assets, kept by schema-sync: "
+        "`[{name, description?, include, exclude?, glossaryTerms?}]`. Each product's items are exactly the "
+        "topic assets whose topics match; it is created, revised when that set changes, published, and "
+        "deleted once no topic matches (held while a subscription to it is approved).",
     )
 
     lineage_targets: LineageTargets = Field(

@@ -73,6 +73,37 @@ EVENTS_FAILED = Metric(
     "EventsFailed", SCHEMA_SYNC, '"Topic Asset Changed" events that could not be put on the default bus.'
 )
 
+# schema-sync, every run with `dataProducts` (kafka_lineage/products): one metric per change.
+_PRODUCTS_RUN = "every run with `dataProducts` that is no dry run"
+DATA_PRODUCTS_CREATED = Metric(
+    "DataProductsCreated",
+    SCHEMA_SYNC,
+    "Data products created (or adopted) and published.",
+    when=_PRODUCTS_RUN,
+)
+DATA_PRODUCTS_REVISED = Metric(
+    "DataProductsRevised", SCHEMA_SYNC, "Data products revised: their topics changed.", when=_PRODUCTS_RUN
+)
+DATA_PRODUCTS_DELETED = Metric(
+    "DataProductsDeleted", SCHEMA_SYNC, "Data products deleted: no topic matches them.", when=_PRODUCTS_RUN
+)
+DATA_PRODUCTS_HELD = Metric(
+    "DataProductsHeld",
+    SCHEMA_SYNC,
+    "Data products no topic matches, kept while a subscription to them is approved (not failures).",
+    when=_PRODUCTS_RUN,
+)
+DATA_PRODUCTS_UNCHANGED = Metric(
+    "DataProductsUnchanged", SCHEMA_SYNC, "Data products up to date: nothing written.", when=_PRODUCTS_RUN
+)
+DATA_PRODUCT_METRICS = (
+    DATA_PRODUCTS_CREATED,
+    DATA_PRODUCTS_REVISED,
+    DATA_PRODUCTS_DELETED,
+    DATA_PRODUCTS_HELD,
+    DATA_PRODUCTS_UNCHANGED,
+)
+
 # lineage-emission, every run (kafka_lineage/lineage/result.py)
 LINEAGE_EMITTED = Metric(
     "LineageEmitted", LINEAGE, "Edges posted (a topic to a table, a source to a topic) in this run."
@@ -188,6 +219,7 @@ METRICS: tuple[Metric, ...] = (
     TOPICS_WITHOUT_SCHEMA,
     TOPIC_LISTINGS_FAILED,
     EVENTS_FAILED,
+    *DATA_PRODUCT_METRICS,
     LINEAGE_EMITTED,
     LINEAGE_UNCHANGED,
     LINEAGE_UNMAPPED_TOPICS,

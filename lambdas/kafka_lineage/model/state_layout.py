@@ -20,6 +20,10 @@ DRIFT = "drift"  # the last schema drift found per topic (written by lineage, sh
 # recursive load reads the other's parameters.
 GLUE_LINEAGE = "glue-lineage"
 CONFIG = "config"  # the state leases, `config/lease/{holder}`
+# The data products' state (schema-sync's, beside the asset records it derives from): packed chunks one level
+# below `assets/`, where the asset records' store leaves them alone.
+PRODUCTS = "products"
+PRODUCTS_PATH = f"{ASSETS}/{PRODUCTS}"
 # The state leases, one chain of generations per holder (kafka_lineage.aws.lease): the two functions', and
 # subscription-grants' one per IAM role (`subscription-grants-<hash of the role ARN>`).
 LEASE_PATH = f"{CONFIG}/lease"

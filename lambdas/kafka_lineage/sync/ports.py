@@ -21,6 +21,7 @@ from kafka_lineage.model.quotas import CallRates
 from kafka_lineage.model.registry import ListedSchema, SchemaDetails
 
 if TYPE_CHECKING:
+    from kafka_lineage.products.ports import ProductAdapters
     from kafka_lineage.sync.drift import DriftSummaries  # a reader over PackedEntries, defined there
 
 
@@ -147,3 +148,5 @@ class SyncAdapters:
     drift: DriftSummaries | None = None
     # The clusters' topics (the asset's topic form, withoutTopic and withoutSchema); None: not read.
     topics: ClusterTopics | None = None
+    # The data products' ports (kafka_lineage.products); None: no `dataProducts` configured.
+    products: ProductAdapters | None = None

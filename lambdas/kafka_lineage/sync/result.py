@@ -53,6 +53,8 @@ class SyncResult:
     progressed: bool = False  # at least one chunk was saved (a follow-up invocation would not loop)
     deferred: Deferred | None = None  # another invocation held the state lease: nothing was written
     resume_after: Position | None = None  # the last item a follow-up need not look at again
+    # The data products' entries (kafka_lineage.products); None: no `dataProducts` configured.
+    data_products: list[dict[str, object]] | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     # ------------------------------------------------------------------------------- what the run reports
@@ -152,6 +154,15 @@ class SyncResult:
                 self.mapping_writes += writes
                 self.progressed = True
 
+    def record_products(self, entries: Iterable[dict[str, object]]) -> None:
+        """The data products' entries `{name, dataProductId, items, change}` (planned, in a dry run)."""
+        with self._lock:
+            self.data_products = [*(self.data_products or []), *entries]
+
+    def record_product_writes(self, writes: int) -> None:
+        with self._lock:
+            self.mapping_writes += writes
+
     def record_rejected_events(self, rejected: int) -> None:
         with self._lock:
             self.events_failed += rejected
@@ -186,6 +197,16 @@ class SyncResult:
             (catalog.TOPIC_LISTINGS_FAILED, self.topic_errors.total),
         ):
             emit(metric, value)
+        if self.data_products is not None:
+            changes = [str(entry["change"]) for entry in self.data_products]
+            for metric, change in (
+                (catalog.DATA_PRODUCTS_CREATED, "created"),
+                (catalog.DATA_PRODUCTS_REVISED, "revised"),
+                (catalog.DATA_PRODUCTS_DELETED, "deleted"),
+                (catalog.DATA_PRODUCTS_HELD, "held"),
+                (catalog.DATA_PRODUCTS_UNCHANGED, "unchanged"),
+            ):
+                emit(metric, changes.count(change))
 
     def to_dict(self) -> dict[str, Any]:
         """Counts, and the first SAMPLE entries of each list with its total: far below Lambda's 6 MB
@@ -217,6 +238,8 @@ class SyncResult:
             "eventsFailed": self.events_failed,
             "chunks": self.chunks,
         }
+        if self.data_products is not None:
+            result["dataProducts"] = self.data_products
         if self.dry_run:
             result["planned"] = self.planned.items
             result["plannedTotal"] = self.planned.total

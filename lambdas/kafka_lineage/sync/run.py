@@ -41,6 +41,7 @@ from kafka_lineage.model.catalog import AssetType
 from kafka_lineage.model.failures import RegistryNotFound
 from kafka_lineage.model.registry import ListedSchema
 from kafka_lineage.observability import logger, tracer
+from kafka_lineage.products.run import ProductSync, RunState
 from kafka_lineage.schemas import parse_definition
 from kafka_lineage.sync import plan
 from kafka_lineage.sync.apply import Applier
@@ -137,9 +138,26 @@ class SchemaSync:
         progress = Pipeline(steps, pace, self.deadline, request.dry_run).run(work)
         result.record_progress(progress)
         result.record_topic_errors(self.topics.errors())
+        self._keep_products(request, steps, result)
         if not request.dry_run:
             result.emit_metrics()
         return result, steps.plans
+
+    def _keep_products(self, request: SyncRequest, steps: SyncSteps, result: SyncResult) -> None:
+        """The data products, from the asset records the run left (kafka_lineage.products); a run that
+        stopped early or was deferred leaves them to the one that finishes."""
+        ports = self.adapters.products
+        if ports is None or not self.settings.data_products or result.incomplete or result.deferred:
+            return
+        state = RunState(
+            tuple(steps.plans),
+            request.dry_run,
+            steps.leased,
+            self.adapters.lease,
+            self.adapters.lease_wait_seconds,
+            request.verify,
+        )
+        ProductSync(self.settings.data_products, ports, self.deadline).run(state, result)
 
     # ---------------------------------------------------------------- 1. read
     def _read(self, request: SyncRequest, result: SyncResult) -> _World:

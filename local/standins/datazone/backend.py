@@ -50,6 +50,10 @@ HANDLERS: dict[str, Handler] = {
     "CreateAssetRevision": assets.create_asset_revision,
     "DeleteAsset": assets.delete_asset,
     "CreateListingChangeSet": listings.create_listing_change_set,
+    "CreateDataProduct": products.create_data_product,
+    "CreateDataProductRevision": products.create_data_product_revision,
+    "GetDataProduct": products.get_data_product,
+    "DeleteDataProduct": products.delete_data_product,
     "GetListing": listings.get_listing,
     "Search": search.search,
     "SearchListings": search.search_listings,
@@ -314,6 +318,16 @@ class DataZoneBackend:
         with self._store.lock:
             store = self._store
             return products.add_data_product(store, store.domain(domain_id), name, project_id, asset_ids).id
+
+    def product_listing(self, domain_id: str, product_id: str) -> tuple[str, list[str]] | None:
+        """The data product's active listing: its id and the asset ids it lists; None when unpublished."""
+        with self._store.lock:
+            domain = self._store.domain(domain_id)
+            found = domain.data_products.get(product_id)
+            listing = domain.product_listings.get(found.listing_id or "") if found is not None else None
+            if listing is None or not listing.active:
+                return None
+            return listing.id, [asset_id for asset_id, _ in listing.members]
 
     def grants(self, domain_id: str) -> list[GrantView]:
         """Every subscription grant, in creation order, with its assets' statuses."""

@@ -9,7 +9,7 @@ import json
 from dataclasses import dataclass, replace
 
 from local.standins.datazone.assets import live_asset
-from local.standins.datazone.products import product_listing_output
+from local.standins.datazone.products import change_product_listing, product_listing_output
 from local.standins.datazone.records import Listing, ListingRevision
 from local.standins.datazone.rules import enforce_publish
 from local.standins.datazone.state import Domain, Store
@@ -30,8 +30,8 @@ class ListingView:
 
 def create_listing_change_set(store: Store, domain: Domain, params: Params) -> Response:
     def produce() -> Response:
-        if params["entityType"] != "ASSET":
-            raise not_found(f"Data product {params['entityIdentifier']} not found")
+        if params["entityType"] == "DATA_PRODUCT":
+            return change_product_listing(store, domain, params)
         asset = live_asset(domain, params["entityIdentifier"])
         listing = domain.listings.get(asset.listing_id) if asset.listing_id else None
         now = store.now()

@@ -227,14 +227,16 @@ class DataProductListing:
     members: list[tuple[str, str]]  # (asset id, asset listing id), in the product's order
     created_at: datetime
     revision: str = "1"
+    active: bool = True  # False once unpublished or its product deleted
 
     @property
     def latest(self) -> ListingRevision:
-        """As an asset listing's: the product's one revision, published (subscriptions read it so)."""
-        return ListingRevision(self.revision, self.revision, "ACTIVE", self.created_at)
+        """As an asset listing's: the product's latest revision (subscriptions read it so)."""
+        status = "ACTIVE" if self.active else "INACTIVE"
+        return ListingRevision(self.revision, self.revision, status, self.created_at)
 
     def status(self, calls: int) -> str:
-        return "ACTIVE"
+        return "ACTIVE" if self.active else "INACTIVE"
 
 
 # Governance (rules.py, glossaries.py) and subscriptions (subscriptions.py): records the Domain holds.
@@ -280,7 +282,9 @@ class Rule:
         return projects["selectionMode"] == "ALL" or project_id in projects.get("specificProjects", [])
 
     def takes_asset_type(self, asset_type: str) -> bool:
-        types = self.scope.get("assetType") or {"selectionMode": "ALL"}
+        # A scope naming data products and no asset type is read as a rule for data products alone.
+        default = "NONE" if self.scope.get("dataProduct") else "ALL"
+        types = self.scope.get("assetType") or {"selectionMode": default}
         return types["selectionMode"] == "ALL" or asset_type in types.get("specificAssetTypes", [])
 
     def targets(self, units: list[str]) -> bool:

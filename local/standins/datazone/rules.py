@@ -183,16 +183,24 @@ def list_rules(store: Store, domain: Domain, params: Params) -> Response:
 
 def _unmet(store: Store, rule: Rule, revision: AssetRevision) -> str | None:
     """What the asset revision lacks of the rule's requirements, or None when it meets them."""
+    held = tuple((form.type_name, form.type_revision) for form in revision.forms)
+    return unmet_by(store, rule, tuple(revision.glossary_terms or ()), held)
+
+
+def unmet_by(
+    store: Store, rule: Rule, terms: tuple[str, ...], forms: tuple[tuple[str, str], ...]
+) -> str | None:
+    """What an entity with these glossary terms and (type, revision) forms lacks of the rule's
+    requirements (an asset's revision, or a data product's), or None when it meets them."""
     if rule.rule_type == FORMS_RULE:
-        held = {(form.type_name, form.type_revision) for form in revision.forms}
         missing = [
             f"{form['typeIdentifier']} revision {form['typeRevision']}"
             for form in rule.detail["metadataFormEnforcementDetail"]["requiredMetadataForms"]
-            if (form["typeIdentifier"], form["typeRevision"]) not in held
+            if (form["typeIdentifier"], form["typeRevision"]) not in forms
         ]
         return f"required metadata form(s) missing: {', '.join(missing)}" if missing else None
     required = rule.detail["glossaryTermEnforcementDetail"]["requiredGlossaryTermIds"]
-    attached = set(revision.glossary_terms or [])
+    attached = set(terms)
     if store.reading("glossary_rule_requires") == "any":
         met = any(term in attached for term in required)
     else:

@@ -17,6 +17,7 @@ from local.standins.datazone.index import (
     matches,
     text_matches,
 )
+from local.standins.datazone.products import search_products
 from local.standins.datazone.records import Listing
 from local.standins.datazone.state import Domain, Store, paginate
 from local.standins.datazone.types import form_type_of
@@ -61,9 +62,11 @@ def _select(store: Store, docs: list[Doc], params: Params) -> list[Doc]:
 
 
 def search(store: Store, domain: Domain, params: Params) -> Response:
+    if params["searchScope"] == "DATA_PRODUCT":
+        return search_products(store, domain, params)
     docs = domain.search.begin_search()
     if params["searchScope"] != "ASSET":
-        return {"items": [], "totalMatchCount": 0}  # the stand-in has no glossaries or data products
+        return {"items": [], "totalMatchCount": 0}  # the stand-in has no glossaries in its index
     selected = _select(store, docs, params)
     page, token = paginate(selected, params)
     with_forms = "FORMS" in (params.get("additionalAttributes") or [])

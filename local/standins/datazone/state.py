@@ -112,6 +112,11 @@ READING_DEFAULTS: dict[str, Any] = {
     "grant_status_refusal": "conflict",
     # The typeName a data product grant's events carry: "product" ("DataProduct") or "asset" (its assets').
     "data_product_event_type_name": "product",
+    # The error CreateDataProduct answers for a name the domain's products already have: "conflict" or
+    # "validation" (the API reference says names are unique in the domain, not which error says so).
+    "data_product_name_taken": "conflict",
+    # Whether DeleteDataProduct refuses a published product (ConflictException) until it is unpublished.
+    "data_product_delete_requires_unpublish": True,
 }
 
 
@@ -157,6 +162,7 @@ class Domain:
     subscription_grants: dict[str, SubscriptionGrant] = field(default_factory=dict)
     emitted: list[EmittedEvent] = field(default_factory=list)
     product_listings: dict[str, DataProductListing] = field(default_factory=dict)  # products.py
+    data_products: dict[str, Any] = field(default_factory=dict)  # products.py: DataProduct by id
 
     @property
     def project_units(self) -> dict[str, str]:

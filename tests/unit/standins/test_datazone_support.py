@@ -51,6 +51,8 @@ class Readings:
     grant_status_skips_in_progress: bool = True
     grant_status_refusal: str = "conflict"
     data_product_event_type_name: str = "product"
+    data_product_name_taken: str = "conflict"
+    data_product_delete_requires_unpublish: bool = True
 
 
 @dataclass

@@ -70,7 +70,7 @@ class TestDomainsAndProjects:
         )
 
     def test_given_an_operation_the_stand_in_lacks_then_unknown_operation(self):
-        error = error_of(world(), "CreateDataProduct", name="g")
+        error = error_of(world(), "ListDataProductRevisions", identifier="g")
         assert (error.code, error.status) == ("UnknownOperationException", 400)
 
 
