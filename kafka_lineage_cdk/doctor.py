@@ -15,7 +15,9 @@ governance.py), so a problem reads the same here and in a failed deploy. Checks:
 - cloudtrail: DescribeTrails, GetTrailStatus, GetEventSelectors: a logging trail records Glue's write
   management events in the region, unless `createCloudTrail` is set;
 - consumer-roles (with `access`): the roles of this account that `access.consumerRoles` admits, and which
-  of them a permissions boundary keeps from any grant (doctor_access.py).
+  of them a permissions boundary keeps from any grant (doctor_access.py);
+- network (with `access`): multi-VPC private connectivity on for IAM where a role of another account may be
+  granted a cluster's topics (doctor_network.py).
 The credentials are taken to be the target account's (GetCallerIdentity names it).
 """
 
@@ -39,6 +41,7 @@ from kafka_lineage.model.events import GLUE_EVENT_NAMES, GLUE_EVENT_SOURCE
 from kafka_lineage.model.failures import AccessDenied, AwsError, NotFound
 
 from .doctor_access import consumer_roles
+from .doctor_network import network
 from .findings import FAIL, OK, WARN, Finding, Target
 from .read_only import read_only
 
@@ -118,6 +121,7 @@ def run_checks(config: Any, target: Target, clients: Clients) -> list[Finding]:
     findings += cloudtrail(clients("cloudtrail"), config, target)
     if config.deployment.access is not None:
         findings += consumer_roles(clients("iam"), config, target)
+        findings += network(clients, config, target)
     return findings
 
 
