@@ -27,7 +27,7 @@ from typing import Any
 
 import boto3
 
-from local import access_checks, access_world, lineage_view, world
+from local import access_checks, access_world, demo_accounts, lineage_view, world
 from local.deployed import DeployedFunctions
 from local.runs import Context, route_function_logs
 from local.standins import LocalAws
@@ -239,6 +239,7 @@ def main(log_file: Path | None = None) -> int:
         lineage = _lineage(deployed)
         _drift(deployed)
         _access(deployed)
+        demo_accounts.show(deployed, say, table)
         # The page again, now with the v3 run's schemaDrift facet on the customers edge.
         lineage_view.show(boto3.client("datazone"), world.DOMAIN_ID, OUT)
         say("IAM: each function's calls, authorised against its own role as synthesized from the stack")
