@@ -76,7 +76,9 @@ def context() -> dict[str, Any]:
     settings = synthesis[CONTEXT_KEY]
     settings["sources"].append(dict(CROSS_ACCOUNT_SOURCE))
     settings["domainKmsKeyArn"] = DOMAIN_KEY
-    synthesis[SOURCE_CONTEXT_KEY] = str(SOURCE_CONTEXT)
+    source = json.loads(SOURCE_CONTEXT.read_text())
+    source.update(grantAccess=True, clusters=[CROSS_ACCOUNT_SOURCE["clusterArn"]])  # every feature on
+    synthesis[SOURCE_CONTEXT_KEY] = json.dumps(source)
     synthesis["aws:cdk:bundling-stacks"] = []  # no asset is built: the templates' IAM is the same
     return synthesis
 

@@ -132,7 +132,7 @@ class SubscriptionGrants:
             fn.allow("ClusterPolicies", CLUSTER_POLICY_ACTIONS, clusters)
         sources = self.source_roles()
         if sources:
-            fn.allow("AssumeSourceRoles", ["sts:AssumeRole"], sources)
+            fn.allow("AssumeSourceRolesForClusterPolicies", ["sts:AssumeRole"], sources)
         assumed = self.consumer_account_roles()
         if assumed:
             fn.allow("AssumeConsumerAccountRoles", ["sts:AssumeRole"], assumed)

@@ -1,6 +1,7 @@
 """The stack deployed into each source account: the functions' read-only role there, and event forwarding.
 
-- The role trusts only the governance stack's two function roles, by ARN, and only with the external id
+- The role trusts only the governance stack's function roles `trustedRoleArns` names (schema-sync's and
+  lineage-emission's; subscription-grants' too with `grantAccess`), by ARN, and only with the external id
   (sts:ExternalId). Its grants follow the IAM Service Authorization Reference, scoped to the configured
   registries (and their schemas), databases (and their tables); actions the SAR gives no resource type
   (kafka:GetBootstrapBrokers, kafkaconnect:ListConnectors) are granted on "*", each only when asked for.
