@@ -18,11 +18,15 @@ from typing import Any
 
 import pytest
 
+from kafka_lineage.grants.settings import GrantSettings
+from kafka_lineage.model.failures import SourceRoleUnavailable
 from local import access_world, world
 from local.access_world import Consumer
 from local.cluster_access import reads_across
+from local.standins import LocalAws
 from local.synth import consumer_account_roles, deployment_roles, source_account_roles
 from stacks.grants import CLUSTER_POLICY_ACTIONS
+from subscription_grants.wiring import build
 from tests.fixtures import FakeContext, VirtualClock
 from tests.integration.cross_account.conftest import (
     ROLE_NAME,
@@ -307,3 +311,24 @@ def test_without_grant_access_the_grant_fails_with_the_source_roles_refusal(gran
     assert "kafka:DescribeClusterV2" in cause, cause
     assert granting.cluster_policy() is None
     assert not granting.reads(role)
+
+
+def test_a_cluster_no_source_reaches_is_not_tried_through_another_role(
+    local_aws: LocalAws, monkeypatch: pytest.MonkeyPatch
+):
+    # Given consumerAccountRole set, and no SOURCES entry with a role in the cluster's account (its source
+    # was removed, say, while grants on its topics stand)
+    environ = {**world.environment([world.source_config()]), "ACCESS": json.dumps(ACCESS)}
+    for key, value in environ.items():
+        monkeypatch.setenv(key, value)
+    local_aws.kafka.set_brokers(world.CLUSTER_ARN, sasl_iam=world.BROKERS_IAM)
+    local_aws.calls.clear()
+    ports = build(GrantSettings.from_environment(environ), grants_context(), environ)
+
+    # When the function asks for the cluster's type, then no role is assumed for it (the consumer account's
+    # role has no MSK action), and the refusal names the setting that would reach it
+    with pytest.raises(SourceRoleUnavailable, match="no SOURCES entry with roleArn reaches a cluster there"):
+        ports.clusters.serverless(CLUSTER)
+    assert not [call for call in local_aws.calls if call.key == "sts:AssumeRole"]
+    # ... while a cluster of the function's own account is its own role's
+    assert ports.clusters.serverless(world.CLUSTER_ARN) is False
