@@ -125,7 +125,7 @@ def test_grant_access_lets_the_source_role_write_the_listed_clusters_policies_on
 def test_grant_access_adds_one_statement_and_nothing_else(granting: Synthesized, reading: Synthesized):
     # Given the same source stack with and without grantAccess
     def statements(synthesized: Synthesized) -> dict[str, Any]:
-        return {s.sid: s for s in synthesized.source_role().statements}
+        return {str(s.sid): s for s in synthesized.source_role().statements}
 
     added = set(statements(granting)) - set(statements(reading))
     # Then the only difference is the cluster-policy statement: the four actions on the listed ARN

@@ -14,9 +14,10 @@ from __future__ import annotations
 import json
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import pytest
+from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from kafka_lineage.grants.settings import GrantSettings
 from kafka_lineage.model.failures import SourceRoleUnavailable
@@ -323,7 +324,8 @@ def test_a_cluster_no_source_reaches_is_not_tried_through_another_role(
         monkeypatch.setenv(key, value)
     local_aws.kafka.set_brokers(world.CLUSTER_ARN, sasl_iam=world.BROKERS_IAM)
     local_aws.calls.clear()
-    ports = build(GrantSettings.from_environment(environ), grants_context(), environ)
+    context = cast(LambdaContext, grants_context())
+    ports = build(GrantSettings.from_environment(environ), context, environ)
 
     # When the function asks for the cluster's type, then no role is assumed for it (the consumer account's
     # role has no MSK action), and the refusal names the setting that would reach it
