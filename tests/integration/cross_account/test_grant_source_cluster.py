@@ -308,7 +308,8 @@ def test_without_grant_access_the_grant_fails_with_the_source_roles_refusal(gran
     assert granting.status(subscription) == "GRANT_FAILED"
     cause = granting.failure(grant)
     assert "AccessDenied" in cause, cause
-    assert f"assumed-role/{ROLE_NAME}/" in cause, cause
+    # ... the session is the source role's, in its own account, as STS issues it
+    assert f"arn:aws:sts::{SOURCE_ACCOUNT}:assumed-role/{ROLE_NAME}/" in cause, cause
     assert "kafka:DescribeClusterV2" in cause, cause
     assert granting.cluster_policy() is None
     assert not granting.reads(role)
