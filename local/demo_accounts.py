@@ -2,9 +2,9 @@
 
 Each account deploys its stack (synthesized here, as `cdk deploy` would): the source account's reader role
 with `grantAccess` (it may write its listed cluster's policy), trusting the governance stack's function roles;
-the consumer account's KafkaLineageConsumer role (it may write IAM on the consumer roles), trusting
-subscription-grants. In IAM mode every call runs under the role it would in AWS, and is authorised against
-it: the demo prints which role each call ran under.
+the KafkaLineageConsumer role of the consumer account (and of the source account), which may write IAM on
+the consumer roles there, trusting subscription-grants. In IAM mode every call runs under the role it would
+in AWS, and is authorised against it: the demo prints which role each call ran under.
 """
 
 from __future__ import annotations
@@ -88,15 +88,17 @@ def _deploy_other_accounts(aws: Any) -> None:
     aws.iam.add_assumable(
         source_account_roles(deployment, json.dumps(source, sort_keys=True), aws.region, SOURCE_ACCOUNT)
     )
-    consumer = {
-        "trustedRoleArn": roles["subscription-grants"].arn,
-        "externalId": CONSUMER_ID,
-        "consumerRoles": [f"arn:aws:iam::{CONSUMER_ACCOUNT}:role/analytics/*"],
-        "roleName": CONSUMER_ROLE,
-    }
-    aws.iam.add_assumable(
-        consumer_account_roles(deployment, json.dumps(consumer, sort_keys=True), aws.region, CONSUMER_ACCOUNT)
-    )
+    # The consumer account's KafkaLineageConsumer stack, and the source account's too: the function writes
+    # and reads consumer roles of any account `access.consumerRoles` names only through that account's role.
+    for account in (CONSUMER_ACCOUNT, SOURCE_ACCOUNT):
+        consumer = {
+            "trustedRoleArn": roles["subscription-grants"].arn,
+            "externalId": CONSUMER_ID,
+            "consumerRoles": [f"arn:aws:iam::{account}:role/analytics/*"],
+            "roleName": CONSUMER_ROLE,
+        }
+        text = json.dumps(consumer, sort_keys=True)
+        aws.iam.add_assumable(consumer_account_roles(deployment, text, aws.region, account))
 
 
 def show(deployed: DeployedFunctions, say: Callable[[str], None], table: Table) -> None:
