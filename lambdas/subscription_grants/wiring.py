@@ -49,14 +49,13 @@ def function_account(context: LambdaContext) -> str:
     return parts[4] if len(parts) > 4 else ""
 
 
-def source_roles(environ: Mapping[str, str]) -> dict[str, tuple[str, str | None]]:
-    """The `SOURCES` entries' roles by cluster ARN, and by the cluster's account (the first entry there) for
-    a cluster no entry names: MSK is reached in the cluster's account, through its source's role."""
+def _source_entries(environ: Mapping[str, str]) -> list[tuple[str, str, tuple[str, str | None]]]:
+    """(cluster ARN, its account, (role ARN, external id)) of each `SOURCES` entry with a role."""
     try:
         sources = json.loads(environ.get("SOURCES") or "[]")
     except json.JSONDecodeError:
-        return {}
-    found: dict[str, tuple[str, str | None]] = {}
+        return []
+    found = []
     for source in sources if isinstance(sources, list) else ():
         if isinstance(source, dict) and source.get("roleArn") and source.get("clusterArn"):
             try:
@@ -64,8 +63,24 @@ def source_roles(environ: Mapping[str, str]) -> dict[str, tuple[str, str | None]
             except ValueError:
                 continue
             role = (str(source["roleArn"]), source.get("externalId"))
-            found.setdefault(str(source["clusterArn"]), role)
-            found.setdefault(account, role)
+            found.append((str(source["clusterArn"]), account, role))
+    return found
+
+
+def source_roles(environ: Mapping[str, str]) -> dict[str, tuple[str, str | None]]:
+    """The `SOURCES` entries' roles by their cluster's account (the first entry there)."""
+    found: dict[str, tuple[str, str | None]] = {}
+    for _, account, role in _source_entries(environ):
+        found.setdefault(account, role)
+    return found
+
+
+def cluster_roles(environ: Mapping[str, str]) -> dict[str, tuple[str, str | None]]:
+    """The `SOURCES` entries' roles by cluster ARN: MSK is reached in the cluster's account through the role
+    of that cluster's source (else, `source_roles`, another source's of that account)."""
+    found: dict[str, tuple[str, str | None]] = {}
+    for cluster, _, role in _source_entries(environ):
+        found.setdefault(cluster, role)
     return found
 
 
@@ -78,7 +93,7 @@ def build(settings: GrantSettings, context: LambdaContext, environ: Mapping[str,
         role = access.account_role(account)
         return None if role is None else (role, access.external_id)
 
-    sources = source_roles(environ)
+    by_cluster, by_account = cluster_roles(environ), source_roles(environ)
     iam = AccountClients(own, consumer_role, name, _NO_CONSUMER_ROLE)
     # One set of MSK clients per source role (a role's session is its account's), one for a cluster no
     # source reaches (its calls fail, naming SOURCES).
@@ -90,7 +105,7 @@ def build(settings: GrantSettings, context: LambdaContext, environ: Mapping[str,
 
     def kafka_for(cluster_arn: str) -> Any:
         account = cluster_account(cluster_arn)
-        role = sources.get(cluster_arn) or sources.get(account)
+        role = by_cluster.get(cluster_arn) or by_account.get(account)
         with lock:
             clients = kafka.get(role)
             if clients is None:
