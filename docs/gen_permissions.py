@@ -2,8 +2,9 @@
 
 A mkdocs hook (mkdocs.yml `hooks:`). It synthesizes, once per build and in-process, the governance stack with
 every feature on (tests/infrastructure/stack_synth.py's `full_context`, plus a source in another account and
-a domain key) and a source account's stack (docs/two-accounts/source.json), with asset bundling skipped (the
-templates' IAM does not depend on it), then renders each role's statements; the reason for each comes from
+a domain key), a source account's stack (docs/two-accounts/source.json) and a consumer account's stack
+(docs/two-accounts/consumer.json), with asset bundling skipped (the templates' IAM does not depend on it),
+then renders each role's statements; the reason for each comes from
 stacks/grant_reasons.py. A statement without a reason fails the build
 (tests/infrastructure/test_permissions_page.py). `python docs/gen_permissions.py` prints the page's tables.
 """
@@ -38,6 +39,7 @@ CROSS_ACCOUNT_SOURCE = {
 }
 DOMAIN_KEY = "arn:aws:kms:eu-west-1:111122223333:key/1234abcd-12ab-34cd-56ef-1234567890ab"
 SOURCE_CONTEXT = ROOT / "docs" / "two-accounts" / "source.json"
+CONSUMER_CONTEXT = ROOT / "docs" / "two-accounts" / "consumer.json"
 _HASH = re.compile(r"[0-9A-F]{8}$")
 _PSEUDO = {"AWS::Partition": "aws", "AWS::Region": "<region>", "AWS::AccountId": "<account>"}
 
@@ -67,8 +69,10 @@ class Role:
 
 
 def context() -> dict[str, Any]:
-    """The synthesis context: every feature on, a cross-account source, a domain key, a source stack."""
+    """The synthesis context: every feature on, a cross-account source, a domain key, a source stack and a
+    consumer stack."""
     from stacks.config import CONTEXT_KEY
+    from stacks.consumer_config import CONSUMER_CONTEXT_KEY
     from stacks.source_config import SOURCE_CONTEXT_KEY
     from tests.infrastructure.stack_synth import full_context
 
@@ -79,6 +83,7 @@ def context() -> dict[str, Any]:
     source = json.loads(SOURCE_CONTEXT.read_text())
     source.update(grantAccess=True, clusters=[CROSS_ACCOUNT_SOURCE["clusterArn"]])  # every feature on
     synthesis[SOURCE_CONTEXT_KEY] = json.dumps(source)
+    synthesis[CONSUMER_CONTEXT_KEY] = str(CONSUMER_CONTEXT)
     synthesis["aws:cdk:bundling-stacks"] = []  # no asset is built: the templates' IAM is the same
     return synthesis
 

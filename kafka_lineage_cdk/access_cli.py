@@ -1,8 +1,9 @@
 """`kafka-lineage access` and `kafka-lineage grants`: the subscription-grants function of a deployed stack
-(docs/access.md, docs/cli.md), registered on the command group by cli.py.
+(docs/access.md, docs/cli.md); cli.py adds them to the command group.
 
 - `access` shows, per consumer role, which topics it may read and which grants failed and why, read from
-  DataZone and IAM with clients that can only read (access_view.py says why this design);
+  DataZone and IAM with clients that can only read (access_view.py says why this design), and the roles
+  that hold this stack's policies though `consumerRoles` no longer admits them (unadmitted.py);
 - `grants` invokes the function by hand, like `sync` and `lineage`: a reconciling run, or its dry run.
 
 The function is found by its stack output `SubscriptionGrantsFunctionName` (deployed.py).
@@ -14,62 +15,79 @@ import json
 from typing import Any
 
 import click
+from rich.markup import escape
 
-from . import cli
-from .outcome import BAD_INPUT, FAILED, OK, PARTIAL
+from .commandline import (
+    ERR,
+    EVENT_OPTION,
+    OUT,
+    aws_call,
+    clients,
+    deployed_options,
+    deployment,
+    fail,
+    payload,
+    remember,
+    run_deployed,
+)
+from .outcome import BAD_INPUT, OK, PARTIAL
 from .report import items_table
 
+UNADMITTED_TITLE = (
+    "not admitted by consumerRoles, still holding this stack's policies (they can read; clean them with "
+    "the commands shown, and revoke their subscriptions so the catalog agrees)"
+)
 
-@cli.main.command()
-@cli._deployed_options
+
+def show_unadmitted(items: list[dict[str, Any]]) -> None:
+    """A table of the roles, then their commands as plain lines (a table cell would cut them)."""
+    OUT.print(items_table(UNADMITTED_TITLE, [{"role": i["role"], "policies": i["policies"]} for i in items]))
+    for item in items:
+        click.echo(f"# {item['role']}")
+        for command in item["clean"]:
+            click.echo(command)
+
+
+@click.command()
+@deployed_options
 @click.option("--dry-run", is_flag=True, help="The plan only: what the run would write (nothing written).")
-@cli._EVENT
+@EVENT_OPTION
 @click.pass_context
 def grants(ctx: click.Context, dry_run: bool, event: str | None, **common: Any) -> None:
     """Run subscription-grants: a reconciling run (pending grants finished, every role's access rendered)."""
-    cli._remember(ctx, **common)
-    cli._run_deployed(ctx, "subscription-grants", cli._payload(event, {"dryRun": dry_run}))
+    remember(ctx, **common)
+    run_deployed(ctx, "subscription-grants", payload(event, {"dryRun": dry_run}))
 
 
-@cli.main.command()
-@cli._deployed_options
+@click.command()
+@deployed_options
 @click.option(
     "--role", "roles", multiple=True, help="Only roles matching this ARN pattern (`*` any run; repeatable)."
 )
 @click.pass_context
 def access(ctx: click.Context, roles: tuple[str, ...], **common: Any) -> None:
     """Who may read which topic: DataZone's grants beside IAM's policies (reads only). Exit 1 when a grant
-    failed or IAM disagrees with the catalog."""
-    from kafka_lineage.model.failures import AwsError
-
+    failed, IAM disagrees with the catalog, or a role no longer admitted still holds this stack's access."""
     from .access_view import NoGrantsFunction, function_settings, read_view
-    from .deployed import NotDeployed, describe_stack, find_deployment
+    from .deployed import NotDeployed
     from .doctor import read_only_clients
 
-    clients = read_only_clients(cli.make_clients(common["region"], common["profile"]))
+    reader = read_only_clients(clients(ctx, common["region"], common["profile"]))
+    found = deployment(ctx, reader, common["stack"], common["construct"])
     try:
-        deployment = find_deployment(
-            describe_stack(clients("cloudformation"), common["stack"]), common["construct"]
-        )
-        settings = function_settings(clients("lambda"), deployment.function("subscription-grants"))
+        function_name = found.function("subscription-grants")
+        with aws_call(ctx, f"reading the settings of {function_name} (lambda:GetFunctionConfiguration)"):
+            settings = function_settings(reader("lambda"), function_name)
     except (NotDeployed, NoGrantsFunction) as error:
-        cli._err.print(f"[red]kafka-lineage: {error}[/]")
-        ctx.exit(BAD_INPUT)
-    except AwsError as error:
-        cli._err.print(f"[red]kafka-lineage: reading the stack failed: {error}[/]")
-        ctx.exit(FAILED)
-    try:
-        account = clients("sts").get_caller_identity()["Account"]
-        view = read_view(clients, settings, account, roles)
-    except AwsError as error:  # AWS refused a read (credentials, permissions)
-        cli._err.print(f"[red]kafka-lineage: reading grants and roles failed: {error}[/]")
-        ctx.exit(FAILED)
+        fail(ctx, BAD_INPUT, str(error))
+    with aws_call(ctx, "reading the caller's account (sts:GetCallerIdentity)"):
+        account = reader("sts").get_caller_identity()["Account"]
+    with aws_call(ctx, "reading grants (DataZone) and roles (IAM)"):
+        view = read_view(reader, settings, account, roles)
     if common["as_json"]:
         click.echo(json.dumps(view.to_json(), indent=2, sort_keys=True, default=str))
     else:
-        cli._out.print(
-            items_table("access (standing grants, and whether IAM lets the role read)", view.access)
-        )
+        OUT.print(items_table("access (standing grants, and whether IAM lets the role read)", view.access))
         for title, items in (
             (
                 "left over (our policies give it, no grant does: the reconciling run removes it)",
@@ -80,5 +98,10 @@ def access(ctx: click.Context, roles: tuple[str, ...], **common: Any) -> None:
             ("grants that name no usable topic", view.unusable),
         ):
             if items:
-                cli._out.print(items_table(title, items))
+                OUT.print(items_table(title, items))
+        if view.unadmitted:
+            show_unadmitted(view.unadmitted)
+        if view.unadmitted_error is not None:
+            warning = escape(view.unadmitted_error)
+            ERR.print(f"[yellow]kafka-lineage: {warning}[/]", highlight=False, soft_wrap=True)
     ctx.exit(PARTIAL if view.attention else OK)

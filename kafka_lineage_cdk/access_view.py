@@ -39,6 +39,8 @@ from kafka_lineage.grants.world import Resolver
 from kafka_lineage.model.failures import AwsError
 from kafka_lineage.model.iam import RoleRecord
 
+from . import unadmitted
+
 Clients = Callable[[str], Any]
 READS = "reads"
 FAILED = (GrantStatus.GRANT_FAILED, GrantStatus.REVOKE_FAILED)
@@ -74,6 +76,9 @@ class AccessView:
     failed: list[dict[str, Any]] = field(default_factory=list)
     pending: list[dict[str, Any]] = field(default_factory=list)
     unusable: list[dict[str, Any]] = field(default_factory=list)
+    # roles holding our policies that `consumerRoles` no longer admits, with the commands that clean them
+    unadmitted: list[dict[str, Any]] = field(default_factory=list)
+    unadmitted_error: str | None = None  # why they could not be looked for (a refused listing)
 
     @property
     def attention(self) -> bool:
@@ -82,6 +87,8 @@ class AccessView:
             self.failed
             or self.unusable
             or self.leftover
+            or self.unadmitted
+            or self.unadmitted_error is not None
             or any(row["iam"] not in (READS, "not read") for row in self.access)
         )
 
@@ -92,6 +99,8 @@ class AccessView:
             "failed": self.failed,
             "pending": self.pending,
             "unusable": self.unusable,
+            "unadmitted": self.unadmitted,
+            "unadmittedError": self.unadmitted_error,
             "needsAttention": self.attention,
         }
 
@@ -201,19 +210,47 @@ def read_view(
                 view.pending.append(_item(grant, roles=shown, status=grant.status.value))
         for item in resolved.unusable:
             view.unusable.append({"grantId": item.grant_id, "status": item.status.value, "cause": item.cause})
+    records: dict[str, RoleRecord | None] = {}
     for role in sorted(standing):
-        _check_role(view, iam, role, standing[role], settings, account)
+        _check_role(view, (iam, records), role, standing[role], settings, account)
+    _unadmitted(view, clients("iam"), settings, account, (wanted, standing, records))
     return view
 
 
-def _check_role(
-    view: AccessView, iam: IamRoles, role: str, grants: list[Grant], settings: GrantSettings, account: str
+def _unadmitted(
+    view: AccessView,
+    iam: Any,
+    settings: GrantSettings,
+    account: str,
+    seen: tuple[tuple[str, ...], Mapping[str, Any], Mapping[str, RoleRecord | None]],
 ) -> None:
+    """The roles holding our policies that `consumerRoles` no longer admits: those the grants name, and
+    those our managed policies are attached to (unadmitted.py)."""
+    wanted, named, records = seen
+    try:
+        found = unadmitted.find(iam, settings.access, settings.naming, account, named, records)
+    except AwsError as error:  # the rest of the view stands; this part cannot tell, which is no pass
+        view.unadmitted_error = f"{error} (the roles no longer admitted could not be looked for)"
+        return
+    for role in found:
+        if not wanted or any(role_pattern_matches(p, role.role) for p in wanted):
+            view.unadmitted.append(role.to_json())
+
+
+def _check_role(
+    view: AccessView,
+    reading: tuple[IamRoles, dict[str, RoleRecord | None]],
+    role: str,
+    grants: list[Grant],
+    settings: GrantSettings,
+    account: str,
+) -> None:
+    iam, records = reading
     if RoleArn.parse(role).account != account:
         view.access += [_item(g, role=role, iam="not read") for g in grants]
         return
     try:
-        record = iam.read(role)
+        record = records[role] = iam.read(role)
     except AwsError as error:
         view.access += [_item(g, role=role, iam=f"cannot read the role: {error.code}") for g in grants]
         return

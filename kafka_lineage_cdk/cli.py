@@ -4,195 +4,90 @@
     kafka-lineage sync    --stack KafkaLineage [--schema-arn ARN ...] [--verify]
     kafka-lineage lineage --stack KafkaLineage [--topic [REGISTRY:]TOPIC ...] [--force] [--dry-run]
     kafka-lineage status  --stack KafkaLineage
+    kafka-lineage access  --stack KafkaLineage            # access_cli.py: who may read which topic
+    kafka-lineage grants  --stack KafkaLineage [--dry-run]
     kafka-lineage doctor  --context cdk.json              # before the first deploy: the account, read only
 
 Against a deployed stack it reads the stack's outputs (CloudFormation DescribeStacks) for the function
 names and invokes the function (Lambda Invoke, RequestResponse). Tables by default, `--json` for the result
 as the function returned it. Exit codes: 0 success, 1 partial failure (some items failed; `status`: needs
-attention), 2 bad input (usage, payload refused, stack or construct not found), 3 the run failed as a whole.
+attention), 2 bad input (usage, payload refused, stack or construct not found), 3 the run failed as a whole
+(AWS refused a call: one line naming it, commandline.aws_call). The shared parts are commandline.py's.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import click
-from rich.console import Console
 from rich.table import Table
 
 from . import __version__
-from .outcome import BAD_INPUT, FAILED, OK, PARTIAL, Outcome
-from .report import items_table, outcome_tables
-
-# Tables on stdout; progress and errors on stderr, so `--json` output stays one JSON document.
-_out = Console()
-_err = Console(stderr=True)
-# Tests replace it (CliRunner with stubbed clients); `--region`/`--profile` choose the session.
-ClientFactory = Callable[[str], Any]
-
-
-def aws_clients(region: str | None, profile: str | None) -> ClientFactory:
-    import boto3
-    from botocore.config import Config
-
-    from .deployed import INVOKE_READ_TIMEOUT
-
-    session = boto3.session.Session(region_name=region, profile_name=profile)
-    # TCP keepalive: a connection idle for the minutes a run takes is not dropped on the way (Lambda's
-    # advice for long synchronous invocations).
-    one_try = Config(
-        read_timeout=INVOKE_READ_TIMEOUT,
-        retries={"mode": "standard", "total_max_attempts": 1},
-        tcp_keepalive=True,
-    )
-
-    def client(service: str) -> Any:
-        return session.client(service, config=one_try) if service == "lambda" else session.client(service)
-
-    return client
-
-
-make_clients: Callable[[str | None, str | None], ClientFactory] = aws_clients
-
-
-@contextmanager
-def _progress(message: str) -> Iterator[Callable[[str], None]]:
-    """A spinner on stderr while a run lasts (nothing when stderr is not a terminal)."""
-    with _err.status(message) as status:
-
-        def update(text: str) -> None:
-            status.update(text)
-
-        yield update
-
-
-def _emit(outcome: Outcome, as_json: bool) -> None:
-    if as_json:
-        click.echo(json.dumps(outcome.to_json(), indent=2, sort_keys=True, default=str))
-        return
-    for table in outcome_tables(outcome):
-        _out.print(table)
-    if outcome.exit_code == PARTIAL:
-        _err.print(f"[yellow]{outcome.function}: {outcome.failures} item(s) failed; the others were done[/]")
-
-
-def _payload(event: str | None, options: Mapping[str, Any]) -> dict[str, Any]:
-    """The invocation's payload: `--event` (JSON text, or @file), with the options' members added."""
-    payload: dict[str, Any] = {}
-    if event:
-        text = Path(event[1:]).read_text(encoding="utf-8") if event.startswith("@") else event
-        try:
-            loaded = json.loads(text)
-        except json.JSONDecodeError as error:
-            raise click.BadParameter(f"not JSON: {error}", param_hint="--event") from error
-        if not isinstance(loaded, dict):
-            raise click.BadParameter("the payload must be a JSON object", param_hint="--event")
-        payload.update(loaded)
-    payload.update({key: value for key, value in options.items() if value})
-    if payload.get("verify") and payload.get("schemaArns"):  # schema-sync refuses it: say so before invoking
-        raise click.UsageError("--verify searches every registry for unmapped assets: not with --schema-arn")
-    return payload
-
-
-def _topics(values: tuple[str, ...]) -> list[dict[str, str]]:
-    """`[REGISTRY:]TOPIC`: Kafka topic names hold no colon; a source account's registry is
-    `<account>:<name>`, so the topic is what follows the last colon."""
-    topics = []
-    for value in values:
-        registry, colon, topic = value.rpartition(":")
-        topics.append({"registryName": registry, "topic": topic} if colon else {"topic": topic})
-    return topics
-
-
-def _run_deployed(ctx: click.Context, which: str, payload: dict[str, Any]) -> None:
-    from .deployed import NotDeployed, describe_stack, find_deployment, invoke
-
-    settings = ctx.obj
-    clients = make_clients(settings["region"], settings["profile"])
-    try:
-        stack = describe_stack(clients("cloudformation"), settings["stack"])
-        deployment = find_deployment(stack, settings["construct"])
-    except NotDeployed as error:
-        _err.print(f"[red]kafka-lineage: {error}[/]")
-        ctx.exit(BAD_INPUT)
-    function_name = deployment.function(which)
-    try:
-        with _progress(f"{which}: invoking {function_name} (a run may take up to 15 minutes)"):
-            outcome = invoke(clients("lambda"), which, function_name, payload)
-    except Exception as error:  # AWS refused the call (credentials, permissions, throttling)
-        _err.print(f"[red]kafka-lineage: invoking {function_name} failed: {error}[/]")
-        ctx.exit(FAILED)
-    _emit(outcome, settings["as_json"])
-    ctx.exit(outcome.exit_code)
-
-
-def _deployed_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    for option in reversed(
-        [
-            click.option(
-                "--stack", "stack", required=True, help="The deployed stack's name (CloudFormation)."
-            ),
-            click.option(
-                "--construct",
-                default=None,
-                help="The KafkaLineage construct's id, when the stack holds more than one.",
-            ),
-            click.option(
-                "--region", default=None, help="The stack's region (default: the AWS configuration's)."
-            ),
-            click.option("--profile", default=None, help="The AWS profile to use."),
-            click.option("--json", "as_json", is_flag=True, help="Print the result as JSON, not as tables."),
-        ]
-    ):
-        command = option(command)
-    return command
-
-
-def _remember(ctx: click.Context, **settings: Any) -> None:
-    ctx.obj = settings
-
-
-_EVENT = click.option(
-    "--event", default=None, help="The payload as JSON (or @file); the other options add to it."
+from .access_cli import access, grants
+from .commandline import (
+    EVENT_OPTION,
+    OUT,
+    aws_call,
+    aws_clients,
+    clients,
+    deployed_options,
+    deployment,
+    lineage_options,
+    lineage_payload,
+    payload,
+    remember,
+    run_deployed,
+    use_clients,
 )
+from .outcome import OK, PARTIAL
+from .report import items_table
+
+# The AWS clients' factory, as the command group hands it to every command (`--region`/`--profile` choose
+# the session). Tests replace it (stubbed clients).
+make_clients = aws_clients
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="kafka-lineage")
-def main() -> None:
+@click.pass_context
+def main(ctx: click.Context) -> None:
     """Run and inspect kafka-lineage: a deployed stack, or an account before the first deploy.
 
     Exit codes: 0 success; 1 partial failure (some items failed, the rest was done; for status: needs
     attention); 2 bad input (usage, a payload the function refused, stack or construct not found); 3 the run
     failed as a whole (AWS refused the call, the function crashed or timed out).
     """
+    use_clients(ctx, _make_clients)
+
+
+def _make_clients(region: str | None, profile: str | None) -> Any:
+    # `make_clients` looked up when a command runs, so that a replaced one is the one used.
+    return make_clients(region, profile)
 
 
 @main.command()
-@_deployed_options
+@deployed_options
 @click.option("--schema-arn", "schema_arns", multiple=True, help="Only this schema (repeatable).")
 @click.option("--verify", is_flag=True, help="Plan a deep verification run.")
-@_EVENT
+@EVENT_OPTION
 @click.pass_context
 def plan(
     ctx: click.Context, schema_arns: tuple[str, ...], verify: bool, event: str | None, **common: Any
 ) -> None:
     """schema-sync's dry run: what it would create, revise and delete (nothing is written)."""
-    _remember(ctx, **common)
-    payload = _payload(event, {"schemaArns": list(schema_arns), "verify": verify, "dryRun": True})
-    _run_deployed(ctx, "schema-sync", payload)
+    remember(ctx, **common)
+    sent = payload(event, {"schemaArns": list(schema_arns), "verify": verify, "dryRun": True})
+    run_deployed(ctx, "schema-sync", sent)
 
 
 @main.command()
-@_deployed_options
+@deployed_options
 @click.option("--schema-arn", "schema_arns", multiple=True, help="Only this schema (repeatable).")
 @click.option("--verify", is_flag=True, help="Deep verification (adopts or removes unmapped assets).")
 @click.option("--allow-mass-delete", is_flag=True, help="Lift the deletion fail-safe for this run.")
-@_EVENT
+@EVENT_OPTION
 @click.pass_context
 def sync(
     ctx: click.Context,
@@ -203,43 +98,14 @@ def sync(
     **common: Any,
 ) -> None:
     """Run schema-sync: every source's schemas, or the ones named."""
-    _remember(ctx, **common)
+    remember(ctx, **common)
     options = {"schemaArns": list(schema_arns), "verify": verify, "allowMassDelete": allow_mass_delete}
-    _run_deployed(ctx, "schema-sync", _payload(event, options))
-
-
-_LINEAGE_OPTIONS = [
-    click.option(
-        "--topic", "topics", multiple=True, help="Only this topic, as [REGISTRY:]TOPIC (repeatable)."
-    ),
-    click.option("--force", is_flag=True, help="Post again even when unchanged."),
-    click.option("--dry-run", is_flag=True, help="Report what would be posted; post nothing."),
-    click.option("--allow-mass-delete", is_flag=True, help="Lift the retraction fail-safe for this run."),
-    _EVENT,
-]
-
-
-def _lineage_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    for option in reversed(_LINEAGE_OPTIONS):
-        command = option(command)
-    return command
-
-
-def _lineage_payload(
-    topics: tuple[str, ...], force: bool, dry_run: bool, allow_mass_delete: bool, event: str | None
-) -> dict[str, Any]:
-    options = {
-        "topics": _topics(topics),
-        "force": force,
-        "dryRun": dry_run,
-        "allowMassDelete": allow_mass_delete,
-    }
-    return _payload(event, options)
+    run_deployed(ctx, "schema-sync", payload(event, options))
 
 
 @main.command()
-@_deployed_options
-@_lineage_options
+@deployed_options
+@lineage_options
 @click.pass_context
 def lineage(
     ctx: click.Context,
@@ -251,30 +117,23 @@ def lineage(
     **common: Any,
 ) -> None:
     """Run lineage-emission: every mapped topic, or the ones named."""
-    _remember(ctx, **common)
-    _run_deployed(ctx, "lineage-emission", _lineage_payload(topics, force, dry_run, allow_mass_delete, event))
+    remember(ctx, **common)
+    run_deployed(ctx, "lineage-emission", lineage_payload(topics, force, dry_run, allow_mass_delete, event))
 
 
 @main.command()
-@_deployed_options
+@deployed_options
 @click.pass_context
 def status(ctx: click.Context, **common: Any) -> None:
     """The stack, its functions and the failure queue: exit 1 when something needs attention."""
-    from .deployed import NotDeployed, describe_stack, find_deployment
     from .deployed import status as read_status
 
-    _remember(ctx, **common)
-    clients = make_clients(common["region"], common["profile"])
-    try:
-        stack = describe_stack(clients("cloudformation"), common["stack"])
-        deployment = find_deployment(stack, common["construct"])
-        found = read_status(clients, stack, deployment)
-    except NotDeployed as error:
-        _err.print(f"[red]kafka-lineage: {error}[/]")
-        ctx.exit(BAD_INPUT)
-    except Exception as error:  # AWS refused a read
-        _err.print(f"[red]kafka-lineage: reading the stack's state failed: {error}[/]")
-        ctx.exit(FAILED)
+    remember(ctx, **common)
+    client = clients(ctx, common["region"], common["profile"])
+    found_deployment = deployment(ctx, client, common["stack"], common["construct"])
+    calls = "lambda:GetFunctionConfiguration, sqs:GetQueueAttributes"
+    with aws_call(ctx, f"reading the state of stack {common['stack']} ({calls})"):
+        found = read_status(client, found_deployment.stack, found_deployment)
     attention = (
         not str(found["stack"]["status"]).endswith("_COMPLETE")
         or "ROLLBACK" in str(found["stack"]["status"])
@@ -284,13 +143,13 @@ def status(ctx: click.Context, **common: Any) -> None:
     if common["as_json"]:
         click.echo(json.dumps({**found, "needsAttention": attention}, indent=2, sort_keys=True, default=str))
     else:
-        _out.print(items_table(f"stack {common['stack']}", [found["stack"]]))
-        _out.print(items_table("functions", found["functions"]))
+        OUT.print(items_table(f"stack {common['stack']}", [found["stack"]]))
+        OUT.print(items_table("functions", found["functions"]))
         queue = Table(title="failure queue (events the functions or rules gave up on)", title_justify="left")
         queue.add_column("messages", justify="right")
         queue.add_row(str(found["failureQueueMessages"]))
-        _out.print(queue)
-        _out.print(items_table("outputs", [{"output": k, "value": v} for k, v in found["outputs"].items()]))
+        OUT.print(queue)
+        OUT.print(items_table("outputs", [{"output": k, "value": v} for k, v in found["outputs"].items()]))
     ctx.exit(PARTIAL if attention else OK)
 
 
@@ -358,21 +217,20 @@ def doctor(
             for key in config.placeholders
         ]
     else:
-        clients = read_only_clients(make_clients(region, profile))
-        sts = clients("sts")
+        reader = read_only_clients(clients(ctx, region, profile))
+        sts = reader("sts")
         if not sts.meta.region_name:
             raise click.UsageError("no region: pass --region or configure one (AWS_REGION)")
-        try:
+        with aws_call(ctx, "reading the caller's identity (sts:GetCallerIdentity)"):
             identity = sts.get_caller_identity()
-        except Exception as error:  # no credentials, or AWS refused them
-            _err.print(f"[red]kafka-lineage: reading the caller's identity failed: {error}[/]")
-            ctx.exit(FAILED)
         partition, account = identity["Arn"].split(":")[1], identity["Account"]
         role = execution_role or execution_role_arn(
             partition, account, sts.meta.region_name, qualifier or context_qualifier
         )
         target = Target(account, partition, sts.meta.region_name, role)
-        findings = run_checks(config, target, clients)
+        # Each check reports the reads refused to it; this catches only what no check expected.
+        with aws_call(ctx, "checking the account"):
+            findings = run_checks(config, target, reader)
     if as_json:
         click.echo(json.dumps([vars(f) for f in findings], indent=2))
     else:
@@ -381,4 +239,6 @@ def doctor(
     ctx.exit(PARTIAL if exit_code(findings) else OK)
 
 
-from . import access_cli  # noqa: E402,F401  (registers `access` and `grants` on main)
+# Registered here, explicitly: the command modules import only commandline.py, never this one.
+main.add_command(access)
+main.add_command(grants)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from .outcome import Outcome
@@ -49,6 +49,12 @@ class Deployment:
     stack_name: str
     construct: str  # the outputs' prefix: "" in the repository's own stack
     outputs: Mapping[str, str]  # by their name in OUTPUTS
+    stack: Mapping[str, Any] = field(default_factory=dict, compare=False)  # as DescribeStacks answered
+
+    def functions(self) -> tuple[str, ...]:
+        """The functions the construct deployed: schema-sync, lineage-emission and, with `access`,
+        subscription-grants."""
+        return tuple(which for which, key in _FUNCTION_OUTPUTS.items() if key in self.outputs)
 
     def function(self, which: str) -> str:
         """The deployed name of `schema-sync`, `lineage-emission` or `subscription-grants` (NotDeployed when
@@ -77,7 +83,7 @@ def find_deployment(stack: Mapping[str, Any], construct: str | None = None) -> D
             raise NotDeployed(
                 f"stack {name} has no kafka-lineage construct {construct!r} (found: {sorted(complete)})"
             )
-        return Deployment(name, wanted, complete[wanted])
+        return Deployment(name, wanted, complete[wanted], stack)
     if not complete:
         raise NotDeployed(
             f"stack {name} has no kafka-lineage outputs (SchemaSyncFunctionName, LineageFunctionName)"
@@ -88,7 +94,7 @@ def find_deployment(stack: Mapping[str, Any], construct: str | None = None) -> D
             f"({', '.join(sorted(complete))})"
         )
     prefix, outputs = next(iter(complete.items()))
-    return Deployment(name, prefix, outputs)
+    return Deployment(name, prefix, outputs, stack)
 
 
 def describe_stack(cloudformation: Any, stack_name: str) -> dict[str, Any]:
@@ -128,9 +134,10 @@ def invoke(lambda_client: Any, function: str, function_name: str, payload: Mappi
 
 
 def status(clients: Any, stack: Mapping[str, Any], deployment: Deployment) -> dict[str, Any]:
-    """The stack's state, each function's and the failure queue's depth (its unprocessed failures)."""
+    """The stack's state, each deployed function's (subscription-grants too, when the construct has it) and
+    the failure queue's depth (its unprocessed failures)."""
     functions = []
-    for which in ("schema-sync", "lineage-emission"):
+    for which in deployment.functions():
         config = clients("lambda").get_function_configuration(FunctionName=deployment.function(which))
         functions.append(
             {

@@ -16,6 +16,8 @@ governance.py), so a problem reads the same here and in a failed deploy. Checks:
   management events in the region, unless `createCloudTrail` is set;
 - consumer-roles (with `access`): the roles of this account that `access.consumerRoles` admits, and which
   of them a permissions boundary keeps from any grant (doctor_access.py);
+- unadmitted (with `access`): the roles of this account that still hold this stack's policies though
+  `access.consumerRoles` does not admit them, with the commands that remove the access (unadmitted.py);
 - network (with `access`): multi-VPC private connectivity on for IAM where a role of another account may be
   granted a cluster's topics (doctor_network.py).
 The credentials are taken to be the target account's (GetCallerIdentity names it).
@@ -40,7 +42,7 @@ from kafka_lineage.aws.calls import instrument
 from kafka_lineage.model.events import GLUE_EVENT_NAMES, GLUE_EVENT_SOURCE
 from kafka_lineage.model.failures import AccessDenied, AwsError, NotFound
 
-from .doctor_access import consumer_roles
+from .doctor_access import consumer_roles, unadmitted_roles
 from .doctor_network import network
 from .findings import FAIL, OK, WARN, Finding, Target
 from .read_only import read_only
@@ -121,6 +123,7 @@ def run_checks(config: Any, target: Target, clients: Clients) -> list[Finding]:
     findings += cloudtrail(clients("cloudtrail"), config, target)
     if config.deployment.access is not None:
         findings += consumer_roles(clients("iam"), config, target)
+        findings += unadmitted_roles(clients("iam"), clients("datazone"), config, target)
         findings += network(clients, config, target)
     return findings
 

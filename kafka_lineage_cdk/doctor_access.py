@@ -23,9 +23,12 @@ from kafka_lineage.access.guards import boundary_refusal
 from kafka_lineage.access.model import Grant, GrantStatus, Naming
 from kafka_lineage.access.settings import AccessSettings, role_pattern_matches
 from kafka_lineage.aws.iam_roles import IamRoles
+from kafka_lineage.aws.pacing import Pacing
+from kafka_lineage.aws.subscription_grants import SubscriptionGrants
 from kafka_lineage.grants.convert import role_state
-from kafka_lineage.model.failures import AwsError
+from kafka_lineage.model.failures import AwsError, NotFound
 
+from . import unadmitted
 from .findings import FAIL, OK, WARN, Finding, Target
 
 CHECK = "consumer-roles"
@@ -136,3 +139,66 @@ def _roles(iam: Any, prefix: str) -> Iterator[str]:
     for page in iam.get_paginator("list_roles").paginate(PathPrefix=prefix):
         for role in page.get("Roles", []):
             yield str(role["Arn"])
+
+
+# ------------------------------------------------------------------------------ roles no longer admitted
+UNADMITTED = "unadmitted"
+
+
+def unadmitted_roles(iam: Any, datazone: Any, config: Any, target: Target) -> list[Finding]:
+    """The roles of this account that hold this stack's policies though `access.consumerRoles` does not
+    admit them (any more): one FAIL each, with the commands that remove the access (unadmitted.py). The
+    candidates for our inline policy are the principals of the domain's subscription targets."""
+    access: AccessSettings | None = config.deployment.access
+    if access is None:
+        return []
+    naming = Naming.for_stack(config.settings.domain_id, config.settings.asset_type_name)
+    findings: list[Finding] = []
+    try:
+        candidates = _target_principals(datazone, config.settings.domain_id)
+    except AwsError as error:
+        candidates = set()
+        message = (
+            f"the domain's subscription grants could not be read ({error}): only the roles holding this "
+            "stack's managed policies were checked, not those holding its inline policy"
+        )
+        findings.append(Finding(UNADMITTED, WARN, message))
+    try:
+        found = unadmitted.find(iam, access, naming, target.account, candidates)
+    except AwsError as error:
+        message = f"this stack's policies could not be listed ({error}): the check cannot tell"
+        return [*findings, Finding(UNADMITTED, FAIL, message)]
+    for role in found:
+        findings.append(Finding(UNADMITTED, FAIL, _unadmitted_message(role)))
+    if not found:
+        fine = "no role that access.consumerRoles leaves out holds this stack's policies"
+        findings.append(Finding(UNADMITTED, OK, fine))
+    return findings
+
+
+def _unadmitted_message(role: unadmitted.Unadmitted) -> str:
+    shown = role.to_json()
+    if role.unread is not None:
+        return (
+            f"{role.role} is named by a subscription grant, is not admitted by access.consumerRoles, and "
+            f"could not be read ({role.unread}): check it with: {'; '.join(shown['clean'])}"
+        )
+    return (
+        f"{role.role} still holds this stack's access ({', '.join(shown['policies'])}) though "
+        "access.consumerRoles does not admit it, so it can still read those topics; remove it with: "
+        f"{' && '.join(shown['clean'])} (and revoke its subscriptions in DataZone, so the catalog agrees)"
+    )
+
+
+def _target_principals(datazone: Any, domain_id: str) -> set[str]:
+    """Every principal of the subscription targets the domain's grants name (ListSubscriptionGrants, then
+    GetSubscriptionTarget once per target; at DataZone's rates)."""
+    catalog = SubscriptionGrants(datazone, domain_id, Pacing("datazone"))
+    targets = {(r.environment_id, r.target_id) for r in catalog.grants() if r.environment_id is not None}
+    principals: set[str] = set()
+    for environment_id, target_id in sorted(targets):
+        try:
+            principals.update(catalog.target(str(environment_id), target_id).principals)
+        except NotFound:
+            continue  # the target is gone: its roles are found by their managed policies only
+    return principals

@@ -3,7 +3,9 @@
 The functions return their result, or raise after finishing every item when any item failed, with the
 same result as the error's message (schema_sync.handler.SyncFailed, lineage_emission.handler.
 LineageEmissionFailed, subscription_grants.handler.GrantsFailed). A payload they do not accept raises
-InvalidRequest. So an invocation ends in one of four ways, each with its own exit code (docs/cli.md).
+InvalidRequest; subscription-grants instead returns a result whose `malformed` lists what it could not read
+(Lambda would retry an event that never parses), which is the same refusal. So an invocation ends in one of
+four ways, each with its own exit code (docs/cli.md).
 """
 
 from __future__ import annotations
@@ -55,6 +57,8 @@ class Outcome:
 
     @property
     def exit_code(self) -> int:
+        if self.result is not None and self.result.get("malformed"):
+            return BAD_INPUT  # the payload was refused, reported rather than raised
         if self.result is not None:
             return PARTIAL if self.failures else OK
         if self.error_type in REFUSED_PAYLOAD:

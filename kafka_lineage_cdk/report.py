@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rich.table import Table
+from rich.text import Text
 
 from .outcome import Outcome
 
@@ -27,9 +28,10 @@ COUNTS_MEMBER = "counts"
 _MAX_CELL = 120
 
 
-def _cell(value: Any) -> str:
+def _cell(value: Any) -> Text:
+    """A value as a cell: plain text (AWS's messages may hold brackets, which rich would read as markup)."""
     text = value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
-    return text if len(text) <= _MAX_CELL else text[: _MAX_CELL - 1] + "…"
+    return Text(text if len(text) <= _MAX_CELL else text[: _MAX_CELL - 1] + "…")
 
 
 def items_table(title: str, items: Sequence[Any], total: int | None = None) -> Table:
@@ -66,7 +68,7 @@ def list_totals(result: Mapping[str, Any]) -> dict[str, int]:
 def _value(value: Any) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
-    return _cell(value)
+    return _cell(value).plain
 
 
 def summary_rows(result: Mapping[str, Any]) -> list[tuple[str, str]]:
@@ -93,7 +95,7 @@ def summary_table(title: str, result: Mapping[str, Any]) -> Table:
     table.add_column("count")
     table.add_column("value", justify="right")
     for name, value in summary_rows(result):
-        table.add_row(name, value)
+        table.add_row(Text(name), Text(value))
     return table
 
 

@@ -2,7 +2,8 @@
 
 A checkout's commands, as the stand-ins are a checkout's: the wheel carries neither, so the installed
 `kafka-lineage` offers no `local` and never imports this folder. They take the options and print the tables
-and exit codes of `kafka-lineage` (whose helpers they use: local/ imports the package, never the reverse).
+and exit codes of `kafka-lineage`, with its public helpers (kafka_lineage_cdk.commandline): local/ imports
+the package, never the reverse.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any
 
 import click
 
-from kafka_lineage_cdk import cli
+from kafka_lineage_cdk import commandline
 from kafka_lineage_cdk.outcome import FAILED, OK
 
 _LOG_FILE = click.option(
@@ -52,22 +53,22 @@ def _run_local(
     if log_file is not None:
         with (
             log_file.open("a", encoding="utf-8") as stream,
-            cli._progress(f"{which}: starting the stand-ins") as say,
+            commandline.progress(f"{which}: starting the stand-ins") as say,
         ):
             outcome = run(
                 which, payload, revoke=revoke, log_stream=stream, log_level=logging.INFO, progress=say
             )
     else:
-        with cli._progress(f"{which}: starting the stand-ins") as say:
+        with commandline.progress(f"{which}: starting the stand-ins") as say:
             outcome = run(which, payload, revoke=revoke, log_stream=sys.stderr, progress=say)
-    cli._emit(outcome, as_json)
+    commandline.emit(outcome, as_json)
     ctx.exit(outcome.exit_code)
 
 
 @main.command("sync")
 @click.option("--dry-run", is_flag=True, help="The plan only (nothing written).")
 @click.option("--verify", is_flag=True, help="Deep verification.")
-@cli._EVENT
+@commandline.EVENT_OPTION
 @_REVOKE
 @_LOG_FILE
 @_JSON
@@ -82,12 +83,12 @@ def local_sync(
     as_json: bool,
 ) -> None:
     """schema-sync on the stand-ins' world (the demo's registry cdc)."""
-    payload = cli._payload(event, {"dryRun": dry_run, "verify": verify})
+    payload = commandline.payload(event, {"dryRun": dry_run, "verify": verify})
     _run_local(ctx, "schema-sync", payload, revoke, log_file, as_json)
 
 
 @main.command("lineage")
-@cli._lineage_options
+@commandline.lineage_options
 @_REVOKE
 @_LOG_FILE
 @_JSON
@@ -102,7 +103,7 @@ def local_lineage(
     **local: Any,
 ) -> None:
     """lineage-emission on the stand-ins' world, after a schema-sync there."""
-    payload = cli._lineage_payload(topics, force, dry_run, allow_mass_delete, event)
+    payload = commandline.lineage_payload(topics, force, dry_run, allow_mass_delete, event)
     _run_local(ctx, "lineage-emission", payload, **local)
 
 

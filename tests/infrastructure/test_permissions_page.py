@@ -51,10 +51,10 @@ def _statements() -> list[tuple[str, str, dict[str, Any]]]:
     return found
 
 
-def test_both_stacks_and_every_role_are_on_the_page(page: str):
-    # Given the synthesized governance and source-account stacks
+def test_every_stack_and_every_role_are_on_the_page(page: str):
+    # Given the synthesized governance, source-account and consumer-account stacks
     templates = gen.templates()
-    assert set(templates) == {"KafkaLineage", "KafkaLineageSource"}
+    assert set(templates) == {"KafkaLineage", "KafkaLineageSource", "KafkaLineageConsumer"}
     roles = {
         (stack, gen._HASH.sub("", logical_id))
         for stack, template in templates.items()
@@ -65,6 +65,7 @@ def test_both_stacks_and_every_role_are_on_the_page(page: str):
     assert set(_role_sections(page)) == roles
     assert ("KafkaLineage", "SchemaSyncRole") in roles
     assert ("KafkaLineageSource", "ReaderRole") in roles
+    assert ("KafkaLineageConsumer", "GrantsRole") in roles
 
 
 def test_every_action_of_every_statement_is_in_its_roles_table_with_its_resources_and_reason(page: str):

@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 EVENTS = ROOT / "tests" / "events"
 SNIPPET = re.compile(r'^\s*--8<--\s+"([^"]+)"\s*$', re.M)
-MANUAL = re.compile(r"""invoke "\$(SYNC|LINEAGE)" '(\{[^']*)'""")
+MANUAL = re.compile(r"""invoke "\$(SYNC|LINEAGE|GRANTS)" '(\{[^']*)'""")
 
 
 def _load_generator() -> ModuleType:
@@ -185,12 +185,15 @@ def test_every_event_the_docs_show_is_a_fixture_the_functions_accept():
 
 
 def test_every_manual_payload_in_the_docs_is_accepted_by_its_function():
-    # Given the payloads the pages pass to `invoke "$SYNC" '...'` and `invoke "$LINEAGE" '...'`
+    # Given the payloads the pages pass to `invoke "$SYNC" '...'`, `"$LINEAGE"` and `"$GRANTS"`
     payloads = [match for text in _pages().values() for match in MANUAL.findall(text)]
-    assert {function for function, _ in payloads} == {"SYNC", "LINEAGE"}
-    # then each parses, with the function's own request parser
+    assert {function for function, _ in payloads} == {"SYNC", "LINEAGE", "GRANTS"}
+    # then each parses, with the function's own request parser (subscription-grants reports, never raises)
     for function, payload in payloads:
-        (parse_sync_event if function == "SYNC" else parse_emit_event)(json.loads(payload))
+        if function == "GRANTS":
+            assert not parse_grant_request(json.loads(payload)).malformed, payload
+        else:
+            (parse_sync_event if function == "SYNC" else parse_emit_event)(json.loads(payload))
 
 
 @pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")

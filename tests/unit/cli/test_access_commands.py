@@ -25,7 +25,8 @@ from kafka_lineage_cdk.outcome import BAD_INPUT, OK, PARTIAL
 ACCOUNT = "111122223333"
 DOMAIN = "dzd_4p5kx2n9lqv7ab"
 # The function's inline policy: this stack's (its domain and the default asset type name it).
-OURS = Naming.for_stack(DOMAIN, "KafkaTopicAssetType").inline_name
+NAMING = Naming.for_stack(DOMAIN, "KafkaTopicAssetType")
+OURS = NAMING.inline_name
 FUNCTION = "KafkaLineage-SubscriptionGrantsFunction7A8B9C-EXAMPLE"
 CLUSTER = f"arn:aws:kafka:eu-west-1:{ACCOUNT}:cluster/cdc/0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0-2"
 TOPIC_PREFIX = f"arn:aws:kafka:eu-west-1:{ACCOUNT}:topic/cdc/0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0-2"
@@ -207,6 +208,28 @@ class Aws:
             )
         self.answer("iam", "list_attached_role_policies", {"AttachedPolicies": []}, {"RoleName": name})
 
+    def our_policies(self, attached: dict[str, str] | None = None) -> None:
+        """This stack's managed policies as IAM lists them (ListPolicies under the stack's path), each with
+        the role it is attached to (ListEntitiesForPolicy), whose ARN GetRole then gives."""
+        attached = attached or {}
+        listed = [{"PolicyName": arn.rsplit("/", 1)[1], "Arn": arn, "Path": NAMING.path} for arn in attached]
+        self.answer(
+            "iam",
+            "list_policies",
+            {"Policies": listed, "IsTruncated": False},
+            {"Scope": "Local", "PathPrefix": NAMING.path, "OnlyAttached": True},
+        )
+        for arn, role in attached.items():
+            name = role.rsplit("/", 1)[1]
+            self.answer(
+                "iam",
+                "list_entities_for_policy",
+                {"PolicyRoles": [{"RoleName": name, "RoleId": "AROAEXAMPLEEXAMPLE02"}]},
+                {"PolicyArn": arn, "EntityFilter": "Role"},
+            )
+        for role in sorted({role.rsplit("/", 1)[1]: role for role in attached.values()}.values()):
+            self.answer("iam", "get_role", _role(role), {"RoleName": role.rsplit("/", 1)[1]})
+
 
 @pytest.fixture
 def aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[Aws]:
@@ -254,6 +277,7 @@ def test_access_shows_each_roles_topics_beside_iam_and_the_failed_grants_with_th
     orders_and_revoked = _reader_policy("dbserver1.inventory.orders", "dbserver1.inventory.payments")
     aws.read_role(READER, {OURS: orders_and_revoked})
     aws.read_role(STUDIO, {})
+    aws.our_policies()
 
     # When access is asked for, as JSON
     done = _run("access", "--stack", "KafkaLineage", "--json")
@@ -277,6 +301,7 @@ def test_access_says_what_iam_would_refuse_when_the_policy_lacks_the_topic(aws: 
     aws.settings()
     _domain(aws)
     aws.read_role(READER, {OURS: _reader_policy("dbserver1.inventory.products")})
+    aws.our_policies()
 
     # When only the reader is asked for (the other roles are not read)
     pattern = "arn:aws:iam::*:role/analytics/orders-*"
@@ -302,6 +327,7 @@ def test_access_as_tables_with_everything_in_order_exits_zero(aws: Aws):
     aws.answer("datazone", "get_subscription_target", _target("a", "prjconsumera", READER))
     aws.answer("datazone", "get_environment", _environment("a", ACCOUNT))
     aws.read_role(READER, {OURS: _reader_policy("dbserver1.inventory.orders")})
+    aws.our_policies()
 
     # When access is shown as tables
     done = _run("access", "--stack", "KafkaLineage")
@@ -365,3 +391,117 @@ def test_grants_whose_run_left_failures_exits_partial_with_the_result(aws: Aws):
     done = _run("grants", "--stack", "KafkaLineage", "--json")
     assert done.exit_code == PARTIAL
     assert json.loads(done.stdout)["failed"][0]["grantId"] == "grant0005"
+
+
+LEGACY = f"arn:aws:iam::{ACCOUNT}:role/legacy/old-reader"
+ETL = f"arn:aws:iam::{ACCOUNT}:role/etl/etl-prod"
+
+
+def test_access_names_roles_no_longer_admitted_that_still_hold_this_stacks_policies(aws: Aws):
+    # Given consumerRoles narrowed to analytics/*: a standing grant still names legacy/old-reader, which holds
+    # our inline policy, and etl-prod, which no grant names any more, holds one of our managed policies
+    # (two versions); the reader is admitted and in order
+    aws.settings()
+    aws.answer(
+        "datazone",
+        "list_subscription_grants",
+        {"items": [_grant("grant0001", "1", "a", "GRANTED"), _grant("grant0004", "1", "d", "GRANTED")]},
+    )
+    aws.answer("datazone", "get_listing", _listing("1", "dbserver1.inventory.orders"))
+    aws.answer("datazone", "get_subscription_target", _target("a", "prjconsumera", READER))
+    aws.answer("datazone", "get_environment", _environment("a", ACCOUNT))
+    aws.answer("datazone", "get_subscription_target", _target("d", "prjlegacy", LEGACY))
+    aws.answer("datazone", "get_environment", _environment("d", ACCOUNT))
+    aws.read_role(READER, {OURS: _reader_policy("dbserver1.inventory.orders")})
+    aws.read_role(LEGACY, {OURS: _reader_policy("dbserver1.inventory.orders")})
+    managed = f"arn:aws:iam::{ACCOUNT}:policy{NAMING.path}{NAMING.managed_name('etl-prod', 1)}"
+    aws.our_policies({managed: ETL})
+    # the function's reader of a role, for etl-prod: its managed policy of ours and that policy's versions
+    aws.answer("iam", "get_role", _role(ETL), {"RoleName": "etl-prod"})
+    aws.answer("iam", "list_role_policies", {"PolicyNames": []}, {"RoleName": "etl-prod"})
+    attached = {"PolicyName": NAMING.managed_name("etl-prod", 1), "PolicyArn": managed}
+    aws.answer(
+        "iam", "list_attached_role_policies", {"AttachedPolicies": [attached]}, {"RoleName": "etl-prod"}
+    )
+    versions = [
+        {"VersionId": "v1", "IsDefaultVersion": False, "CreateDate": WHEN},
+        {"VersionId": "v2", "IsDefaultVersion": True, "CreateDate": WHEN},
+    ]
+    aws.answer("iam", "list_policy_versions", {"Versions": versions}, {"PolicyArn": managed})
+    version = {"Document": _reader_policy("dbserver1.inventory.orders"), "VersionId": "v2"}
+    aws.answer(
+        "iam", "get_policy_version", {"PolicyVersion": version}, {"PolicyArn": managed, "VersionId": "v2"}
+    )
+
+    # When access is asked for, as JSON
+    done = _run("access", "--stack", "KafkaLineage", "--json")
+
+    # Then both roles are named, with the commands that remove exactly what this stack wrote, in order
+    assert done.exit_code == PARTIAL, done.stderr
+    view = json.loads(done.stdout)
+    assert view["unadmitted"] == [
+        {
+            "role": ETL,
+            "policies": [managed],
+            "clean": [
+                f"aws iam detach-role-policy --role-name etl-prod --policy-arn {managed}",
+                f"aws iam delete-policy-version --policy-arn {managed} --version-id v1",
+                f"aws iam delete-policy --policy-arn {managed}",
+            ],
+        },
+        {
+            "role": LEGACY,
+            "policies": [OURS],
+            "clean": [f"aws iam delete-role-policy --role-name old-reader --policy-name {OURS}"],
+        },
+    ]
+    assert view["needsAttention"] is True
+
+
+def test_access_as_tables_prints_the_cleaning_commands_whole(aws: Aws):
+    # Given the legacy role alone, not admitted, holding our inline policy
+    aws.settings()
+    aws.answer("datazone", "list_subscription_grants", {"items": [_grant("grant0004", "1", "d", "GRANTED")]})
+    aws.answer("datazone", "get_listing", _listing("1", "dbserver1.inventory.orders"))
+    aws.answer("datazone", "get_subscription_target", _target("d", "prjlegacy", LEGACY))
+    aws.answer("datazone", "get_environment", _environment("d", ACCOUNT))
+    aws.read_role(LEGACY, {OURS: _reader_policy("dbserver1.inventory.orders")})
+    aws.our_policies()
+    # When shown as tables / Then the command is a line of its own, whole, ready to run
+    done = _run("access", "--stack", "KafkaLineage")
+    assert done.exit_code == PARTIAL
+    assert "not admitted by consumerRoles" in done.stdout
+    command = f"aws iam delete-role-policy --role-name old-reader --policy-name {OURS}"
+    assert command in done.stdout.splitlines()
+
+
+def test_a_payload_subscription_grants_could_not_read_is_bad_input(aws: Aws):
+    # Given subscription-grants, which reports a payload it cannot read instead of raising (Lambda would
+    # retry it forever): its result carries `error` and `malformed`, and it wrote nothing
+    refused = "unexpected key 'bogus' (accepted: the options dryRun, resumeAfter)"
+    result = {**RESULT, "dryRun": False, "planned": [], "error": refused, "malformed": [refused]}
+    aws.deployed()
+    _invoke(aws, {"bogus": 1}, result)
+    # When grants sends it / Then the command line exits 2, as for the other functions' InvalidRequest
+    done = _run("grants", "--stack", "KafkaLineage", "--event", '{"bogus": 1}', "--json")
+    assert done.exit_code == BAD_INPUT
+    assert json.loads(done.stdout)["malformed"] == [refused]
+
+
+def test_access_says_when_the_roles_no_longer_admitted_could_not_be_looked_for(aws: Aws):
+    # Given a caller that may read the roles but not list the account's policies (iam:ListPolicies)
+    aws.settings()
+    aws.answer("datazone", "list_subscription_grants", {"items": [_grant("grant0001", "1", "a", "GRANTED")]})
+    aws.answer("datazone", "get_listing", _listing("1", "dbserver1.inventory.orders"))
+    aws.answer("datazone", "get_subscription_target", _target("a", "prjconsumera", READER))
+    aws.answer("datazone", "get_environment", _environment("a", ACCOUNT))
+    aws.read_role(READER, {OURS: _reader_policy("dbserver1.inventory.orders")})
+    aws.stubs["iam"].add_client_error("list_policies", "AccessDenied", "not authorized", 403)
+    # When access is asked for
+    done = _run("access", "--stack", "KafkaLineage", "--json")
+    # Then the rest of the view stands, the check names the refused call, and it is no pass (exit 1)
+    view = json.loads(done.stdout)
+    assert [row["iam"] for row in view["access"]] == ["reads"]
+    assert view["unadmitted"] == []
+    assert "ListPolicies: AccessDenied" in view["unadmittedError"]
+    assert done.exit_code == PARTIAL

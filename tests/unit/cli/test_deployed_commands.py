@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import boto3
@@ -280,3 +281,167 @@ def test_the_aws_clients_invoke_once_and_wait_for_a_whole_run():
     assert config.retries["total_max_attempts"] == 1
     assert config.read_timeout > 900
     assert config.tcp_keepalive is True
+
+
+# --- AWS refusing the call: exit 3 and one line naming it, never a traceback ----------------------------
+GRANTS_NAME = "KafkaLineage-SubscriptionGrantsFunction7A8B9C-EXAMPLE"
+# Every command that reads the stack first, with what it needs beyond --stack.
+STACK_COMMANDS = {
+    "plan": [],
+    "sync": [],
+    "lineage": ["--dry-run"],
+    "status": [],
+    "grants": ["--dry-run"],
+    "access": [],
+}
+
+
+def _one_line_naming(stderr: str, *names: str) -> None:
+    lines = [line for line in stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, stderr
+    assert "Traceback" not in stderr
+    for name in names:
+        assert name in lines[0], lines[0]
+
+
+@pytest.mark.parametrize("command", list(STACK_COMMANDS))
+@pytest.mark.parametrize(
+    ("code", "status"),
+    [("AccessDenied", 403), ("ExpiredToken", 403), ("InvalidClientTokenId", 403), ("Throttling", 400)],
+)
+def test_a_refused_describe_stacks_exits_3_naming_the_call(aws: Aws, command: str, code: str, status: int):
+    # Given DescribeStacks answering an error other than ValidationError (the stack not found)
+    aws.stubs["cloudformation"].add_client_error(
+        "describe_stacks", code, f"{code} from CloudFormation", status, expected_params={"StackName": "S"}
+    )
+    # When the command runs
+    done = _run(command, "--stack", "S", *STACK_COMMANDS[command])
+    # Then it exits 3, with one line naming the call and AWS's answer, and no traceback
+    assert done.exit_code == FAILED
+    _one_line_naming(done.stderr, "cloudformation:DescribeStacks", code)
+    if code in ("ExpiredToken", "InvalidClientTokenId"):
+        assert "credentials are missing or expired" in done.stderr
+
+
+@pytest.fixture
+def no_credentials(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
+    """boto3 as configured on a machine with no credentials anywhere (and no instance metadata to ask)."""
+    for name in (
+        "AWS_ACCESS_KEY_ID",
+        "AWS_SECRET_ACCESS_KEY",
+        "AWS_SESSION_TOKEN",
+        "AWS_PROFILE",
+        "AWS_DEFAULT_PROFILE",
+        "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
+        "AWS_CONTAINER_CREDENTIALS_FULL_URI",
+        "AWS_WEB_IDENTITY_TOKEN_FILE",
+        "AWS_ROLE_ARN",
+    ):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "config"))
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "credentials"))
+    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+
+
+@pytest.mark.parametrize("command", list(STACK_COMMANDS))
+def test_missing_credentials_exit_3_naming_the_call(no_credentials: None, command: str):
+    # Given the command line's own boto3 clients, and no credentials (botocore refuses before sending)
+    # When the command runs
+    done = _run(command, "--stack", "S", "--region", "eu-west-1", *STACK_COMMANDS[command])
+    # Then it exits 3, with one line naming the call and what to do
+    assert done.exit_code == FAILED
+    _one_line_naming(done.stderr, "cloudformation:DescribeStacks", "NoCredentialsError", "--profile")
+
+
+def test_doctor_without_credentials_exits_3_naming_the_call(no_credentials: None, tmp_path: Any):
+    # Given a complete context (no placeholder), and no credentials
+    context = json.loads((Path(__file__).resolve().parents[3] / "cdk.json").read_text())["context"]
+    settings = context["kafkaLineage"]
+    settings.update(domainId="dzd_example01", projectId="prj_lineage01")
+    settings["sources"][0]["clusterArn"] = (
+        "arn:aws:kafka:eu-west-1:111122223333:cluster/cdc/0f1e2d3c-4b5a-6978-8877-665544332211-1"
+    )
+    path = tmp_path / "cdk.json"
+    path.write_text(json.dumps({"context": {"kafkaLineage": settings}}))
+    # When doctor runs / Then it exits 3 naming GetCallerIdentity
+    done = _run("doctor", "--context", str(path), "--region", "eu-west-1")
+    assert done.exit_code == FAILED
+    _one_line_naming(done.stderr, "sts:GetCallerIdentity", "NoCredentialsError")
+
+
+def test_a_profile_that_does_not_exist_is_bad_input(no_credentials: None):
+    done = _run("status", "--stack", "S", "--region", "eu-west-1", "--profile", "nope")
+    assert done.exit_code == BAD_INPUT
+    _one_line_naming(done.stderr, "--profile nope", "ProfileNotFound")
+
+
+def test_no_region_is_bad_input(no_credentials: None, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.delenv("AWS_DEFAULT_REGION", raising=False)
+    monkeypatch.delenv("AWS_REGION", raising=False)
+    done = _run("sync", "--stack", "S")
+    assert done.exit_code == BAD_INPUT
+    _one_line_naming(done.stderr, "no region", "--region")
+
+
+def test_a_refused_invoke_exits_3_naming_the_function(aws: Aws):
+    # Given a caller that may read the stack but not invoke its function
+    aws.describe(_stack(_outputs()))
+    aws.stubs["lambda"].add_client_error("invoke", "AccessDeniedException", "not authorized", 403)
+    # When lineage runs / Then exit 3, naming the call and the function
+    done = _run("lineage", "--stack", "KafkaLineage")
+    assert done.exit_code == FAILED
+    _one_line_naming(done.stderr, "lambda:Invoke", LINEAGE_NAME, "AccessDeniedException")
+
+
+def test_status_refused_a_read_exits_3_naming_the_call(aws: Aws):
+    aws.describe(_stack(_outputs()))
+    aws.stubs["lambda"].add_client_error(
+        "get_function_configuration", "AccessDeniedException", "not authorized", 403
+    )
+    done = _run("status", "--stack", "KafkaLineage")
+    assert done.exit_code == FAILED
+    _one_line_naming(done.stderr, "GetFunctionConfiguration", "AccessDeniedException")
+
+
+def test_grants_on_a_stack_without_access_is_bad_input(aws: Aws):
+    # Given a stack deployed without `access` (no subscription-grants function)
+    aws.describe(_stack(_outputs()))
+    # When grants runs / Then bad input, naming the output it looked for and the setting
+    done = _run("grants", "--stack", "KafkaLineage")
+    assert done.exit_code == BAD_INPUT
+    _one_line_naming(done.stderr, "SubscriptionGrantsFunctionName", "kafkaLineage.access")
+
+
+def test_status_reads_subscription_grants_too_when_the_stack_has_it(aws: Aws):
+    # Given a stack deployed with `access`: three functions, the grants one still updating
+    outputs = [*_outputs(), {"OutputKey": "SubscriptionGrantsFunctionName", "OutputValue": GRANTS_NAME}]
+    aws.describe(_stack(outputs))
+    for name, state in ((SYNC_NAME, "Active"), (LINEAGE_NAME, "Active"), (GRANTS_NAME, "Pending")):
+        config = {"FunctionName": name, "State": state, "LastUpdateStatus": "InProgress", "Timeout": 900}
+        aws.stubs["lambda"].add_response("get_function_configuration", config, {"FunctionName": name})
+    aws.stubs["sqs"].add_response(
+        "get_queue_attributes",
+        {"Attributes": {"ApproximateNumberOfMessages": "0"}},
+        {"QueueUrl": QUEUE_URL, "AttributeNames": ["ApproximateNumberOfMessages"]},
+    )
+    # When status runs
+    done = _run("status", "--stack", "KafkaLineage", "--json")
+    # Then the grants function is read and shown, and its state needs attention
+    found = json.loads(done.stdout)
+    assert [(f["function"], f["state"]) for f in found["functions"]] == [
+        ("schema-sync", "Active"),
+        ("lineage-emission", "Active"),
+        ("subscription-grants", "Pending"),
+    ]
+    assert done.exit_code == PARTIAL
+    assert found["needsAttention"] is True
+
+
+def test_an_aws_message_with_brackets_is_shown_as_it_is(aws: Aws):
+    # Given an AWS answer whose message holds brackets (rich would read them as markup)
+    message = "User: arn:aws:sts::111122223333:assumed-role/[ops]/me is not authorized [/red]"
+    aws.stubs["cloudformation"].add_client_error("describe_stacks", "AccessDenied", message, 403)
+    # When a command meets it / Then the line carries the message exactly
+    done = _run("status", "--stack", "KafkaLineage")
+    assert done.exit_code == FAILED
+    _one_line_naming(done.stderr, message)

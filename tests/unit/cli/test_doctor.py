@@ -18,6 +18,7 @@ import pytest
 from botocore.stub import Stubber
 from click.testing import CliRunner
 
+from kafka_lineage.access.model import Naming
 from kafka_lineage_cdk import cli
 from kafka_lineage_cdk.doctor import STACK_MEMBERS
 from kafka_lineage_cdk.outcome import BAD_INPUT, OK, PARTIAL
@@ -30,6 +31,7 @@ EXEC_PROFILE = "up_cfnexec"
 KEY = f"arn:aws:kms:{REGION}:{ACCOUNT}:key/1234abcd-12ab-34cd-56ef-1234567890ab"
 CLUSTER = f"arn:aws:kafka:{REGION}:{ACCOUNT}:cluster/cdc/0f1e2d3c-4b5a-6978-8877-665544332211-1"
 TRAIL = f"arn:aws:cloudtrail:us-east-1:{ACCOUNT}:trail/organization-trail"
+NAMING = Naming.for_stack(DOMAIN, "KafkaTopicAssetType")
 GRANTS = {"CREATE_FORM_TYPE": "createFormType", "CREATE_ASSET_TYPE": "createAssetType"}
 LAKEHOUSE = {"Table": {"CatalogId": ACCOUNT, "DatabaseName": "lakehouse", "TableWildcard": {}}}
 
@@ -179,6 +181,75 @@ class Account:
             version = {"Document": json.dumps(boundary), "VersionId": "v1", "IsDefaultVersion": True}
             expected = {"PolicyArn": policy, "VersionId": "v1"}
             self.add("iam", "get_policy_version", {"PolicyVersion": version}, expected)
+
+    # --- the unadmitted check: the domain's targets' roles, this stack's managed policies
+    def subscribed(self, *targets: tuple[str, str, tuple[str, ...]]) -> None:
+        """ListSubscriptionGrants naming each target (environment, target, its principals), then each
+        target read (GetSubscriptionTarget)."""
+        items = [
+            {
+                "id": f"grant{n:04d}",
+                "createdBy": "datazone",
+                "domainId": DOMAIN,
+                "createdAt": "2026-11-30T10:00:00Z",
+                "updatedAt": "2026-11-30T10:00:00Z",
+                "environmentId": environment,
+                "subscriptionTargetId": target,
+                "grantedEntity": {"listing": {"id": f"listing{n}", "revision": "1"}},
+                "status": "COMPLETED",
+                "assets": [{"assetId": f"asset{n}", "assetRevision": "1", "status": "GRANTED"}],
+            }
+            for n, (environment, target, _) in enumerate(targets)
+        ]
+        self.add(
+            "datazone",
+            "list_subscription_grants",
+            {"items": items},
+            {"domainIdentifier": DOMAIN, "maxResults": 50},
+        )
+        for environment, target, principals in sorted(targets):
+            answer = {
+                "id": target,
+                "authorizedPrincipals": list(principals),
+                "domainId": DOMAIN,
+                "projectId": "prjconsumer",
+                "environmentId": environment,
+                "name": "kafka-topic-consumers",
+                "type": "KafkaTopicSubscriptionTarget",
+                "createdBy": "someone",
+                "createdAt": "2026-11-30T10:00:00Z",
+                "applicableAssetTypes": ["KafkaTopicAssetType"],
+                "subscriptionTargetConfig": [{"formName": "KafkaTopicConsumers", "content": "{}"}],
+                "provider": "kafka-lineage",
+            }
+            expected = {
+                "domainIdentifier": DOMAIN,
+                "environmentIdentifier": environment,
+                "identifier": target,
+            }
+            self.add("datazone", "get_subscription_target", answer, expected)
+
+    def our_policies(self, *attached: tuple[str, str]) -> None:
+        """This stack's managed policies (ListPolicies under its path), each attached to one role (policy
+        ARN, role ARN): ListEntitiesForPolicy, then GetRole for the role's ARN."""
+        listed = [
+            {"PolicyName": arn.rsplit("/", 1)[1], "Arn": arn, "Path": NAMING.path} for arn, _ in attached
+        ]
+        expected = {"Scope": "Local", "PathPrefix": NAMING.path, "OnlyAttached": True}
+        self.add("iam", "list_policies", {"Policies": listed, "IsTruncated": False}, expected)
+        for arn, role in attached:
+            roles = {"PolicyRoles": [{"RoleName": role.rsplit("/", 1)[1], "RoleId": "AROAEXAMPLEEXAMPLE02"}]}
+            self.add("iam", "list_entities_for_policy", roles, {"PolicyArn": arn, "EntityFilter": "Role"})
+        for _, role in sorted(attached, key=lambda pair: pair[1].rsplit("/", 1)[1]):
+            answer = {
+                "Role": {"Path": "/", "RoleName": role.rsplit("/", 1)[1], "RoleId": "AROAEXAMPLEEXAMPLE02"}
+            }
+            answer["Role"].update(Arn=role, CreateDate="2026-01-01T00:00:00Z")
+            self.add("iam", "get_role", answer, {"RoleName": role.rsplit("/", 1)[1]})
+
+    def nothing_unadmitted(self) -> None:
+        self.subscribed()
+        self.our_policies()
 
     def healthy(self, skip: str = "") -> None:
         """Every check's reads, answered as an account ready for the first deploy (but `skip`'s)."""
@@ -552,6 +623,7 @@ def test_a_role_whose_boundary_denies_kafka_fails_naming_the_boundary_and_the_re
     aws.roles("/analytics/", ok_role, bounded, outside)
     aws.role(ok_role)
     aws.role(bounded, boundary)
+    aws.nothing_unadmitted()
     # When doctor runs
     done = _doctor(_cdk_json(tmp_path, _context(access=access)))
     # Then the bounded role fails, naming its boundary and the statement; the summary counts the admitted
@@ -573,6 +645,7 @@ def test_a_role_whose_boundary_denies_kafka_fails_naming_the_boundary_and_the_re
 
 def test_an_empty_allow_list_warns_that_every_grant_will_fail(aws: Account, tmp_path: Path):
     aws.healthy()
+    aws.nothing_unadmitted()
     done = _doctor(_cdk_json(tmp_path, _context(access={"consumerRoles": []})))
     [(status, message)] = _lines(done.stdout)["consumer-roles"]
     assert status == "warn"
@@ -594,3 +667,95 @@ def test_the_listing_starts_at_the_patterns_path_up_to_its_first_wildcard(patter
     from kafka_lineage_cdk.doctor_access import path_prefix
 
     assert path_prefix(pattern) == prefix
+
+
+# --- unadmitted: roles that hold this stack's policies though consumerRoles leaves them out -------------
+
+
+def test_roles_that_consumer_roles_no_longer_admits_fail_with_the_commands_that_clean_them(
+    aws: Account, tmp_path: Path
+):
+    admitted = f"arn:aws:iam::{ACCOUNT}:role/analytics/orders-reader"
+    legacy = f"arn:aws:iam::{ACCOUNT}:role/legacy/old-reader"
+    etl = f"arn:aws:iam::{ACCOUNT}:role/etl/etl-prod"
+    managed = f"arn:aws:iam::{ACCOUNT}:policy{NAMING.path}{NAMING.managed_name('etl-prod', 1)}"
+    # Given consumerRoles narrowed to /analytics/ (no role there yet)
+    access = {"consumerRoles": [f"arn:aws:iam::{ACCOUNT}:role/analytics/*"]}
+    aws.healthy()
+    aws.roles("/analytics/")
+    # And a subscription target naming an admitted role and legacy/old-reader, which holds our inline
+    # policy; and etl-prod, named by no grant, holding one of our managed policies
+    aws.subscribed(("env1", "target1", (admitted, legacy)))
+    aws.our_policies((managed, etl))
+    aws.add("iam", "get_role", {"Role": _role_of(etl)}, {"RoleName": "etl-prod"})
+    aws.add("iam", "list_role_policies", {"PolicyNames": []}, {"RoleName": "etl-prod"})
+    attached = {
+        "AttachedPolicies": [{"PolicyName": NAMING.managed_name("etl-prod", 1), "PolicyArn": managed}]
+    }
+    aws.add("iam", "list_attached_role_policies", attached, {"RoleName": "etl-prod"})
+    versions = [{"VersionId": "v3", "IsDefaultVersion": True, "CreateDate": "2026-01-01T00:00:00Z"}]
+    aws.add("iam", "list_policy_versions", {"Versions": versions}, {"PolicyArn": managed})
+    version = {"PolicyVersion": {"Document": "{}", "VersionId": "v3"}}
+    aws.add("iam", "get_policy_version", version, {"PolicyArn": managed, "VersionId": "v3"})
+    aws.add("iam", "get_role", {"Role": _role_of(legacy)}, {"RoleName": "old-reader"})
+    aws.add("iam", "list_role_policies", {"PolicyNames": [NAMING.inline_name]}, {"RoleName": "old-reader"})
+    inline = {"RoleName": "old-reader", "PolicyName": NAMING.inline_name, "PolicyDocument": "{}"}
+    aws.add("iam", "get_role_policy", inline, {"RoleName": "old-reader", "PolicyName": NAMING.inline_name})
+    aws.add("iam", "list_attached_role_policies", {"AttachedPolicies": []}, {"RoleName": "old-reader"})
+    # When doctor runs
+    done = _doctor(_cdk_json(tmp_path, _context(access=access)))
+    # Then each of the two fails, naming what it holds and the commands that remove it; doctor exits 1
+    assert done.exit_code == PARTIAL, done.output
+    [(status_etl, etl_line), (status_legacy, legacy_line)] = _lines(done.stdout)["unadmitted"]
+    assert (status_etl, status_legacy) == ("FAIL", "FAIL")
+    assert etl_line.startswith(f"{etl} still holds this stack's access ({managed})")
+    assert (
+        f"aws iam detach-role-policy --role-name etl-prod --policy-arn {managed} && "
+        f"aws iam delete-policy --policy-arn {managed}"
+    ) in etl_line
+    assert (
+        f"aws iam delete-role-policy --role-name old-reader --policy-name {NAMING.inline_name}" in legacy_line
+    )
+    assert admitted not in done.stdout.split("unadmitted", 1)[1]
+
+
+def test_nothing_unadmitted_is_one_ok_line(aws: Account, tmp_path: Path):
+    access = {"consumerRoles": [f"arn:aws:iam::{ACCOUNT}:role/analytics/*"]}
+    aws.healthy()
+    aws.roles("/analytics/")
+    aws.nothing_unadmitted()
+    done = _doctor(_cdk_json(tmp_path, _context(access=access)))
+    assert _lines(done.stdout)["unadmitted"] == [
+        ("ok", "no role that access.consumerRoles leaves out holds this stack's policies")
+    ]
+
+
+def _role_of(arn: str) -> dict[str, Any]:
+    path = "/" + arn.split(":role/", 1)[1].rsplit("/", 1)[0] + "/"
+    name = arn.rsplit("/", 1)[1]
+    return {
+        "Path": path,
+        "RoleName": name,
+        "RoleId": "AROAEXAMPLEEXAMPLE03",
+        "Arn": arn,
+        "CreateDate": "2026-01-01T00:00:00Z",
+    }
+
+
+@pytest.mark.parametrize("code", ["ExpiredToken", "InvalidClientTokenId", "AccessDenied"])
+def test_credentials_sts_refuses_exit_3_naming_the_call(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, code: str
+):
+    # Given credentials STS refuses (expired, unknown, or a caller denied)
+    sts = boto3.client("sts", region_name=REGION, aws_access_key_id="x", aws_secret_access_key="y")
+    stub = Stubber(sts)
+    stub.add_client_error("get_caller_identity", code, f"{code} from STS", 403)
+    stub.activate()
+    monkeypatch.setattr(cli, "make_clients", lambda region, profile: {"sts": sts}.__getitem__)
+    # When doctor runs / Then it exits 3, one line naming GetCallerIdentity and STS's answer, no check run
+    done = _doctor(_cdk_json(tmp_path, _context()))
+    assert done.exit_code == 3
+    assert done.stdout == ""
+    [line] = [line for line in done.stderr.splitlines() if line.strip()]
+    assert "sts:GetCallerIdentity" in line
+    assert f"{code} from STS" in line

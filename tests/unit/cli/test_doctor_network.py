@@ -81,6 +81,7 @@ def _network(aws: Accounts, tmp_path: Path, access: dict[str, Any], **context: A
     # Every other check's reads, as an account ready for the first deploy (a source read through its role
     # has no table in this account: no Lake Formation read)
     aws.healthy(skip="" if "sources" not in context else "lake")
+    aws.nothing_unadmitted()  # with `access`, the unadmitted check reads too
     done = _doctor(_cdk_json(tmp_path, _context(access=access, **context)))
     return done.exit_code, _lines(done.stdout)["network"]
 

@@ -137,3 +137,13 @@ def test_given_a_refused_payload_when_rendered_then_one_row_names_the_error() ->
     for table in outcome_tables(outcome):
         console.print(table)
     assert "unexpected key 'dryrun'" in console.file.getvalue()  # type: ignore[attr-defined]
+
+
+def test_given_brackets_in_a_cause_when_rendered_then_they_are_text_not_markup() -> None:
+    # Given a failure cause and a count holding what rich would read as markup
+    cause = "AccessDenied: arn:aws:iam::111122223333:role/[ops] [bold]denied[/bold]"
+    result = {"failed": [{"grantId": "g1", "cause": cause}], "note": "[red]x[/red]"}
+    # When rendered / Then both show as they are
+    text = render("subscription-grants", result)
+    assert cause in text
+    assert "[red]x[/red]" in text
