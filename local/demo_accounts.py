@@ -19,7 +19,8 @@ from local import access_world, world
 from local.cluster_access import reads_across
 from local.deployed import DeployedFunctions
 from local.runs import Context
-from local.synth import consumer_account_roles, deployment_roles, source_account_roles
+from local.standins.iam_trust import assumable_roles_from_template
+from local.synth import deployment_roles, other_account_templates
 
 SOURCE_ACCOUNT = "444455556666"
 CONSUMER_ACCOUNT = "777788889999"
@@ -85,20 +86,29 @@ def _deploy_other_accounts(aws: Any) -> None:
         "grantAccess": True,
         "clusters": [CLUSTER],
     }
-    aws.iam.add_assumable(
-        source_account_roles(deployment, json.dumps(source, sort_keys=True), aws.region, SOURCE_ACCOUNT)
+    # The KafkaLineageConsumer stack of the consumer account, and of the source account too: the function
+    # writes and reads consumer roles of an account only through that account's role. One template, the
+    # analytics roles of the account it is deployed in (IAM acts in the caller's account only).
+    consumer = {
+        "trustedRoleArn": roles["subscription-grants"].arn,
+        "externalId": CONSUMER_ID,
+        "consumerRoles": ["arn:aws:iam::*:role/analytics/*"],
+        "roleName": CONSUMER_ROLE,
+    }
+    templates = other_account_templates(
+        deployment,
+        {
+            "kafkaLineageSource": json.dumps(source, sort_keys=True),
+            "kafkaLineageConsumer": json.dumps(consumer, sort_keys=True),
+        },
     )
-    # The consumer account's KafkaLineageConsumer stack, and the source account's too: the function writes
-    # and reads consumer roles of any account `access.consumerRoles` names only through that account's role.
-    for account in (CONSUMER_ACCOUNT, SOURCE_ACCOUNT):
-        consumer = {
-            "trustedRoleArn": roles["subscription-grants"].arn,
-            "externalId": CONSUMER_ID,
-            "consumerRoles": [f"arn:aws:iam::{account}:role/analytics/*"],
-            "roleName": CONSUMER_ROLE,
-        }
-        text = json.dumps(consumer, sort_keys=True)
-        aws.iam.add_assumable(consumer_account_roles(deployment, text, aws.region, account))
+    stacks = (
+        ("kafkaLineageSource", SOURCE_ACCOUNT, "KafkaLineageSource"),
+        ("kafkaLineageConsumer", CONSUMER_ACCOUNT, "KafkaLineageConsumer"),
+        ("kafkaLineageConsumer", SOURCE_ACCOUNT, "KafkaLineageConsumer"),
+    )
+    for key, account, stack in stacks:
+        aws.iam.add_assumable(assumable_roles_from_template(templates[key], aws.region, account, stack))
 
 
 def show(deployed: DeployedFunctions, say: Callable[[str], None], table: Table) -> None:
