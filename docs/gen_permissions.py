@@ -82,7 +82,10 @@ def context() -> dict[str, Any]:
     settings["domainKmsKeyArn"] = DOMAIN_KEY
     settings["lineageTargets"] = ["datazone", "glue"]
     settings["dataProducts"] = [{"name": "Inventory", "include": ["^dbserver1\\.inventory\\."]}]
-    synthesis[SOURCE_CONTEXT_KEY] = str(SOURCE_CONTEXT)
+    source = json.loads(SOURCE_CONTEXT.read_text())
+    # every feature on
+    source.update(grantAccess=True, clusters=[CROSS_ACCOUNT_SOURCE["clusterArn"]], glueLineage=True)
+    synthesis[SOURCE_CONTEXT_KEY] = json.dumps(source)
     synthesis[CONSUMER_CONTEXT_KEY] = str(CONSUMER_CONTEXT)
     synthesis["aws:cdk:bundling-stacks"] = []  # no asset is built: the templates' IAM is the same
     return synthesis

@@ -20,6 +20,8 @@ governance.py), so a problem reads the same here and in a failed deploy. Checks:
   `access.consumerRoles` does not admit them, with the commands that remove the access (unadmitted.py);
 - glue-lineage (with `lineageTargets` holding "glue"): the roles that post to Glue's lineage graphs may
   call glue:PostLineageEvent (doctor_glue.py).
+- network (with `access`): multi-VPC private connectivity on for IAM where a role of another account may be
+  granted a cluster's topics (doctor_network.py).
 The credentials are taken to be the target account's (GetCallerIdentity names it).
 """
 
@@ -44,6 +46,7 @@ from kafka_lineage.model.failures import AccessDenied, AwsError, NotFound
 
 from .doctor_access import consumer_roles, unadmitted_roles
 from .doctor_glue import glue_lineage
+from .doctor_network import network
 from .findings import FAIL, OK, WARN, Finding, Target
 from .read_only import read_only
 
@@ -124,6 +127,7 @@ def run_checks(config: Any, target: Target, clients: Clients) -> list[Finding]:
     if config.deployment.access is not None:
         findings += consumer_roles(clients("iam"), config, target)
         findings += unadmitted_roles(clients("iam"), clients("datazone"), config, target)
+        findings += network(clients, config, target)
     if config.settings.glue_lineage:
         findings += glue_lineage(clients("iam"), config, target)
     return findings

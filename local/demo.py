@@ -27,7 +27,7 @@ from typing import Any
 
 import boto3
 
-from local import access_checks, access_world, demo_glue, demo_products, lineage_view, world
+from local import access_checks, access_world, demo_accounts, demo_glue, demo_products, lineage_view, world
 from local.deployed import DeployedFunctions
 from local.runs import Context, route_function_logs
 from local.standins import LocalAws
@@ -247,9 +247,13 @@ def main(log_file: Path | None = None) -> int:
         _drift(deployed)
         _access(deployed)
         demo_products.run(deployed, sync, say)
+        demo_accounts.show(deployed, say, table)
         # The page again, now with the v3 run's schemaDrift facet on the customers edge.
         lineage_view.show(boto3.client("datazone"), world.DOMAIN_ID, OUT)
-        say("IAM: each function's calls, authorised against its own role as synthesized from the stack")
+        say(
+            "IAM: each call authorised against the role it ran under, as synthesized: a function's own, or "
+            "another account's role it assumed"
+        )
         show_iam(aws)
         catalog = [dataclasses.asdict(asset) for asset in aws.datazone.assets(world.DOMAIN_ID)]
         (OUT / "catalog.json").write_text(json.dumps(catalog, indent=2, default=str, sort_keys=True))

@@ -143,3 +143,24 @@ def _other_account_roles(
         build_app(app)
         template: dict[str, Any] = app.synth().get_stack_by_name(name).template
     return assumable_roles_from_template(template, region, account, name)
+
+
+def other_account_templates(deployment: Deployment, contexts: Mapping[str, str]) -> dict[str, dict[str, Any]]:
+    """The templates of the other-account stacks `contexts` asks for (`kafkaLineageSource`,
+    `kafkaLineageConsumer`: canonical JSON text each), by context key, from one synthesis of the app; each
+    template is then resolved for the account it is deployed in (assumable_roles_from_template)."""
+    import aws_cdk as cdk
+
+    from stacks.app import build_app
+
+    default = {"kafkaLineageSource": "KafkaLineageSource", "kafkaLineageConsumer": "KafkaLineageConsumer"}
+    settings = {key: json.loads(text) for key, text in contexts.items()}
+    context = {**deployment.context(), **settings}
+    with _LOCK, tempfile.TemporaryDirectory(prefix="cdk.out-") as outdir:
+        app = cdk.App(context=context, outdir=outdir, builtin_cloud_formation_validation=False)
+        build_app(app)
+        assembly = app.synth()
+        return {
+            key: dict(assembly.get_stack_by_name(str(value.get("stackName") or default[key])).template)
+            for key, value in settings.items()
+        }

@@ -186,6 +186,16 @@ BY_SID: dict[str, str] = {
         "(Serverless has no policy) and read, merge into and write its cluster policy. The sources' clusters "
         "in this account only, and only when `access.consumerRoles` names another account."
     ),
+    "AssumeSourceRolesForClusterPolicies": (
+        "Write the cluster policy of a source account's cluster through that source's role (`roleArn`, with "
+        "its external id; the source stack allows it with `grantAccess`): those roles only, and only when "
+        "`access.consumerRoles` names an account other than the cluster's."
+    ),
+    "MskClusterPolicies": (
+        "With `grantAccess`: read the type of the clusters `clusters` lists and read, merge into and write "
+        "their cluster policies, for the governance stack's subscription-grants function (a consumer in "
+        "another account needs the cluster's resource policy too). Those clusters only."
+    ),
     "AssumeConsumerAccountRoles": (
         "Write IAM in a consumer account through its role (`access.consumerAccountRole`, the "
         "KafkaLineageConsumer stack's), in the accounts `access.consumerRoles` names, with the external id."

@@ -47,7 +47,8 @@ DATAZONE_GRANT_ACTIONS = [
     "datazone:GetEnvironment",
 ]
 # kafka_lineage.aws.cluster_policies: a consumer in another account than the cluster's needs the cluster's
-# resource policy too.
+# resource policy too. The same four go to a source stack's role with `grantAccess` (stacks/source_stack.py):
+# only the actions the adapter calls.
 CLUSTER_POLICY_ACTIONS = [
     "kafka:DescribeClusterV2",
     "kafka:GetClusterPolicy",
@@ -129,6 +130,9 @@ class SubscriptionGrants:
         if clusters:
             # SAR: the four take the `cluster` resource type: the sources' clusters in this account only.
             fn.allow("ClusterPolicies", CLUSTER_POLICY_ACTIONS, clusters)
+        sources = self.source_roles()
+        if sources:
+            fn.allow("AssumeSourceRolesForClusterPolicies", ["sts:AssumeRole"], sources)
         assumed = self.consumer_account_roles()
         if assumed:
             fn.allow("AssumeConsumerAccountRoles", ["sts:AssumeRole"], assumed)
@@ -150,23 +154,42 @@ class SubscriptionGrants:
     def lease_resource_name(self) -> str:
         return f"{self.config.settings.mapping_path.lstrip('/')}/{LEASE_PATH}/{ROLE_LEASES}"
 
-    def cluster_arns(self) -> list[str]:
-        """The sources' clusters in this account that a consumer in another account may be granted: those
-        for which some consumerRoles pattern names another account (or any) that the function can write IAM
-        in (its own, or any through consumerAccountRole).
-
-        A source read through its account's role is left out: its cluster policy would be written through
-        that role, and the source stack's role is read-only (stacks/source_stack.py). A grant that needs it
-        fails, its cause the AccessDenied, until that stack grants the cluster-policy actions."""
+    def grantable_accounts(self) -> set[str]:
+        """The accounts whose roles may be granted topics: those consumerRoles names (`*`: any), less those
+        the function cannot write IAM in (another account than its own without consumerAccountRole)."""
         accounts = {pattern_account(pattern) for pattern in self.access.consumer_roles}
         own = cdk.Stack.of(self.scope).account
         if self.access.consumer_account_role is None and not cdk.Token.is_unresolved(own):
             accounts = {own} if accounts & {own, "*"} else set()
+        return accounts
+
+    def _cross_account(self, cluster_arn: str) -> bool:
+        """True when a role of another account than the cluster's may be granted its topics: the cluster's
+        policy must then let that role's account in."""
+        return bool(self.grantable_accounts() - {cluster_arn.split(":")[4]})
+
+    def cluster_arns(self) -> list[str]:
+        """The sources' clusters in this account whose policies the function writes itself: those a role
+        of another account may be granted. A source read through its account's role has its cluster policy
+        written through that role (`source_roles`)."""
         return sorted(
             {
                 source.cluster_arn
                 for source in self.config.own_sources
-                if accounts - {source.cluster_arn.split(":")[4]}
+                if self._cross_account(source.cluster_arn)
+            }
+        )
+
+    def source_roles(self) -> list[str]:
+        """The `roleArn` of each source in another account whose cluster a role of another account than the
+        cluster's may be granted: the function writes that cluster's policy through it, which the source
+        stack allows with `grantAccess` (stacks/source_stack.py). A grant to a role in the cluster's own
+        account needs no cluster policy, and no source role."""
+        return sorted(
+            {
+                source.role_arn
+                for source in self.config.settings.sources
+                if source.role_arn and self._cross_account(source.cluster_arn)
             }
         )
 

@@ -3,8 +3,9 @@
     npx cdk synth -c kafkaLineageSource=source-account.json     # or -c kafkaLineageSource='{"...": ...}'
 
 Keys (camelCase):
-- `trustedRoleArns` (required): the governance stack's two function roles (its outputs SchemaSyncRoleArn and
-  LineageRoleArn), the only principals the read-only role trusts; all in one account, the governance account.
+- `trustedRoleArns` (required): the governance stack's function roles (its outputs SchemaSyncRoleArn and
+  LineageRoleArn, and SubscriptionGrantsRoleArn with `grantAccess`), the only principals the role trusts; all
+  in one account, the governance account.
 - `externalId` (required): sent by the functions with AssumeRole (the governance source's `externalId`).
 - `registries` (required): the Glue Schema Registry registries the functions mirror from this account.
 - `databases`: the Glue Data Catalog databases whose tables the topics feed (lineage reads their columns).
@@ -21,6 +22,10 @@ Keys (camelCase):
   governance side's source, or lineage reports the denied listing every run.
 - `glueLineage` (default false): glue:PostLineageEvent (on `*`), for a governance stack whose
   `lineageTargets` holds "glue": the edges whose tables are in this account go into its Glue lineage graph.
+- `grantAccess` (default false): let the role describe the clusters listed in `clusters` and read and write
+  their cluster policies, so that the governance stack's subscription-grants function (its output
+  `SubscriptionGrantsRoleArn`, added to `trustedRoleArns`) can grant their topics to roles in other accounts.
+- `clusters`: this account's MSK clusters (full ARNs) whose policies `grantAccess` covers; required with it.
 - `roleName` (default `kafka-lineage-source-reader`): the role's name, so its ARN is known before deploying.
 - `forwardEvents` (default true): forward this account's Glue Schema Registry CloudTrail events to the
   governance account's default bus (targeted syncs; needs CloudTrail management events in this account).
@@ -42,6 +47,7 @@ from pydantic import (
     model_validator,
 )
 
+from kafka_lineage.access.arns import CLUSTER_ARN
 from kafka_lineage.config import ROLE_ARN, SETTINGS_MODEL, ConfigError
 from kafka_lineage.config.sources import ExternalId
 from kafka_lineage.model.errors import describe
@@ -63,8 +69,9 @@ class SourceAccountConfig(BaseModel):
     )
     trusted_role_arns: tuple[str, ...] = Field(
         min_length=1,
-        description="The governance stack's two function roles (its outputs `SchemaSyncRoleArn` and "
-        "`LineageRoleArn`), the only principals the read-only role trusts; all in the governance account.",
+        description="The governance stack's function roles (its outputs `SchemaSyncRoleArn` and "
+        "`LineageRoleArn`, and `SubscriptionGrantsRoleArn` with `grantAccess`), the only principals the "
+        "role trusts; all in the governance account.",
     )
     external_id: ExternalId = Field(
         description="The external id the functions send with AssumeRole (the governance source's "
@@ -108,6 +115,20 @@ class SourceAccountConfig(BaseModel):
         "account (or, without a table, this account's clusters): lineage posts them into this account's "
         "Glue lineage graph.",
     )
+    grant_access: StrictBool = Field(
+        default=False,
+        description="Let the role describe the clusters listed in `clusters` and read and write their "
+        "cluster policies (kafka DescribeClusterV2, GetClusterPolicy, PutClusterPolicy, DeleteClusterPolicy "
+        "on those clusters only), so that the governance stack's subscription-grants function can grant "
+        "their topics to roles in other accounts than this one. Add its output `SubscriptionGrantsRoleArn` "
+        "to `trustedRoleArns`. Off: a grant that needs such a cluster's policy fails with AccessDenied.",
+    )
+    clusters: tuple[str, ...] = Field(
+        default=(),
+        description="This account's MSK clusters whose policies `grantAccess` lets the role write, as full "
+        "cluster ARNs (the governance stack's `sources[].clusterArn`); required with `grantAccess`, and only "
+        "with it.",
+    )
     role_name: str = Field(
         default=DEFAULT_ROLE_NAME,
         pattern=r"[\w+=,.@-]{1,64}",
@@ -131,6 +152,36 @@ class SourceAccountConfig(BaseModel):
     @classmethod
     def _unique(cls, value: tuple[str, ...]) -> tuple[str, ...]:
         return tuple(sorted(set(value)))
+
+    @field_validator("clusters")
+    @classmethod
+    def _clusters(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for arn in value:
+            if not CLUSTER_ARN.fullmatch(arn):
+                raise ValueError(
+                    f"{arn!r} is not an MSK cluster ARN (arn:<partition>:kafka:<region>:<account>:"
+                    "cluster/<name>/<uuid>, no wildcard)"
+                )
+        accounts = {arn.split(":")[4] for arn in value}
+        if len(accounts) > 1:
+            raise ValueError(f"the clusters are in several accounts {sorted(accounts)}: give this account's")
+        return tuple(sorted(set(value)))
+
+    @model_validator(mode="after")
+    def _clusters_with_grant_access(self) -> SourceAccountConfig:
+        if self.grant_access and not self.clusters:
+            raise ValueError(
+                "grantAccess is true but clusters is empty: name the clusters whose policies the role may "
+                "write (their ARNs)"
+            )
+        if self.clusters and not self.grant_access:
+            raise ValueError("clusters is given without grantAccess: it is only read with grantAccess true")
+        return self
+
+    @property
+    def clusters_account(self) -> str | None:
+        """The account of `clusters` (one, by validation), or None without them."""
+        return self.clusters[0].split(":")[4] if self.clusters else None
 
     @model_validator(mode="after")
     def _one_governance_account(self) -> SourceAccountConfig:

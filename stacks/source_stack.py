@@ -1,9 +1,14 @@
 """The stack deployed into each source account: the functions' read-only role there, and event forwarding.
 
-- The role trusts only the governance stack's two function roles, by ARN, and only with the external id
+- The role trusts only the governance stack's function roles `trustedRoleArns` names (schema-sync's and
+  lineage-emission's; subscription-grants' too with `grantAccess`), by ARN, and only with the external id
   (sts:ExternalId). Its grants follow the IAM Service Authorization Reference, scoped to the configured
   registries (and their schemas), databases (and their tables); actions the SAR gives no resource type
   (kafka:GetBootstrapBrokers, kafkaconnect:ListConnectors) are granted on "*", each only when asked for.
+- With `grantAccess`, the role may also describe the clusters listed in `clusters` and read and write their
+  cluster policies (SAR: the four actions take the `cluster` resource type), on those ARNs only: the
+  subscription-grants function writes there the statements that let consumers of other accounts in
+  (docs/access.md, "Consumers in other accounts"). The role writes nothing else.
 - A rule on this account's default bus forwards its Glue Schema Registry CloudTrail events (the same pattern
   as the governance stack's own rule) to the governance account's default bus. EventBridge needs a role to
   put events on another account's bus; CDK's EventBus target creates it, allowed events:PutEvents on that
@@ -21,8 +26,11 @@ from aws_cdk import aws_events_targets as targets
 from aws_cdk import aws_iam as iam
 from constructs import Construct
 
+from kafka_lineage.config import ConfigError
+
+from .grants import CLUSTER_POLICY_ACTIONS
 from .nag import nag_arn
-from .source_config import SourceAccountConfig, as_source_config
+from .source_config import SOURCE_CONTEXT_KEY, SourceAccountConfig, as_source_config
 from .triggers import glue_registry_change_pattern
 
 # The longest session the functions ask for (kafka_lineage.aws.sessions.DURATION_SECONDS).
@@ -46,7 +54,8 @@ class KafkaLineageSource(Construct):
             self,
             "ReaderRole",
             role_name=config.role_name,
-            description="kafka-lineage: read this account's schema registries, catalog tables and brokers",
+            description="kafka-lineage: read this account's schema registries, catalog tables and brokers"
+            + (" (and write its listed clusters' policies)" if config.grant_access else ""),
             assumed_by=iam.CompositePrincipal(*(iam.ArnPrincipal(arn) for arn in config.trusted_role_arns)),
             external_ids=[config.external_id],
             max_session_duration=MAX_SESSION,
@@ -130,6 +139,25 @@ class KafkaLineageSource(Construct):
             self.role.add_to_policy(
                 iam.PolicyStatement(sid="GlueLineagePost", actions=["glue:PostLineageEvent"], resources=["*"])
             )
+        if self.config.grant_access:
+            self._grant_cluster_policies()
+
+    def _grant_cluster_policies(self) -> None:
+        """The listed clusters' policies, for subscription-grants (kafka_lineage.aws.cluster_policies)."""
+        account = cdk.Stack.of(self).account
+        if not cdk.Token.is_unresolved(account) and self.config.clusters_account != account:
+            raise ConfigError(
+                f"context {SOURCE_CONTEXT_KEY}.clusters are in account {self.config.clusters_account}, not "
+                f"this stack's {account}: the role can write only its own account's cluster policies"
+            )
+        # SAR: the four take the `cluster` resource type; the ARNs are given whole, no wildcard.
+        self.role.add_to_policy(
+            iam.PolicyStatement(
+                sid="MskClusterPolicies",
+                actions=list(CLUSTER_POLICY_ACTIONS),
+                resources=list(self.config.clusters),
+            )
+        )
 
     TOPIC_WILDCARDS = (
         ("MskTopicList", "kafka:ListTopics", ("cluster", "*/*")),

@@ -11,6 +11,11 @@ The settings are the two JSON files beside this one, with the keys of the `kafka
 and the role the functions assume there (roleArn, externalId); source.json names the roles it trusts, the
 same externalId, and what they may read. Replace the example accounts, ids and ARNs. The governance stack
 accepts the source account's forwarded Glue Schema Registry events on its default bus.
+
+To grant the source cluster's topics to roles of other accounts (the governance account's included), set
+`access` in governance.json, and `"grantAccess": true` with `"clusters": [<the cluster's ARN>]` in
+source.json, whose trustedRoleArns then take the governance stack's SubscriptionGrantsRoleArn output too
+(docs/access.md, "Consumers in other accounts", walks through two and three accounts).
 """
 
 from __future__ import annotations

@@ -1,10 +1,22 @@
 """subscription-grants' composition root: the concrete adapters behind the ports of `kafka_lineage.grants`
 (the one place), and `Wiring`, what the handler is made of (`subscription_grants.handler.make_handler`):
-tests give their own instead of patching modules."""
+tests give their own instead of patching modules.
+
+Which role each call runs under (the stacks grant exactly these; docs/access.md, "Consumers in other
+accounts"):
+- IAM on a consumer role: the function's own role in its own account; in another account, that account's
+  `access.consumerAccountRole` (the KafkaLineageConsumer stack's role), with `access.externalId`.
+- MSK on a cluster (DescribeClusterV2 and its policy): the function's own role for a cluster of its own
+  account; for a cluster in another account, the `roleArn` of the `SOURCES` entry of that cluster (else of
+  another entry in its account), with that entry's `externalId`: the source stack's role, which may write
+  the policies of the clusters its `grantAccess` lists. No other role is tried: a consumer-account role
+  has no MSK action, so a cluster no source reaches fails its grant with a cause naming `SOURCES`.
+"""
 
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -25,6 +37,10 @@ from kafka_lineage.grants.settings import GrantSettings
 
 HOLDER = "subscription-grants"
 _NO_CONSUMER_ROLE = "access.consumerAccountRole is not set, so no role in that account can be assumed"
+_NO_SOURCE_ROLE = (
+    "no SOURCES entry with roleArn reaches a cluster there (the source stack's role, with grantAccess), so "
+    "its cluster policy cannot be written"
+)
 
 
 def function_account(context: LambdaContext) -> str:
@@ -33,22 +49,38 @@ def function_account(context: LambdaContext) -> str:
     return parts[4] if len(parts) > 4 else ""
 
 
-def source_roles(environ: Mapping[str, str]) -> dict[str, tuple[str, str | None]]:
-    """The `SOURCES` entries' roles by their cluster's account (the cluster policy is written there)."""
+def _source_entries(environ: Mapping[str, str]) -> list[tuple[str, str, tuple[str, str | None]]]:
+    """(cluster ARN, its account, (role ARN, external id)) of each `SOURCES` entry with a role."""
     try:
         sources = json.loads(environ.get("SOURCES") or "[]")
     except json.JSONDecodeError:
-        return {}
-    found: dict[str, tuple[str, str | None]] = {}
+        return []
+    found = []
     for source in sources if isinstance(sources, list) else ():
         if isinstance(source, dict) and source.get("roleArn") and source.get("clusterArn"):
             try:
-                found.setdefault(
-                    cluster_account(str(source["clusterArn"])),
-                    (str(source["roleArn"]), source.get("externalId")),
-                )
+                account = cluster_account(str(source["clusterArn"]))
             except ValueError:
                 continue
+            role = (str(source["roleArn"]), source.get("externalId"))
+            found.append((str(source["clusterArn"]), account, role))
+    return found
+
+
+def source_roles(environ: Mapping[str, str]) -> dict[str, tuple[str, str | None]]:
+    """The `SOURCES` entries' roles by their cluster's account (the first entry there)."""
+    found: dict[str, tuple[str, str | None]] = {}
+    for _, account, role in _source_entries(environ):
+        found.setdefault(account, role)
+    return found
+
+
+def cluster_roles(environ: Mapping[str, str]) -> dict[str, tuple[str, str | None]]:
+    """The `SOURCES` entries' roles by cluster ARN: MSK is reached in the cluster's account through the role
+    of that cluster's source (else, `source_roles`, another source's of that account)."""
+    found: dict[str, tuple[str, str | None]] = {}
+    for cluster, _, role in _source_entries(environ):
+        found.setdefault(cluster, role)
     return found
 
 
@@ -61,25 +93,30 @@ def build(settings: GrantSettings, context: LambdaContext, environ: Mapping[str,
         role = access.account_role(account)
         return None if role is None else (role, access.external_id)
 
-    sources = source_roles(environ)
-
-    def cluster_role(account: str) -> tuple[str, str | None] | None:
-        return sources.get(account) or consumer_role(account)
-
+    by_cluster, by_account = cluster_roles(environ), source_roles(environ)
     iam = AccountClients(own, consumer_role, name, _NO_CONSUMER_ROLE)
-    kafka = AccountClients(
-        own, cluster_role, name, "no SOURCES entry nor access.consumerAccountRole names a role there"
-    )
+    # One set of MSK clients per source role (a role's session is its account's), one for a cluster no
+    # source reaches (its calls fail, naming SOURCES).
+    kafka: dict[tuple[str, str | None] | None, AccountClients] = {}
+    lock = threading.Lock()
 
     def remaining() -> float:
         return float(context.get_remaining_time_in_millis()) / 1000 + LEASE_MARGIN_SECONDS
 
     def kafka_for(cluster_arn: str) -> Any:
-        return kafka.client(cluster_account(cluster_arn), "kafka")
+        account = cluster_account(cluster_arn)
+        role = by_cluster.get(cluster_arn) or by_account.get(account)
+        with lock:
+            clients = kafka.get(role)
+            if clients is None:
+                clients = kafka[role] = AccountClients(own, lambda _account: role, name, _NO_SOURCE_ROLE)
+        return clients.client(account, "kafka")
 
     return GrantPorts(
         catalog=SubscriptionGrants(client("datazone"), settings.domain_id, Pacing("datazone")),
-        roles=IamRoles(lambda account: iam.client(account, "iam"), settings.naming.path),
+        roles=IamRoles(
+            lambda account: iam.client(account, "iam"), settings.naming.path, settings.naming.prefix
+        ),
         clusters=ClusterPolicies(kafka_for),
         leases=RoleLeases(
             client("ssm"),

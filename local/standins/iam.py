@@ -285,7 +285,7 @@ class Iam:
     def _denied(
         self, role: Role, request: Request, decision: Decision, route: protocol.Route
     ) -> ServiceError:
-        message = denial_message(role.session_arn(self.account), request, decision)
+        message = denial_message(role.session_arn(role.account), request, decision)
         self.denials.append(
             Denial(role.name, request.action, decision.resource, decision.explicit_deny, message)
         )

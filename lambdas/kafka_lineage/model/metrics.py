@@ -313,8 +313,9 @@ GRANTS_FAILED_ALARM = Alarm(
     "a grant or a revoke of a topic asset was reported GRANT_FAILED or REVOKE_FAILED",
     "The grant's `failureCause` in DataZone (and the run's `failed` in the subscription-grants log) names "
     "the cause: a role outside `access.consumerRoles`, a permissions boundary that denies the access, a "
-    "role without room in IAM's limits, or a consumer account whose role could not be assumed "
-    "(`access.consumerAccountRole`). Fix it, then let the next reconciling run retry, or invoke the "
+    "role without room in IAM's limits, a consumer account whose role could not be assumed "
+    "(`access.consumerAccountRole`), or a source account's cluster whose source stack lacks `grantAccess` "
+    "(AccessDenied on its cluster policy). Fix it, then let the next reconciling run retry, or invoke the "
     "function with `{}`; a subscriber may also ask again.",
     (GRANTS_FAILED,),
 )
