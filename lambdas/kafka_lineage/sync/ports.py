@@ -10,18 +10,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from kafka_lineage.config import Source
+from kafka_lineage.drift.summary import DriftSummary
 from kafka_lineage.engine.lease import LEASE_WAIT_SECONDS, Lease
 from kafka_lineage.model.asset_records import AssetRecord
 from kafka_lineage.model.catalog import AssetContent, AssetType, CatalogAsset, Deletion
 from kafka_lineage.model.cluster_topics import ListedTopic, TopicConfigs
 from kafka_lineage.model.quotas import CallRates
 from kafka_lineage.model.registry import ListedSchema, SchemaDetails
-
-if TYPE_CHECKING:
-    from kafka_lineage.sync.drift import DriftSummaries  # a reader over PackedEntries, defined there
 
 
 class SchemaRegistry(Protocol):
@@ -128,6 +126,15 @@ class PackedEntries(Protocol):
     def load(self) -> dict[str, dict[str, Any]]: ...
 
 
+class DriftSummaryReader(Protocol):
+    """The drift summaries lineage-emission keeps (`sync.drift.DriftSummaries`, over `PackedEntries`)."""
+
+    # The keys of the entries the last `load` could not read (the result warns about each).
+    unreadable: list[str]
+
+    def load(self) -> dict[str, DriftSummary]: ...
+
+
 @dataclass
 class SyncAdapters:
     """The ports one run uses (the handler's package builds them: `schema_sync.wiring`)."""
@@ -144,6 +151,6 @@ class SyncAdapters:
     lease: Lease | None = None
     lease_wait_seconds: float = LEASE_WAIT_SECONDS  # then the run is `deferred: busy` (the handler hands on)
     # The drift summaries lineage-emission keeps; read once per run that builds asset content.
-    drift: DriftSummaries | None = None
+    drift: DriftSummaryReader | None = None
     # The clusters' topics (the asset's topic form, withoutTopic and withoutSchema); None: not read.
     topics: ClusterTopics | None = None
