@@ -12,7 +12,7 @@ STAMP := $(VENV)/.installed
 export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
 export PYTHONPATH := lambdas:.
 
-.PHONY: venv node demo test docs wheel deploy lint typecheck unit integration infrastructure synth bench clean lock python
+.PHONY: venv node demo test docs docs-gen wheel deploy lint typecheck unit integration infrastructure synth bench clean lock python
 
 # Everything installs from the lock (exact versions, hashes checked); `make lock` refreshes it. Then the
 # checkout itself, editable and without dependencies (the lock has them): its .pth puts the package's two
@@ -66,6 +66,13 @@ test: lint typecheck docs wheel
 # that is gone fails the build. Output under build/site (ignored).
 docs: venv
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet
+
+# The generated parts of the docs pages (Cog blocks calling docs/gen_*.py), rewritten in place: run it after
+# changing settings, stacks, metrics, results or readings, and commit the pages. tests/unit/test_generated_pages.py
+# (and tests/infrastructure/test_permissions_page.py) fail while a page differs from what this writes.
+DOCS_GEN := $(VENV)/bin/cog -I docs --verbosity=1 -U
+docs-gen: venv
+	$(DOCS_GEN) -r docs/*.md
 
 unit: venv
 	$(VENV)/bin/pytest -n 2 -q tests/unit

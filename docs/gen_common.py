@@ -1,17 +1,18 @@
-"""What the docs generators share: the import path, table cells, and filling a page's marker lines.
+"""What the docs generators share: the import path, table cells, and the shape of a generated block.
 
-Each generator (docs/gen_*.py, a mkdocs hook in mkdocs.yml) replaces marker lines of its pages with what it
-renders from the code at build time; a page that lost its marker, or holds it twice, fails the build.
+Each generator (docs/gen_*.py) renders a part of a page from the code. The page calls it from a Cog block
+(`<!-- [[[cog ... ]]] -->` up to `<!-- [[[end]]] -->`, HTML comments, so they show nowhere), and
+`make docs-gen` writes what it renders into the committed page, between those lines;
+tests/unit/test_generated_pages.py (and tests/infrastructure/test_permissions_page.py for the synthesized
+permissions) fails when a committed page differs from what its generators write.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 # Before aws_cdk starts the jsii runtime (as app.py does): its Node 20 end-of-life banner names this variable.
 os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
@@ -21,27 +22,13 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def ensure_paths() -> None:
-    """Put what `make` puts on PYTHONPATH on sys.path, for a bare `mkdocs build` too. Each generator calls it
-    when it loads and when it renders: mkdocs restores sys.path after loading each hook."""
+    """Put what `make` puts on PYTHONPATH on sys.path, for a bare `cog` or `python docs/gen_….py` too."""
     for path in (ROOT, ROOT / "lambdas"):
         if str(path) not in sys.path:
             sys.path.insert(0, str(path))
 
 
 ensure_paths()
-
-
-@dataclass(frozen=True)
-class Generated:
-    """A marker line of `page` (docs-relative) and what replaces it."""
-
-    page: str
-    marker: str
-    render: Callable[[], str]
-
-
-def marker(name: str, generator: str) -> str:
-    return f"<!-- generated: {name} (docs/{generator}) -->"
 
 
 def cell(text: str) -> str:
@@ -59,18 +46,13 @@ def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     return "\n".join(lines)
 
 
-def fill(markdown: str, page: str, generated: Sequence[Generated]) -> str:
-    """Replace each marker of `page` with its rendering; a marker missing or repeated fails the build."""
-    ensure_paths()
-    for item in generated:
-        if item.page != page:
-            continue
-        if markdown.count(item.marker) != 1:
-            raise ValueError(f"docs/{page} must hold the marker line exactly once: {item.marker}")
-        markdown = markdown.replace(item.marker, item.render())
-    return markdown
+def block(text: str) -> str:
+    """A generated block as its page holds it: blank lines around it, so Markdown reads it as blocks of its
+    own, apart from the Cog lines (HTML comments) before and after it."""
+    return f"\n{text}\n\n"
 
 
-def page_uri(page: Any) -> str:
-    """The docs-relative path of a mkdocs Page."""
-    return str(page.file.src_uri)
+def run_on(text: str, indent: int = 0) -> str:
+    """Generated lines that go on the paragraph before them, `indent`ed: in a list item, the Cog lines and
+    these indented by 4 keep the item whole (Python-Markdown ends an item at a comment line indented less)."""
+    return "".join(" " * indent + line + "\n" for line in text.splitlines())

@@ -2,25 +2,24 @@
 generated from the settings model (`kafka_lineage.config.environment_variables`, what
 `Settings.to_environment` writes) and the stack's own additions (`stacks.lineage_stack.EXTRA_ENVIRONMENT`).
 
-A mkdocs hook (mkdocs.yml `hooks:`); tests/unit/test_environment_reference.py compares the list with what
-`Settings.to_environment` writes when every setting is set. `python docs/gen_environment.py` prints it.
+The pages' Cog blocks write it (`make docs-gen`); tests/unit/test_environment_reference.py compares the list
+with what `Settings.to_environment` writes when every setting is set. `python docs/gen_environment.py` prints
+it.
 """
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from gen_common import Generated, ensure_paths, fill, marker, page_uri
+from gen_common import ensure_paths
 
 ensure_paths()
 
 from kafka_lineage.config import environment_variables  # noqa: E402
 from stacks.lineage_stack import EXTRA_ENVIRONMENT  # noqa: E402
 
-MARKER = marker("environment variables", "gen_environment.py")
 PAGES = ("configuration.md", "deploy.md")
 
 
@@ -34,14 +33,6 @@ def environment_list() -> str:
     settings = ", ".join(f"`{name}`" for name in environment_variables().values())
     extra = ", ".join(f"`{name}`" for name in EXTRA_ENVIRONMENT)
     return f"{settings}; and the stack's own {extra}"
-
-
-GENERATED = tuple(Generated(page, MARKER, environment_list) for page in PAGES)
-
-
-def on_page_markdown(markdown: str, page: Any, **_: Any) -> str:
-    """mkdocs hook: fill the environment list of configuration.md and deploy.md."""
-    return fill(markdown, page_uri(page), GENERATED)
 
 
 if __name__ == "__main__":

@@ -1,19 +1,18 @@
 """docs/operate.md's alarms and metrics tables, generated from the one catalog in code.
 
-A mkdocs hook (mkdocs.yml `hooks:`). The catalog, kafka_lineage.model.metrics, is what the functions emit
-(`kafka_lineage.observability.emit`) and what the stack's alarms read (stacks/monitoring.py);
-tests/unit/test_metrics_catalog.py fails when the code emits a metric the catalog lacks.
-`python docs/gen_metrics.py` prints the tables.
+The pages' Cog blocks write them (`make docs-gen`). The catalog, kafka_lineage.model.metrics, is what the
+functions emit (`kafka_lineage.observability.emit`) and what the stack's alarms read (stacks/monitoring.py);
+tests/unit/test_metrics_catalog.py fails when the code emits a metric the catalog lacks. `python
+docs/gen_metrics.py` prints the tables.
 """
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from gen_common import Generated, ensure_paths, fill, marker, page_uri, table
+from gen_common import ensure_paths, table
 
 ensure_paths()
 
@@ -21,9 +20,6 @@ from kafka_lineage.model import metrics as catalog  # noqa: E402
 from kafka_lineage.model.service import METRICS_NAMESPACE, SERVICE  # noqa: E402
 
 PAGE = "operate.md"
-ALARMS_MARKER = marker("alarms table", "gen_metrics.py")
-METRICS_MARKER = marker("metrics table", "gen_metrics.py")
-ALARM_LIST_MARKER = marker("alarm names", "gen_metrics.py")
 DEPLOY_PAGE = "deploy.md"
 _FUNCTIONS = {
     catalog.SCHEMA_SYNC: "schema-sync",
@@ -66,18 +62,6 @@ def metrics_table() -> str:
 def alarm_names() -> str:
     """The alarms' names as the console shows them (CDK prefixes each with its construct path)."""
     return ", ".join(f"`…{alarm.construct_id}`" for alarm in catalog.ALARMS)
-
-
-GENERATED = (
-    Generated(PAGE, ALARMS_MARKER, alarms_table),
-    Generated(PAGE, METRICS_MARKER, metrics_table),
-    Generated(DEPLOY_PAGE, ALARM_LIST_MARKER, alarm_names),
-)
-
-
-def on_page_markdown(markdown: str, page: Any, **_: Any) -> str:
-    """mkdocs hook: fill operate.md's tables and deploy.md's alarm names."""
-    return fill(markdown, page_uri(page), GENERATED)
 
 
 if __name__ == "__main__":

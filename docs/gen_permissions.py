@@ -1,12 +1,12 @@
 """docs/permissions.md: every IAM action of every role, its resources and why, from the synthesized templates.
 
-A mkdocs hook (mkdocs.yml `hooks:`). It synthesizes, once per build and in-process, the governance stack with
-every feature on (tests/infrastructure/stack_synth.py's `full_context`, plus a source in another account and
-a domain key), a source account's stack (docs/two-accounts/source.json) and a consumer account's stack
+The page's Cog block writes it (`make docs-gen`). It synthesizes, once per process, the governance stack with
+every feature on (tests/infrastructure/stack_synth.py's `full_context`, plus a source in another account and a
+domain key), a source account's stack (docs/two-accounts/source.json) and a consumer account's stack
 (docs/two-accounts/consumer.json), with asset bundling skipped (the templates' IAM does not depend on it),
-then renders each role's statements; the reason for each comes from
-stacks/grant_reasons.py. A statement without a reason fails the build
-(tests/infrastructure/test_permissions_page.py). `python docs/gen_permissions.py` prints the page's tables.
+then renders each role's statements; the reason for each comes from stacks/grant_reasons.py. A statement
+without a reason fails `make docs-gen` (tests/infrastructure/test_permissions_page.py, which also fails when
+the committed page is stale). `python docs/gen_permissions.py` prints the page's tables.
 """
 
 from __future__ import annotations
@@ -21,14 +21,13 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from gen_common import ROOT, Generated, ensure_paths, fill, marker, page_uri, table
+from gen_common import ROOT, ensure_paths, table
 
 ensure_paths()
 
 from stacks import grant_reasons  # noqa: E402
 
 PAGE = "permissions.md"
-MARKER = marker("permissions", "gen_permissions.py")
 # The configuration the page is synthesized with, besides full_context: a source read through another
 # account's role, and a domain with a customer managed key.
 CROSS_ACCOUNT_SOURCE = {
@@ -222,14 +221,6 @@ def permissions() -> str:
                 + table(["Sid", "actions", "resources", "condition", "why"], rows)
             )
     return "\n\n".join(sections)
-
-
-GENERATED = (Generated(PAGE, MARKER, permissions),)
-
-
-def on_page_markdown(markdown: str, page: Any, **_: Any) -> str:
-    """mkdocs hook: fill permissions.md's marker with every role's grants."""
-    return fill(markdown, page_uri(page), GENERATED)
 
 
 if __name__ == "__main__":

@@ -1,10 +1,10 @@
 """docs/aws-readings.md's table of readings, generated from the stand-ins' switches.
 
-A mkdocs hook (mkdocs.yml `hooks:`). Every field of `local.standins.readings.Readings` is a row: the switch,
-its question (the first sentence of its docstring), its default, what the code relies on and the tests that
-flip it (`local.standins.readings_cited`), then every other test file that names the switch; below the table,
-each switch's whole docstring (what AWS documents, and the readings). A switch without a citation entry, an
-entry without a switch, or a cited test that does not exist fails the build
+The page's Cog block writes it (`make docs-gen`). Every field of `local.standins.readings.Readings` is a row:
+the switch, its question (the first sentence of its docstring), its default, what the code relies on and the
+tests that flip it (`local.standins.readings_cited`), then every other test file that names the switch; below
+the table, each switch's whole docstring (what AWS documents, and the readings). A switch without a citation
+entry, an entry without a switch, or a cited test that does not exist fails `make docs-gen`
 (tests/unit/test_readings_reference.py). `python docs/gen_readings.py` prints the page's generated part.
 """
 
@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from gen_common import ROOT, Generated, ensure_paths, fill, marker, page_uri, table
+from gen_common import ROOT, ensure_paths, table
 
 ensure_paths()
 
@@ -29,7 +29,6 @@ from local.standins.readings import Readings  # noqa: E402
 from local.standins.readings_cited import CITED  # noqa: E402
 
 PAGE = "aws-readings.md"
-MARKER = marker("readings table", "gen_readings.py")
 TESTS = ROOT / "tests"
 _QUESTION_END = re.compile(r"\?|(?<!e\.g)(?<!i\.e)\.(?=\s+[A-Z\"(])|\.$")
 
@@ -160,14 +159,6 @@ def generated() -> str:
         + "What AWS documents, and what each value means (the switch's docstring).\n\n"
         + details()
     )
-
-
-GENERATED = (Generated(PAGE, MARKER, generated),)
-
-
-def on_page_markdown(markdown: str, page: Any, **_: Any) -> str:
-    """mkdocs hook: fill aws-readings.md's marker with the table and the switches' docstrings."""
-    return fill(markdown, page_uri(page), GENERATED)
 
 
 if __name__ == "__main__":

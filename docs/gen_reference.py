@@ -1,9 +1,10 @@
-"""The configuration reference, generated from the settings models when the docs site is built.
+"""The configuration reference, generated from the settings models.
 
-A mkdocs hook (mkdocs.yml `hooks:`): in docs/configuration.md it replaces the marker line with one table per
-model, every field's key, type, default, constraints and `Field(description=...)` read from the models
-themselves, so the reference cannot drift from the code. `python docs/gen_reference.py` prints the tables.
-tests/unit/test_docs.py (test_every_setting_has_a_description) fails when a field has no description.
+docs/configuration.md's Cog block writes it (`make docs-gen`): one table per model, every field's key, type,
+default, constraints and `Field(description=...)` read from the models themselves, so the reference cannot
+drift from the code (tests/unit/test_generated_pages.py fails when the committed page differs). `python
+docs/gen_reference.py` prints the tables. tests/unit/test_docs.py (test_every_setting_has_a_description) fails
+when a field has no description.
 """
 
 from __future__ import annotations
@@ -33,7 +34,6 @@ from kafka_lineage.model.table_mapping import TableMapping  # noqa: E402
 from stacks import config as deployment  # noqa: E402
 from stacks import consumer_config, source_config  # noqa: E402
 
-MARKER = "<!-- configuration reference: generated from the settings models by docs/gen_reference.py -->"
 PAGE = "configuration.md"
 
 # The constrained name types of kafka_lineage.model.names, by their validator: what they accept.
@@ -327,15 +327,6 @@ def reference() -> str:
     if missing:
         raise ValueError(f"settings without Field(description=...): {', '.join(missing)}")
     return "\n\n".join(render_section(section) for section in all_sections())
-
-
-def on_page_markdown(markdown: str, page: Any, **_: Any) -> str:
-    """mkdocs hook: fill the configuration page's marker with the generated tables."""
-    if page.file.src_uri != PAGE:
-        return markdown
-    if markdown.count(MARKER) != 1:
-        raise ValueError(f"docs/{PAGE} must hold the marker line exactly once: {MARKER}")
-    return markdown.replace(MARKER, reference())
 
 
 if __name__ == "__main__":

@@ -1,9 +1,10 @@
 """The result samples of docs/invocation.md, rendered from the result types themselves.
 
-A mkdocs hook (mkdocs.yml `hooks:`): each marker becomes a JSON block that `to_dict()` of a sample result
+The page's Cog blocks write them (`make docs-gen`): each is a JSON block that `to_dict()` of a sample result
 returns (`SyncResult`, `EmitResult`), so every member a result always carries is on the page, and a list of
 the members that appear only when they apply, each with what it means. A member the results gain without a
-meaning here fails the build (tests/unit/test_result_samples.py). `python docs/gen_results.py` prints them.
+meaning here fails `make docs-gen` (tests/unit/test_result_samples.py). `python docs/gen_results.py` prints
+them.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from gen_common import Generated, ensure_paths, fill, marker, page_uri
+from gen_common import ensure_paths
 
 ensure_paths()
 
@@ -27,8 +28,6 @@ from kafka_lineage.sync.governed import HeldDeletion  # noqa: E402
 from kafka_lineage.sync.result import SyncResult  # noqa: E402
 
 PAGE = "invocation.md"
-SYNC_MARKER = marker("schema-sync result sample", "gen_results.py")
-LINEAGE_MARKER = marker("lineage-emission result sample", "gen_results.py")
 SCHEMA = "arn:aws:glue:eu-west-1:111122223333:schema/cdc/orders-value"
 
 # Members a result has only when they apply, and what they say. The handlers add `continued` themselves.
@@ -142,14 +141,6 @@ def sync_block() -> str:
 
 def lineage_block() -> str:
     return _block(lineage_sample, lineage_everything, LINEAGE_OCCASIONAL, "EmitResult")
-
-
-GENERATED = (Generated(PAGE, SYNC_MARKER, sync_block), Generated(PAGE, LINEAGE_MARKER, lineage_block))
-
-
-def on_page_markdown(markdown: str, page: Any, **_: Any) -> str:
-    """mkdocs hook: fill invocation.md's result samples."""
-    return fill(markdown, page_uri(page), GENERATED)
 
 
 if __name__ == "__main__":

@@ -1,9 +1,9 @@
 """Why each IAM grant of the stacks exists: by the statement's Sid, and for the statements CDK writes itself
 (no Sid), by their actions.
 
-docs/permissions.md is generated from the synthesized templates and these reasons (docs/gen_permissions.py);
-a statement with neither a reason by Sid nor by actions fails the docs build, and so does a reason no
-synthesized statement uses (tests/infrastructure/test_permissions_page.py). Where the SAR (the IAM Service
+docs/permissions.md is generated from the synthesized templates and these reasons (docs/gen_permissions.py,
+`make docs-gen`); a statement with neither a reason by Sid nor by actions fails it, and a reason no
+synthesized statement uses fails tests/infrastructure/test_permissions_page.py. Where the SAR (the IAM Service
 Authorization Reference) gives an action no resource type, only `*` grants it.
 """
 

@@ -262,8 +262,8 @@ class KafkaLineage(LineageNag, LineageTriggers):
             ["*"],
         )
         if self.config.settings.data_products:
-            # The data products (kafka_lineage.products; SAR: no resource type either). Search, publishing
-            # and ListSubscriptions are granted above; their state lies under assets/products/.
+            # The data products (kafka_lineage.sync.products; SAR: no resource type either). Search,
+            # publishing and ListSubscriptions are granted above; their state lies under assets/products/.
             fn.allow(
                 "DataZoneDataProducts",
                 [

@@ -26,9 +26,8 @@ from kafka_lineage.aws.topics import ClusterTopics
 from kafka_lineage.config import Settings, Source
 from kafka_lineage.engine.lease import LEASE_WAIT_SECONDS
 from kafka_lineage.model.state_layout import DRIFT, state_path
-from kafka_lineage.products.ports import ProductAdapters
 from kafka_lineage.sync.drift import DriftSummaries
-from kafka_lineage.sync.ports import SyncAdapters
+from kafka_lineage.sync.ports import ProductAdapters, SyncAdapters
 
 HOLDER = "schema-sync"
 

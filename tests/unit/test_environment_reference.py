@@ -14,7 +14,7 @@ import pytest
 from kafka_lineage.config import ConfigError, Settings, environment_variables
 from stacks.config import CONTEXT_KEY, check_environment_size, load_config
 from stacks.lineage_stack import EXTRA_ENVIRONMENT
-from tests.unit.docs_generators import build, load
+from tests.unit.docs_generators import committed, load
 
 ROOT = Path(__file__).resolve().parents[2]
 gen = load("gen_environment")
@@ -51,10 +51,9 @@ def test_the_listed_variables_are_exactly_what_the_stack_writes_when_everything_
 
 @pytest.mark.parametrize("page", gen.PAGES)
 def test_each_page_lists_the_variables_from_the_generator(page: str):
-    # When the page is built
-    built = build(gen, page)
-    # then it names every variable, and the marker is gone
-    assert gen.MARKER not in built
+    # Given the page as committed
+    built = committed(page)
+    # then it names every variable
     for variable in gen.variables():
         assert f"`{variable}`" in built
 

@@ -11,7 +11,7 @@ import pytest
 
 from local.standins import readings_cited
 from local.standins.readings import Readings
-from tests.unit.docs_generators import build, load
+from tests.unit.docs_generators import committed, load
 
 gen = load("gen_readings")
 gen_common = load("gen_common")
@@ -19,7 +19,7 @@ SWITCHES = [field.name for field in dataclasses.fields(Readings)]
 
 
 def _rows() -> dict[str, str]:
-    page = build(gen, gen.PAGE)
+    page = committed(gen.PAGE)
     return {
         match.group(1): line
         for line in page.splitlines()
@@ -45,7 +45,7 @@ def test_every_switch_is_a_row_with_its_question_default_reliance_and_tests():
 
 def test_every_switch_has_a_docstring_and_its_details_on_the_page():
     # Given the switches' docstrings, then every switch has one, and the page shows each below the table
-    page = build(gen, gen.PAGE)
+    page = committed(gen.PAGE)
     assert set(gen.docstrings()) == set(SWITCHES)
     for name in SWITCHES:
         assert f"### `{name}` {{#{name}}}" in page
@@ -58,7 +58,7 @@ def test_the_delete_reading_says_one_delete_asset_and_unpublishes_only_when_refu
     # then the page says so, and no longer that the sync unpublishes first
     assert "one DeleteAsset" in row
     assert "| `False` |" in row
-    assert "Assumed yes: the sync unpublishes" not in build(gen, gen.PAGE)
+    assert "Assumed yes: the sync unpublishes" not in committed(gen.PAGE)
 
 
 def test_the_questions_are_whole_sentences():
@@ -68,7 +68,7 @@ def test_the_questions_are_whole_sentences():
         assert not gen.question(doc).endswith(("e.g.", "i.e."))
 
 
-def test_a_switch_without_a_citation_entry_fails_the_build(monkeypatch: pytest.MonkeyPatch):
+def test_a_switch_without_a_citation_entry_fails_the_generation(monkeypatch: pytest.MonkeyPatch):
     # Given a switch readings_cited.py does not know
     cited = dict(readings_cited.CITED)
     del cited["search_lag_calls"]
@@ -78,7 +78,7 @@ def test_a_switch_without_a_citation_entry_fails_the_build(monkeypatch: pytest.M
         gen.generated()
 
 
-def test_a_citation_of_a_test_that_does_not_exist_fails_the_build(monkeypatch: pytest.MonkeyPatch):
+def test_a_citation_of_a_test_that_does_not_exist_fails_the_generation(monkeypatch: pytest.MonkeyPatch):
     # Given a citation of a test name the cited file does not define, and of a file that does not exist
     for citation, complaint in (
         ("unit/standins/test_datazone_search.py::test_nobody_wrote_this", "defines no such test"),

@@ -11,14 +11,14 @@ import pytest
 
 from kafka_lineage.lineage.result import EmitResult
 from kafka_lineage.sync.result import SyncResult
-from tests.unit.docs_generators import DOCS, Page, build, load
+from tests.unit.docs_generators import committed, load
 
 gen = load("gen_results")
 BLOCK = re.compile(r"```json\n(\{\"dryRun\".*?)\n```", re.S)
 
 
 def _samples() -> list[dict[str, Any]]:
-    return [json.loads(block) for block in BLOCK.findall(build(gen, gen.PAGE))]
+    return [json.loads(block) for block in BLOCK.findall(committed(gen.PAGE))]
 
 
 def test_the_page_shows_each_result_as_its_type_returns_it():
@@ -47,7 +47,7 @@ def test_every_member_a_result_always_has_is_in_its_sample(index: int, empty: An
 
 def test_every_occasional_member_is_listed_with_its_meaning():
     # When the page is built
-    page = build(gen, gen.PAGE)
+    page = committed(gen.PAGE)
     # then each member only some results have is named with what it means (leaseLost among them)
     for sample, everything, meanings in (
         (gen.sync_sample, gen.sync_everything, gen.SYNC_OCCASIONAL),
@@ -60,7 +60,7 @@ def test_every_occasional_member_is_listed_with_its_meaning():
     assert "- `leaseLost`:" in page
 
 
-def test_a_new_occasional_member_without_a_meaning_fails_the_build(monkeypatch: pytest.MonkeyPatch):
+def test_a_new_occasional_member_without_a_meaning_fails_the_generation(monkeypatch: pytest.MonkeyPatch):
     # Given the lineage result gains a member the generator gives no meaning
     original = EmitResult.to_dict
 
@@ -68,6 +68,6 @@ def test_a_new_occasional_member_without_a_meaning_fails_the_build(monkeypatch: 
         return {**original(self), **({"newFlag": True} if self.dry_run else {})}
 
     monkeypatch.setattr(EmitResult, "to_dict", to_dict)
-    # When the page is built, then it refuses, naming the member
+    # When the page's samples are generated, then it refuses, naming the member
     with pytest.raises(ValueError, match=r"EmitResult members without a meaning.*newFlag"):
-        gen.on_page_markdown((DOCS / gen.PAGE).read_text(), Page(gen.PAGE))
+        gen.lineage_block()

@@ -1,7 +1,7 @@
 """DataZone data products (CreateDataProduct, CreateDataProductRevision, GetDataProduct, DeleteDataProduct,
 Search in the DATA_PRODUCT scope, CreateListingChangeSet of a DATA_PRODUCT, ListSubscriptions of its
 listing), and the product state in SSM (`{MAPPING_PATH}/assets/products/`, packed). No decisions here:
-kafka_lineage.products plans, this adapter calls.
+kafka_lineage.sync.products plans, this adapter calls.
 
 Names are unique in the domain (CreateDataProduct's prerequisites). Readings (the API reference is silent;
 docs/concepts.md, "Data products"):
@@ -26,8 +26,8 @@ from kafka_lineage.aws.pacing import Pacer
 from kafka_lineage.aws.packed_store import PackedStore
 from kafka_lineage.model.catalog import Deletion
 from kafka_lineage.model.failures import Conflict, Invalid, ListingBusy, NotFound, PublishRefused
+from kafka_lineage.model.products import Desired, ProductGone, ProductRecord, Written
 from kafka_lineage.model.state_layout import PRODUCTS_PATH, read_entries
-from kafka_lineage.products.model import Desired, ProductGone, ProductRecord, Written
 
 if TYPE_CHECKING:
     from mypy_boto3_datazone import DataZoneClient

@@ -1,5 +1,5 @@
 """The `dataProducts` setting: DataZone data products that group topic assets (docs/concepts.md, "Data
-products"). schema-sync keeps one product per entry (kafka_lineage.products)."""
+products"). schema-sync keeps one product per entry (kafka_lineage.sync.products)."""
 
 from __future__ import annotations
 

@@ -73,7 +73,7 @@ EVENTS_FAILED = Metric(
     "EventsFailed", SCHEMA_SYNC, '"Topic Asset Changed" events that could not be put on the default bus.'
 )
 
-# schema-sync, every run with `dataProducts` (kafka_lineage/products): one metric per change.
+# schema-sync, every run with `dataProducts` (kafka_lineage/sync/products): one metric per change.
 _PRODUCTS_RUN = "every run with `dataProducts` that is no dry run"
 DATA_PRODUCTS_CREATED = Metric(
     "DataProductsCreated",

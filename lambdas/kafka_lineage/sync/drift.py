@@ -29,7 +29,7 @@ from kafka_lineage.drift.summary import DriftSummary, load_summaries
 from kafka_lineage.model import clock
 from kafka_lineage.model.report import failure_item
 from kafka_lineage.observability import logger
-from kafka_lineage.sync.ports import PackedEntries
+from kafka_lineage.sync.ports import DriftSummaryReader, PackedEntries
 from kafka_lineage.sync.requests import SchemaRef
 
 DRIFT_FORM_TYPE = "KafkaSchemaDriftFormType"
@@ -105,9 +105,9 @@ def drift_form(
 
 
 class DriftSummaries:
-    """Reads the summaries lineage-emission keeps, from the packed store under `{MAPPING_PATH}/drift`
-    (GetParametersByPath pages of 10 parameters, each holding several summaries). schema-sync never writes
-    there: the drift part of the tree is lineage's."""
+    """The port `DriftSummaryReader`: reads the summaries lineage-emission keeps, from the packed store under
+    `{MAPPING_PATH}/drift` (GetParametersByPath pages of 10 parameters, each holding several summaries).
+    schema-sync never writes there: the drift part of the tree is lineage's."""
 
     def __init__(self, store: PackedEntries) -> None:
         self.store = store
@@ -133,7 +133,7 @@ class DriftRead:
 
 
 def read_summaries(
-    reader: DriftSummaries,
+    reader: DriftSummaryReader,
     expected: Sequence[tuple[SchemaRef, int]],
     allows: Callable[[float], bool],
 ) -> DriftRead:

@@ -10,19 +10,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from kafka_lineage.config import Source
+from kafka_lineage.drift.summary import DriftSummary
 from kafka_lineage.engine.lease import LEASE_WAIT_SECONDS, Lease
 from kafka_lineage.model.asset_records import AssetRecord
 from kafka_lineage.model.catalog import AssetContent, AssetType, CatalogAsset, Deletion
 from kafka_lineage.model.cluster_topics import ListedTopic, TopicConfigs
+from kafka_lineage.model.products import Desired, ProductRecord, Written
 from kafka_lineage.model.quotas import CallRates
 from kafka_lineage.model.registry import ListedSchema, SchemaDetails
-
-if TYPE_CHECKING:
-    from kafka_lineage.products.ports import ProductAdapters
-    from kafka_lineage.sync.drift import DriftSummaries  # a reader over PackedEntries, defined there
 
 
 class SchemaRegistry(Protocol):
@@ -129,6 +127,15 @@ class PackedEntries(Protocol):
     def load(self) -> dict[str, dict[str, Any]]: ...
 
 
+class DriftSummaryReader(Protocol):
+    """The drift summaries lineage-emission keeps (`sync.drift.DriftSummaries`, over `PackedEntries`)."""
+
+    # The keys of the entries the last `load` could not read (the result warns about each).
+    unreadable: list[str]
+
+    def load(self) -> dict[str, DriftSummary]: ...
+
+
 @dataclass
 class SyncAdapters:
     """The ports one run uses (the handler's package builds them: `schema_sync.wiring`)."""
@@ -145,8 +152,52 @@ class SyncAdapters:
     lease: Lease | None = None
     lease_wait_seconds: float = LEASE_WAIT_SECONDS  # then the run is `deferred: busy` (the handler hands on)
     # The drift summaries lineage-emission keeps; read once per run that builds asset content.
-    drift: DriftSummaries | None = None
+    drift: DriftSummaryReader | None = None
     # The clusters' topics (the asset's topic form, withoutTopic and withoutSchema); None: not read.
     topics: ClusterTopics | None = None
-    # The data products' ports (kafka_lineage.products); None: no `dataProducts` configured.
+    # The data products' ports (kafka_lineage.sync.products); None: no `dataProducts` configured.
     products: ProductAdapters | None = None
+
+
+# ---------------------------------------------------------------- the data products' step (sync.products)
+class ProductCatalog(Protocol):
+    def create(self, desired: Desired, token: str) -> tuple[Written, bool]:
+        """(the product, adopted): a conflict adopts the project's product of that name."""
+        ...
+
+    def revise(self, product_id: str, desired: Desired, token: str) -> Written:
+        """Raises ProductGone when the product no longer exists."""
+        ...
+
+    def publish(self, product_id: str, revision: str, token: str) -> str:
+        """The listing id; raises PublishRefused (a domain rule) or ListingBusy."""
+        ...
+
+    def exists(self, product_id: str) -> bool:
+        """Whether the product is still there (a `verify` run asks)."""
+        ...
+
+    def delete(self, product_id: str, listing_id: str) -> Deletion:
+        """Held (Deletion.held) while the product's listing has approved subscriptions."""
+        ...
+
+
+class ProductStore(Protocol):
+    @property
+    def unreadable(self) -> list[str]: ...
+
+    def load(self) -> dict[str, ProductRecord]: ...
+
+    def save(self, changes: Mapping[str, ProductRecord | None]) -> int: ...
+
+
+@dataclass
+class ProductAdapters:
+    """The ports of the data products' step of a schema-sync run (schema_sync.wiring builds them)."""
+
+    catalog: ProductCatalog
+    states: ProductStore
+    # The asset records as last loaded or saved, without a call (aws.asset_records.AssetRecordStore.current).
+    records: Callable[[], Mapping[str, AssetRecord]]
+    domain_id: str
+    project_id: str

@@ -53,7 +53,7 @@ class SyncResult:
     progressed: bool = False  # at least one chunk was saved (a follow-up invocation would not loop)
     deferred: Deferred | None = None  # another invocation held the state lease: nothing was written
     resume_after: Position | None = None  # the last item a follow-up need not look at again
-    # The data products' entries (kafka_lineage.products); None: no `dataProducts` configured.
+    # The data products' entries (kafka_lineage.sync.products); None: no `dataProducts` configured.
     data_products: list[dict[str, object]] | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 

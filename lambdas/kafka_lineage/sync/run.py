@@ -41,7 +41,6 @@ from kafka_lineage.model.catalog import AssetType
 from kafka_lineage.model.failures import RegistryNotFound
 from kafka_lineage.model.registry import ListedSchema
 from kafka_lineage.observability import logger, tracer
-from kafka_lineage.products.run import ProductSync, RunState
 from kafka_lineage.schemas import parse_definition
 from kafka_lineage.sync import plan
 from kafka_lineage.sync.apply import Applier
@@ -55,6 +54,7 @@ from kafka_lineage.sync.desired import (
 )
 from kafka_lineage.sync.drift import marker, read_summaries, summary_of
 from kafka_lineage.sync.ports import SyncAdapters
+from kafka_lineage.sync.products.run import ProductSync, RunState
 from kafka_lineage.sync.requests import SchemaRef, SyncRequest
 from kafka_lineage.sync.result import SyncResult
 from kafka_lineage.sync.stages import SyncSteps
@@ -144,7 +144,7 @@ class SchemaSync:
         return result, steps.plans
 
     def _keep_products(self, request: SyncRequest, steps: SyncSteps, result: SyncResult) -> None:
-        """The data products, from the asset records the run left (kafka_lineage.products); a run that
+        """The data products, from the asset records the run left (kafka_lineage.sync.products); a run that
         stopped early or was deferred leaves them to the one that finishes."""
         ports = self.adapters.products
         if ports is None or not self.settings.data_products or result.incomplete or result.deferred:

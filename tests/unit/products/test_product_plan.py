@@ -7,9 +7,9 @@ from typing import Any
 
 from kafka_lineage.config.products import DataProduct
 from kafka_lineage.model.asset_records import AssetRecord
-from kafka_lineage.products import plan
-from kafka_lineage.products.model import NEW, Desired, ProductRecord
+from kafka_lineage.model.products import NEW, Desired, ProductRecord
 from kafka_lineage.sync import plan as asset_plan
+from kafka_lineage.sync.products import plan
 
 INVENTORY = DataProduct(name="Inventory", include=("^dbserver1\\.inventory\\.",), exclude=("\\.geom$",))
 

@@ -10,7 +10,7 @@ import pytest
 from kafka_lineage.aws.asset_records import AssetRecordStore
 from kafka_lineage.aws.data_products import ProductStates
 from kafka_lineage.model.asset_records import AssetRecord
-from kafka_lineage.products.model import ProductRecord
+from kafka_lineage.model.products import ProductRecord
 from tests.unit.fake_clients import wired
 from tests.unit.test_packed_store import FakeSSM
 

@@ -15,12 +15,12 @@ from dataclasses import dataclass
 from kafka_lineage.config.products import DataProduct
 from kafka_lineage.engine.deadline import Deadline
 from kafka_lineage.engine.lease import Lease, hold
+from kafka_lineage.model.products import ProductRecord
 from kafka_lineage.observability import logger
-from kafka_lineage.products import plan
-from kafka_lineage.products.apply import Outcome, ProductApplier
-from kafka_lineage.products.model import ProductRecord
-from kafka_lineage.products.ports import ProductAdapters
 from kafka_lineage.sync import plan as asset_plan
+from kafka_lineage.sync.ports import ProductAdapters
+from kafka_lineage.sync.products import plan
+from kafka_lineage.sync.products.apply import Outcome, ProductApplier
 from kafka_lineage.sync.result import SyncResult
 
 

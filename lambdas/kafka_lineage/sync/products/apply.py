@@ -6,9 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from kafka_lineage.model.failures import ListingBusy, PublishRefused
-from kafka_lineage.products import plan
-from kafka_lineage.products.model import Desired, ProductGone, ProductRecord, Written
-from kafka_lineage.products.ports import ProductCatalog
+from kafka_lineage.model.products import Desired, ProductGone, ProductRecord, Written
+from kafka_lineage.sync.ports import ProductCatalog
+from kafka_lineage.sync.products import plan
 
 
 @dataclass(frozen=True)

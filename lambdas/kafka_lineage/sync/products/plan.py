@@ -10,7 +10,7 @@ from typing import Literal
 
 from kafka_lineage.config.products import DataProduct
 from kafka_lineage.model.asset_records import AssetRecord
-from kafka_lineage.products.model import NEW, Desired, ProductRecord
+from kafka_lineage.model.products import NEW, Desired, ProductRecord
 from kafka_lineage.sync import plan as asset_plan
 
 Kind = Literal["create", "revise", "publish", "delete", "unhold", "unchanged"]
