@@ -5,7 +5,8 @@ give their own instead of patching modules."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools.utilities.typing import LambdaContext
@@ -41,12 +42,20 @@ if TYPE_CHECKING:
 
 LEASE_HOLDER = "lineage-emission"
 
-# The delivery paths' descriptions, per source key, kept across the invocations of a warm instance.
-_KNOWN_PATHS: dict[str, dict[str, KnownPath]] = {}
+# The delivery paths' descriptions, per source key (aws.delivery: described again when listed changed).
+KnownPaths = dict[str, dict[str, KnownPath]]
 
 
-def connect(settings: Settings, account: str = "", function_name: str = "lineage-emission") -> LineageWorld:
-    """The world of one invocation: every adapter, paced per service (and per account for Glue)."""
+def connect(
+    settings: Settings,
+    account: str = "",
+    function_name: str = "lineage-emission",
+    known_paths: KnownPaths | None = None,
+) -> LineageWorld:
+    """The world of one invocation: every adapter, paced per service (and per account for Glue).
+    `known_paths`: the delivery paths described by earlier invocations of this instance (`Wiring` keeps
+    them); None: none."""
+    known = {} if known_paths is None else known_paths
     ssm = client("ssm")
     tuning, state_root = settings.tuning, settings.mapping_path
     # Glue is read in each source's account (a source with a role) under that account's own pacing.
@@ -98,7 +107,7 @@ def connect(settings: Settings, account: str = "", function_name: str = "lineage
             lambda key: DeliveryPaths(
                 sessions.client_for_key(key, "kafka") if key else client("kafka"),
                 sessions.client_for_key(key, "firehose") if key else client("firehose"),
-                known=_KNOWN_PATHS.setdefault(key, {}),
+                known=known.setdefault(key, {}),
             )
         ),
         # One ListMetrics listing (paged, 500 metrics a page) of each source cluster's consumer-lag metrics
@@ -140,13 +149,21 @@ def state_lease(settings: Settings, context: LambdaContext) -> StateLease:
     return StateLease.for_invocation(client("ssm"), settings.mapping_path, LEASE_HOLDER, context)
 
 
+def warm_world() -> Callable[[Settings, str, str], LineageWorld]:
+    """`connect` over the delivery paths this instance has described: the handler module builds one
+    `Wiring` per instance, so a warm instance keeps them across its invocations and a new instance (a new
+    deployment, or a new `DeployedFunctions` in the tests) starts without any. Not a module-level cache:
+    two wirings in one process never share what they described."""
+    return partial(connect, known_paths={})
+
+
 @dataclass(frozen=True)
 class Wiring:
     """What one invocation is made of: the ports (`connect(settings, account, function_name)`), the lease
     (a run that writes takes one), how long it waits for another holder (the engine's one wait), and how an
     event is handed to a follow-up."""
 
-    world: Callable[[Settings, str, str], LineageWorld] = connect
+    world: Callable[[Settings, str, str], LineageWorld] = field(default_factory=warm_world)
     lease: Callable[[Settings, LambdaContext], StateLease] = state_lease
     lease_wait_seconds: float = LEASE_WAIT_SECONDS
     hand_on: Callable[[str, dict[str, Any]], bool] = hand_on

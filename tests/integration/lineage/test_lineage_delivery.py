@@ -12,6 +12,7 @@ import boto3
 import pytest
 
 from local import debezium, demo_delivery, world
+from local.deployed import DeployedFunctions
 from tests.fixtures import CLUSTER_ARN
 from tests.integration.lineage.conftest import (
     ACCOUNT,
@@ -284,3 +285,25 @@ def test_an_operators_mapping_replaces_the_location_and_a_rule_draws_the_table_b
     ]
     downstream = {d for (u, d) in lakehouse.edges() if u == f"{NAMESPACE}/{ORDERS}"}
     assert downstream == {f"{TABLE_NAMESPACE}/curated/orders_curated"}
+
+
+def test_a_new_instance_describes_a_stream_anew_though_an_old_one_kept_a_description_of_its_name(
+    lakehouse: Lakehouse,
+) -> None:
+    # Given a stream writing the orders topic to one prefix, described by the deployed function's instance
+    to_buckets(lakehouse)
+    lakehouse.emit()
+    # and then deleted and created again under the same name with another prefix (ListDeliveryStreams
+    # answers names only: a kept description of that name cannot tell)
+    firehose = boto3.client("firehose")
+    firehose.delete_delivery_stream(DeliveryStreamName="orders-raw")
+    firehose.create_delivery_stream(**bucket_stream("orders-raw", ORDERS, "moved/orders/"))
+    lakehouse.aws.firehose.set_status(ACCOUNT, "orders-raw", "ACTIVE")
+
+    # When a new deployment's instance runs (its wiring built anew, as Lambda builds one per instance)
+    lakehouse.deployed = DeployedFunctions(lakehouse.aws)
+    result = lakehouse.emit()
+
+    # Then it described the stream itself: the new prefix, not what the other instance kept
+    locations = {e["topic"]: e["location"] for e in result["emissions"]}
+    assert locations[ORDERS] == f"s3://{BUCKET}/moved/orders/"
