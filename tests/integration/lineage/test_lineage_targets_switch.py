@@ -5,15 +5,18 @@ later gets every current edge once; a target removed keeps its graph and its sta
 from __future__ import annotations
 
 import boto3
+import pytest
 
 from kafka_lineage.aws.packed_store import PackedStore
 from kafka_lineage.model.state_layout import GLUE_LINEAGE, LINEAGE, state_path
-from local import debezium
+from local import debezium, demo_connectors
+from local.demo_connectors import LAKEHOUSE_SINK
 from tests.fixtures import load_event
-from tests.integration.lineage.conftest import MAPPING_PATH, REGION, Lakehouse
+from tests.integration.lineage.conftest import BROKERS, MAPPING_PATH, REGION, Failed, Lakehouse
 from tests.integration.lineage.test_glue_lineage import (
     BOTH,
     CUSTOMERS,
+    NO_RULE,
     ORDERS,
     WITH_RULE,
     Graph,
@@ -90,6 +93,26 @@ def test_glue_alone_closes_a_remapped_topics_old_job(lakehouse: Lakehouse) -> No
     assert (state(LINEAGE), lakehouse.events()) == ({}, [])
     # And a rerun closes nothing again
     assert lakehouse.emit()["glue"]["closed"] == []
+
+
+def test_glue_alone_keeps_connector_edges_whose_connectors_cannot_be_read(lakehouse: Lakehouse) -> None:
+    # Given a sink connector's two edges posted to Glue alone
+    lakehouse.configure(NO_RULE)
+    targets(lakehouse, GLUE)
+    inventory(lakehouse)
+    demo_connectors.create(boto3.client("kafkaconnect"), "lakehouse-sink", LAKEHOUSE_SINK, BROKERS)
+    assert lakehouse.emit()["glue"]["posted"] == 2
+    # When the role can no longer list MSK Connect connectors
+    lakehouse.aws.iam.revoke("lineage-emission", "kafkaconnect:ListConnectors")
+    with pytest.raises(Failed) as raised:
+        lakehouse.emit()
+    # Then the failure is reported, and Glue closes nothing: the edges are kept by their origin, from Glue's
+    # own state
+    summary = raised.value.summary
+    assert "kafkaconnect:ListConnectors" in summary["connectorErrors"][0]["error"]
+    assert summary["keptConnectorEdges"] == 2
+    assert (summary["glue"]["closed"], summary["glue"]["posted"]) == ([], 0)
+    assert len(state(GLUE_LINEAGE)) == 2
 
 
 def test_glue_alone_keeps_checking_and_announcing_drift(lakehouse: Lakehouse) -> None:
