@@ -200,12 +200,13 @@ class Settings(BaseModel):
 
     lineage_targets: LineageTargets = Field(
         default=("datazone",),
-        description='Where lineage-emission posts its lineage, any of `"datazone"` (DataZone\'s lineage graph) '
-        'and `"glue"` (the Glue Data Catalog\'s lineage graph, PostLineageEvent, in Glue\'s own dataset '
-        "identity, into the graph of the account that holds the edge's table (through the source's role "
-        "for another account) or, for an edge without a Glue table, the account of the topic's cluster); "
-        "not none. Each target keeps its own emission state: a target added later receives every current "
-        "edge once; a target removed is no longer posted to and its state is left as it is.",
+        description='Where lineage-emission posts its lineage, any of `"datazone"` (DataZone\'s lineage '
+        "graph) and `\"glue\"` (the Glue Data Catalog's lineage graph, PostLineageEvent, in Glue's own "
+        "dataset identity, into the graph of the account that holds the edge's table (through the "
+        "source's role for another account) or, for an edge without a Glue table, the account of the "
+        "topic's cluster); not none. Each target keeps its own emission state: a target added later "
+        "receives every current edge once; a target removed is no longer posted to, and its graph and "
+        "its state are left as they are.",
     )
 
     @field_validator("sources")

@@ -65,7 +65,6 @@ from kafka_lineage.lineage.drift_check import (
 )
 from kafka_lineage.lineage.glue.plan import GluePlan
 from kafka_lineage.lineage.glue.target import GlueReport, GlueRun, GlueTarget, SharedVersions
-from kafka_lineage.lineage.targets import Targets
 from kafka_lineage.lineage.model import LoadedStates
 from kafka_lineage.lineage.plan import Action, EmitScope, LineagePlan, make_plan, select, tables_needed
 from kafka_lineage.lineage.ports import (
@@ -84,6 +83,7 @@ from kafka_lineage.lineage.ports import (
 )
 from kafka_lineage.lineage.resolve import Resolution, parse_mappings, resolve
 from kafka_lineage.lineage.result import EmitResult
+from kafka_lineage.lineage.targets import Targets
 from kafka_lineage.model.asset_records import AssetRecord
 from kafka_lineage.model.connectors import ConnectorConfig, Derivation
 from kafka_lineage.model.failures import LeaseLost
@@ -302,7 +302,7 @@ class _Planned:
     reads: TableReads
     plan: LineagePlan  # DataZone's share (targets.py)
     targets: tuple[tuple[GlueTarget, GluePlan], ...] = ()
-    drift: LineagePlan = LineagePlan()  # what drift reads of the plan (targets.py)
+    drift: LineagePlan = field(default_factory=LineagePlan)  # what drift reads of the plan (targets.py)
 
     def has_work(self, inputs: _Inputs) -> bool:
         """Actions to take (for any target), or drift to check: what needs the lease."""
@@ -341,9 +341,7 @@ def _plan(run: RunContext, inputs: _Inputs, earlier: TableReads) -> _Planned | _
         (target, target.plan(run.scope, selection, inputs.resolution, reads, plan, state))
         for target, state in zip(targets.others, states, strict=True)
     )
-    return _Planned(
-        loaded, summaries, reads, targets.datazone_plan(plan), others, targets.drift_plan(plan)
-    )
+    return _Planned(loaded, summaries, reads, targets.datazone_plan(plan), others, targets.drift_plan(plan))
 
 
 def _summaries(world: LineageWorld, records: Mapping[str, AssetRecord]) -> Mapping[str, DriftSummary]:

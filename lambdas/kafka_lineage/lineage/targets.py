@@ -48,7 +48,9 @@ class Targets:
         the plan says of the topics themselves (unmapped, failed, held back, kept) still stands."""
         if self.datazone:
             return plan
-        return LineagePlan(unmapped=plan.unmapped, failed=plan.failed, held_back=plan.held_back, kept=plan.kept)
+        return LineagePlan(
+            unmapped=plan.unmapped, failed=plan.failed, held_back=plan.held_back, kept=plan.kept
+        )
 
     def drift_plan(self, plan: LineagePlan) -> LineagePlan:
         """What drift reads of the plan (drift_check.drift_keys): the topics with edges, and the runs about to

@@ -1,6 +1,6 @@
-"""`lineageTargets` with the Glue graph alone, and switching targets either way, on the stand-ins (the function
-under its deployed role, IAM mode): a target that is off gets no call and no state write; a target added
-later gets every current edge once; a target removed keeps its graph and its state as they were."""
+"""`lineageTargets` with the Glue graph alone, and switching targets either way, on the stand-ins (the
+function under its deployed role, IAM mode): a target that is off gets no call and no state write; a target
+added later gets every current edge once; a target removed keeps its graph and its state as they were."""
 
 from __future__ import annotations
 

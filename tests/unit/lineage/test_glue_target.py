@@ -265,7 +265,8 @@ def test_lineage_targets_default_to_datazone_alone() -> None:
     assert settings().datazone_lineage
     # And Glue's graph alone is a valid choice (contract section 9: any of the two)
     glue = Settings.model_validate({**settings().model_dump(), "lineage_targets": ["glue"]})
-    assert glue.glue_lineage and not glue.datazone_lineage
+    assert glue.glue_lineage
+    assert not glue.datazone_lineage
     both = Settings.model_validate({**settings().model_dump(), "lineage_targets": ["datazone", "glue"]})
     assert both.glue_lineage
     assert both.to_environment()["LINEAGE_TARGETS"] == '["datazone","glue"]'
