@@ -8,6 +8,7 @@ posts (START, COMPLETE) per edge on a first run, none on a rerun. What must hold
 most one PostLineageEvent per edge, and a no-change run posts nothing to either graph.
 
     python -m bench.glue_lineage --topics 1000
+    python -m bench.glue_lineage --topics 1000 --targets glue    # Glue's graph alone: no DataZone call
 """
 
 from __future__ import annotations
@@ -79,17 +80,23 @@ def measure(aws: Any) -> list[tuple[str, Counter[str], float, dict[str, Any]]]:
     return runs
 
 
+def edges_of(result: dict[str, Any]) -> int:
+    """The edges the run covered: DataZone's count, or Glue's when DataZone is not a target."""
+    glue = result.get("glue", {})
+    return max(result["emitted"] + result["unchanged"], glue.get("posted", 0) + glue.get("unchanged", 0))
+
+
 def report(
-    topics: int, tables: int, runs: list[tuple[str, Counter[str], float, dict[str, Any]]]
+    topics: int, tables: int, runs: list[tuple[str, Counter[str], float, dict[str, Any]]], targets: str
 ) -> list[str]:
     lines = [
-        f"Glue lineage target beside DataZone's: {topics} topics, {tables} Glue tables (one edge each)",
+        f"lineageTargets {targets}: {topics} topics, {tables} Glue tables (one edge each)",
         "",
         f"{'run':<14} {'edges':>6} {'DZ posts':>9} {'Glue posts':>11} {'GetSchemaVersion':>17} "
         f"{'SSM reads':>10} {'SSM writes':>11} {'Glue/edge':>10} {'wall s':>7}",
     ]
     for label, counts, wall, result in runs:
-        edges = result["emitted"] + result["unchanged"]
+        edges = edges_of(result)
         glue_posts = counts["glue:PostLineageEvent"]
         lines.append(
             f"{label:<14} {edges:>6} {counts['datazone:PostLineageEvent']:>9} {glue_posts:>11} "
@@ -97,7 +104,7 @@ def report(
             f"{counts['ssm:PutParameter']:>11} {glue_posts / max(edges, 1):>10.2f} {wall:>7.2f}"
         )
     (_, first, _, emitted), (_, again, _, _) = runs[0], runs[1]
-    edges, glue_first = emitted["emitted"], first["glue:PostLineageEvent"]
+    edges, glue_first = edges_of(emitted), first["glue:PostLineageEvent"]
     quiet = again["glue:PostLineageEvent"] + again["datazone:PostLineageEvent"] == 0
     lines += [
         "",
@@ -114,6 +121,9 @@ def report(
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.glue_lineage", description=__doc__)
     parser.add_argument("--topics", type=int, default=1000)
+    parser.add_argument(
+        "--targets", choices=("both", "glue"), default="both", help="Glue beside DataZone, or Glue alone"
+    )
     parser.add_argument("--json", type=str, default=None, help="also write the figures to this file")
     args = parser.parse_args(argv)
     os.environ.update({key: os.environ.get(key, value) for key, value in QUIET.items()})
@@ -133,10 +143,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             consumers="off",
         )
         os.environ.update(world.environment([source], TUNING))
-        os.environ["LINEAGE_TARGETS"] = json.dumps(["datazone", "glue"])
+        targets = ["datazone", "glue"] if args.targets == "both" else ["glue"]
+        os.environ["LINEAGE_TARGETS"] = json.dumps(targets)
         run("schema-sync", {})
         runs = measure(aws)
-    print("\n".join(report(args.topics, tables, runs)))
+    print("\n".join(report(args.topics, tables, runs, json.dumps(targets))))
     if args.json:
         figures = [{"run": label, "calls": dict(counts), "seconds": wall} for label, counts, wall, _ in runs]
         with open(args.json, "w", encoding="utf-8") as out:

@@ -64,7 +64,8 @@ BY_SID: dict[str, str] = {
         "that read or write the domain's data. That one key only."
     ),
     "DataZoneLineage": (
-        "Post the lineage runs, find a lost answer again by runId, and delete replaced or retracted runs "
+        'With `lineageTargets` holding "datazone" (the default): post the lineage runs, find a lost '
+        "answer again by runId, and delete replaced or retracted runs "
         "(checked with GetLineageEvent until processed). The SAR gives these actions no resource type, so "
         "only `*` grants them; DataZone then authorises each call by the role's project membership."
     ),

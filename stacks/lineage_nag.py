@@ -29,17 +29,23 @@ class LineageNag(Construct):
     connector_resources: list[str]
     delivery_resources: list[tuple[str, str]]
 
+    def lineage_state_parts(self) -> tuple[str, ...]:
+        """The parts of MAPPING_PATH lineage-emission writes: each target's emission state (DataZone's only
+        while it is a target), and the drift summaries."""
+        settings = self.config.settings
+        return (
+            *(["lineage"] if settings.datazone_lineage else []),
+            "drift",
+            *(["glue-lineage"] if settings.glue_lineage else []),
+        )
+
     def _suppress_nag_findings(self) -> None:
         """Every cdk-nag finding the stack accepts, each on one resource, for one exact finding, with its
         reason (tests/infrastructure/test_nag_acknowledgments.py: each answers a finding)."""
         state_root = self.config.settings.mapping_path
         for fn, owned, holder in (
             (self.schema_sync, ("assets",), SCHEMA_SYNC_HOLDER),
-            (
-                self.lineage,
-                ("lineage", "drift", *(["glue-lineage"] if self.config.settings.glue_lineage else [])),
-                LINEAGE_HOLDER,
-            ),
+            (self.lineage, self.lineage_state_parts(), LINEAGE_HOLDER),
         ):
             policy = nag.default_policy(fn.role)
             nag.acknowledge(

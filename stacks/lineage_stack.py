@@ -317,16 +317,18 @@ class KafkaLineage(LineageNag, LineageTriggers):
         fn = self.lineage
         # SAR: the lineage actions take no resource type, so only "*" grants them (DeleteLineageEvent is
         # newer than the data: UNLISTED_ACTIONS in tests/infrastructure/sar.py). DataZone checks membership.
-        fn.allow(
-            "DataZoneLineage",
-            [
-                "datazone:PostLineageEvent",
-                "datazone:DeleteLineageEvent",
-                "datazone:ListLineageEvents",
-                "datazone:GetLineageEvent",
-            ],
-            ["*"],
-        )
+        # Only while DataZone is a lineage target: otherwise the run makes none of these calls.
+        if self.config.settings.datazone_lineage:
+            fn.allow(
+                "DataZoneLineage",
+                [
+                    "datazone:PostLineageEvent",
+                    "datazone:DeleteLineageEvent",
+                    "datazone:ListLineageEvents",
+                    "datazone:GetLineageEvent",
+                ],
+                ["*"],
+            )
         # SAR: GetLineageNode takes no resource type ("*" only): the drift walk reads what lies downstream
         # of an impacted table (kafka_lineage.aws.lineage_graph).
         fn.allow("DataZoneLineageGraph", ["datazone:GetLineageNode"], ["*"])
@@ -362,9 +364,8 @@ class KafkaLineage(LineageNag, LineageTriggers):
         # Glue's guide: no resource-level permission, "Resource": "*"). glue:GetLineageNode reads every
         # node of the account: no role gets it (`kafka-lineage lineage --check-glue` reads with the
         # person's own credentials).
-        glue = self.config.settings.glue_lineage
-        self._grant_mappings(fn, "lineage", "drift", *(["glue-lineage"] if glue else []))
-        if glue:
+        self._grant_mappings(fn, *self.lineage_state_parts())
+        if self.config.settings.glue_lineage:
             fn.allow("GlueLineagePost", ["glue:PostLineageEvent"], ["*"])
         self._grant_lease(fn, holder=LINEAGE_HOLDER)
         self.connector_resources = fn.allow_reading_connectors(self.config.settings.sources)

@@ -90,3 +90,28 @@ def test_with_the_glue_target_only_the_lineage_role_may_post_on_star_and_no_role
     # And every grant is usable as the IAM Service Authorization Reference says
     assert check_template(governance) == []
     assert check_template(source) == []
+
+
+def test_with_the_glue_graph_alone_the_lineage_role_gets_no_datazone_lineage_writes(tmp_path: Path) -> None:
+    # Given lineageTargets ["glue"]
+    governance, _ = _synth(tmp_path, ["glue"], glue_lineage=True)
+    # Then the lineage role may post to Glue's graph, on "*"
+    ((role, resources),) = _holders(governance, "glue:PostLineageEvent").items()
+    assert resources == ["*"]
+    # And no role may post, delete, list or get DataZone lineage events
+    for action in (
+        "datazone:PostLineageEvent",
+        "datazone:DeleteLineageEvent",
+        "datazone:ListLineageEvents",
+        "datazone:GetLineageEvent",
+    ):
+        assert _holders(governance, action) == {}, action
+    # But the drift walk still reads DataZone's graph downstream of an impacted table
+    assert role in _holders(governance, "datazone:GetLineageNode")
+    # And the role writes its Glue state and the drift summaries, not DataZone's emission state
+    writes = json.dumps([r for actions, r in _grants(governance)[role] if "ssm:PutParameter" in actions])
+    assert "glue-lineage/*" in writes
+    assert "drift/*" in writes
+    assert "/lineage/*" not in writes
+    # And every grant is usable as the IAM Service Authorization Reference says (cdk-nag passed at synth)
+    assert check_template(governance) == []

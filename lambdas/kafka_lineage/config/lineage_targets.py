@@ -1,8 +1,9 @@
 """Where lineage-emission posts its lineage (`lineageTargets`): DataZone's lineage graph, and the Glue Data
-Catalog's lineage graph of each account that holds an edge's table.
+Catalog's lineage graph of each account that holds an edge's table. Any of the two, not none.
 
-DataZone stays the target every run plans against (its emission state decides retractions and drift), so it
-cannot be left out; "glue" adds the second graph.
+The run plans against the emission state of DataZone when it is a target, else Glue's (its retractions, the
+edges kept as they are, the mass-removal fail-safe and the topics whose drift to check come from that plan,
+lineage/targets.py); a target that is off is neither posted to nor has its state written.
 """
 
 from __future__ import annotations
@@ -19,10 +20,10 @@ Target = Literal["datazone", "glue"]
 def _targets(value: tuple[Target, ...]) -> tuple[Target, ...]:
     if len(set(value)) != len(value):
         raise ValueError(f"lists a target more than once: {list(value)}")
-    if DATAZONE not in value:
+    if not value:
         raise ValueError(
-            'must include "datazone": the Glue graph is a second target beside DataZone\'s, not a '
-            'replacement (["datazone"] or ["datazone", "glue"])'
+            'names no target: lineage would go nowhere (["datazone"], ["glue"] or ["datazone", "glue"]; '
+            "to stop lineage, disable the lineage-emission schedule instead)"
         )
     return value
 

@@ -35,7 +35,7 @@ from kafka_lineage.model import asset_forms as governance
 from kafka_lineage.model.errors import Location, describe
 from kafka_lineage.model.ssm_names import validate_ssm_path
 
-from .lineage_targets import GLUE, LineageTargets
+from .lineage_targets import DATAZONE, GLUE, LineageTargets
 from .products import DataProducts
 from .sources import Source, fullmatch
 
@@ -200,11 +200,13 @@ class Settings(BaseModel):
 
     lineage_targets: LineageTargets = Field(
         default=("datazone",),
-        description='Where lineage-emission posts its lineage: `["datazone"]`, or `["datazone", "glue"]` to '
-        "post every edge also to the Glue Data Catalog's lineage graph (PostLineageEvent), in Glue's own "
+        description='Where lineage-emission posts its lineage, any of `"datazone"` (DataZone\'s lineage '
+        "graph) and `\"glue\"` (the Glue Data Catalog's lineage graph, PostLineageEvent, in Glue's own "
         "dataset identity, into the graph of the account that holds the edge's table (through the "
         "source's role for another account) or, for an edge without a Glue table, the account of the "
-        "topic's cluster. Each target keeps its own emission state.",
+        "topic's cluster); not none. Each target keeps its own emission state: a target added later "
+        "receives every current edge once; a target removed is no longer posted to, and its graph and "
+        "its state are left as they are.",
     )
 
     @field_validator("sources")
@@ -224,6 +226,11 @@ class Settings(BaseModel):
     def glue_lineage(self) -> bool:
         """Whether the Glue Data Catalog's lineage graph is a target too."""
         return GLUE in self.lineage_targets
+
+    @property
+    def datazone_lineage(self) -> bool:
+        """Whether DataZone's lineage graph is a target (the default)."""
+        return DATAZONE in self.lineage_targets
 
     def source(self, key: str) -> Source | None:
         """The source of this key (`Source.key`: the registry name, or `<account>:<registry name>`)."""

@@ -17,7 +17,9 @@ The story (`emit_lineage`), step by step:
    (checkpoints.py); the result (result.py) reports every step and publishes the metrics.
 7. **Other targets**: with `lineageTargets` holding "glue", the Glue Data Catalog's lineage graph gets the
    same edges (glue/): planned in step 2 against its own state, posted after DataZone's, each failure its
-   own; a dry run lists its posts beside DataZone's.
+   own; a dry run lists its posts beside DataZone's. The targets that are on are one value (targets.py)
+   the plan step consults: with DataZone off, the plan is made against Glue's state and DataZone's share
+   of it is empty.
 
 An edge that must be (re-)emitted costs one GetSchemaVersion, two PostLineageEvent calls, and one
 DeleteLineageEvent and one GetLineageEvent (to confirm it) per replaced event.
@@ -63,7 +65,7 @@ from kafka_lineage.lineage.drift_check import (
 )
 from kafka_lineage.lineage.glue.plan import GluePlan
 from kafka_lineage.lineage.glue.target import GlueReport, GlueRun, GlueTarget, SharedVersions
-from kafka_lineage.lineage.model import LoadedStates, load_states
+from kafka_lineage.lineage.model import LoadedStates
 from kafka_lineage.lineage.plan import Action, EmitScope, LineagePlan, make_plan, select, tables_needed
 from kafka_lineage.lineage.ports import (
     Announcer,
@@ -81,6 +83,7 @@ from kafka_lineage.lineage.ports import (
 )
 from kafka_lineage.lineage.resolve import Resolution, parse_mappings, resolve
 from kafka_lineage.lineage.result import EmitResult
+from kafka_lineage.lineage.targets import Targets
 from kafka_lineage.model.asset_records import AssetRecord
 from kafka_lineage.model.connectors import ConnectorConfig, Derivation
 from kafka_lineage.model.failures import LeaseLost
@@ -139,11 +142,12 @@ class LineageWorld:
     glue_graphs: GlueGraphs | None = None
     glue_state: StateStore | None = None
 
-    def targets(self, settings: Settings) -> tuple[GlueTarget, ...]:
-        """The targets beyond DataZone this run posts to."""
+    def targets(self, settings: Settings) -> Targets:
+        """The targets this run posts to: DataZone or not, and the others with their ports."""
+        others: tuple[GlueTarget, ...] = ()
         if settings.glue_lineage and self.glue_graphs is not None and self.glue_state is not None:
-            return (GlueTarget(self.glue_graphs, self.glue_state),)
-        return ()
+            others = (GlueTarget(self.glue_graphs, self.glue_state),)
+        return Targets(settings.datazone_lineage, others)
 
 
 @dataclass(frozen=True)
@@ -192,10 +196,10 @@ def emit_lineage(
 
     `lease` is taken only when the plan has work and the run is not a dry run (the engine's lease policy:
     a lease another invocation keeps makes the run `deferred: busy`), and checked before every save."""
-    if world.targets(settings):  # both targets read each schema version once
+    if world.targets(settings).several:  # every target (and drift) reads each schema version once
         world = replace(world, versions=SharedVersions(world.versions))
     run = RunContext(scope, settings, world, lease, deadline or Deadline.never(), force_nonce, parse)
-    result = EmitResult(dry_run=scope.dry_run, per_target=bool(world.targets(settings)))
+    result = EmitResult(dry_run=scope.dry_run, per_target=world.targets(settings).several)
     if run.ending():  # not even the reads start: they could not finish in time
         result.stop_early(remaining=0)
         return result
@@ -296,15 +300,16 @@ class _Planned:
     loaded: LoadedStates
     summaries: Mapping[str, DriftSummary]
     reads: TableReads
-    plan: LineagePlan
+    plan: LineagePlan  # DataZone's share (targets.py)
     targets: tuple[tuple[GlueTarget, GluePlan], ...] = ()
+    drift: LineagePlan = field(default_factory=LineagePlan)  # what drift reads of the plan (targets.py)
 
     def has_work(self, inputs: _Inputs) -> bool:
         """Actions to take (for any target), or drift to check: what needs the lease."""
         return bool(
             self.plan.actions
             or any(plan.actions for _, plan in self.targets)
-            or drift_keys(self.plan, inputs.by_key, self.summaries)
+            or drift_keys(self.drift, inputs.by_key, self.summaries)
         )
 
 
@@ -318,7 +323,8 @@ class _Stopped:
 def _plan(run: RunContext, inputs: _Inputs, earlier: TableReads) -> _Planned | _Stopped:
     """Read the emission state (and the drift summaries when a version changed), the Glue tables the
     selected topics need beyond those read `earlier`, and plan."""
-    loaded = load_states(run.world.state.load())
+    targets = run.world.targets(run.settings)
+    loaded, states = targets.load(run.world.state)
     summaries = _summaries(run.world, inputs.records)
     registries = [source.key for source in run.settings.sources]  # by source key (`<account>:` for a role)
     selection = select(run.scope, inputs.records, loaded.states, registries)
@@ -331,11 +337,11 @@ def _plan(run: RunContext, inputs: _Inputs, earlier: TableReads) -> _Planned | _
     plan = make_plan(
         run.scope, selection, inputs.resolution, reads, loaded, run.settings.tuning.mass_delete_share
     )
-    targets = tuple(
-        (target, target.plan(run.scope, selection, inputs.resolution, reads, plan))
-        for target in run.world.targets(run.settings)
+    others = tuple(
+        (target, target.plan(run.scope, selection, inputs.resolution, reads, plan, state))
+        for target, state in zip(targets.others, states, strict=True)
     )
-    return _Planned(loaded, summaries, reads, plan, targets)
+    return _Planned(loaded, summaries, reads, targets.datazone_plan(plan), others, targets.drift_plan(plan))
 
 
 def _summaries(world: LineageWorld, records: Mapping[str, AssetRecord]) -> Mapping[str, DriftSummary]:
@@ -363,7 +369,7 @@ def _read_tables(run: RunContext, needed: set[TableRef], earlier: TableReads) ->
 
 def _check_drift(run: RunContext, inputs: _Inputs, planned: _Planned) -> DriftRound:
     world = run.world
-    keys = drift_keys(planned.plan, inputs.by_key, planned.summaries)
+    keys = drift_keys(planned.drift, inputs.by_key, planned.summaries)
     if not keys or world.drift_store is None:
         return DriftRound()
     check = DriftCheck(
@@ -378,7 +384,7 @@ def _check_drift(run: RunContext, inputs: _Inputs, planned: _Planned) -> DriftRo
     def tables_of(key: TopicKey) -> list[GlueTable]:
         return tables_fed(inputs.resolution.tables_of(key), planned.reads.tables)
 
-    kept = {edge for edge in planned.plan.kept if edge.kind == "consumer"}
+    kept = {edge for edge in planned.drift.kept if edge.kind == "consumer"}
 
     def readers_of(key: TopicKey, record: AssetRecord) -> Readers:
         consumers = set(inputs.resolution.consumers.readers_of(key))

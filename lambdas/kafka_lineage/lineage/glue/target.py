@@ -107,6 +107,14 @@ class SharedVersions:
 
 
 @dataclass(frozen=True)
+class GlueStates:
+    """The Glue state as read: each edge's, and the keys of the entries that could not be read."""
+
+    states: Mapping[str, GlueEdgeState]
+    unreadable: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class GlueTarget:
     """The Glue Data Catalog's lineage graphs as a second target: the ports it posts through, its state."""
 
@@ -114,19 +122,26 @@ class GlueTarget:
     state: StateStore
     name: str = TARGET
 
+    def load(self) -> GlueStates:
+        """Read the Glue state (once per planning pass: with DataZone off it is the plan's reference too)."""
+        states, unreadable = load_glue_states(self.state.load())
+        for key in unreadable:
+            logger.error("unreadable Glue lineage state entry left untouched", extra={"key": key})
+        return GlueStates(states, tuple(unreadable))
+
     def plan(
         self,
         scope: EmitScope,
         selection: Selection,
         resolution: Resolution,
         reads: TableReads,
-        datazone: LineagePlan,
+        reference: LineagePlan,
+        loaded: GlueStates,
     ) -> GluePlan:
-        """Read the Glue state and plan against it (pure beyond that read)."""
-        states, unreadable = load_glue_states(self.state.load())
-        for key in unreadable:
-            logger.error("unreadable Glue lineage state entry left untouched", extra={"key": key})
-        return make_glue_plan(scope, selection, resolution, reads, states, datazone, unreadable)
+        """Plan against the Glue state `loaded` (pure)."""
+        return make_glue_plan(
+            scope, selection, resolution, reads, loaded.states, reference, loaded.unreadable
+        )
 
     def report_plan(self, plan: GluePlan) -> GlueReport:
         report = GlueReport(unchanged=plan.unchanged, skipped=[skip.as_dict() for skip in plan.skipped])
@@ -197,6 +212,7 @@ class GlueTarget:
             post.content.job_namespace,
             post.content.job_name,
             post.graph,
+            post.edge.origin,
         )
         report = {**post.key.as_dict(), "job": post.content.job, "runId": run_id, "graph": post.graph}
         return GlueOutcome(post.key, "posted", state, state != post.previous, report=report)
