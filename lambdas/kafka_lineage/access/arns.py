@@ -12,6 +12,7 @@ outside that set is refused rather than written, because it could widen the gran
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 # The partitions whose IAM and MSK this code writes for (aws, aws-cn, aws-us-gov); others are refused.
@@ -99,6 +100,17 @@ class RoleArn:
     def policy_arn(self, path: str, name: str) -> str:
         """The ARN of a customer managed policy `name` under `path` in the role's account."""
         return f"arn:{self.partition}:iam::{self.account}:policy{path}{name}"
+
+
+def role_accounts(principals: Iterable[str]) -> set[str]:
+    """The accounts of the role ARNs among `principals` (anything else is passed over)."""
+    found = set()
+    for principal in principals:
+        try:
+            found.add(RoleArn.parse(principal).account)
+        except ValueError:
+            continue
+    return found
 
 
 def role_name(arn: str) -> str:

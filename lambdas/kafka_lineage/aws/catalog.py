@@ -404,20 +404,10 @@ class Catalog:
         listing = self._listing_of(asset_id)
         if listing is None:
             return []
-        found = []
-        for item in self._approved(listing[0]):
-            project = (item.get("subscribedPrincipal") or {}).get("project") or {}
-            found.append((str(project.get("id", "")), str(item.get("id", ""))))
-        return found
+        return listing_subscribers(self.datazone, self.domain_id, listing[0])
 
     def _approved(self, listing_id: str) -> list[dict[str, Any]]:
-        pages = self.datazone.get_paginator("list_subscriptions").paginate(
-            domainIdentifier=self.domain_id,
-            subscribedListingId=listing_id,
-            status="APPROVED",
-            PaginationConfig={"PageSize": SEARCH_PAGE_SIZE},
-        )
-        return [dict(item) for page in pages for item in page.get("items", [])]
+        return approved_subscriptions(self.datazone, self.domain_id, listing_id)
 
     def asset_content(self, asset_id: str) -> AssetContent:
         """The asset's latest content as DataZone holds it (name, description, forms, glossary terms)."""
@@ -466,3 +456,26 @@ class Catalog:
     def find_by_external_id(self, external_identifier: str, type_name: str) -> CatalogAsset | None:
         """The asset with this external identifier (aws/catalog_search.py)."""
         return self.search.find_by_external_id(external_identifier, type_name)
+
+
+def approved_subscriptions(datazone: Any, domain_id: str, listing_id: str) -> list[dict[str, Any]]:
+    """The APPROVED subscriptions to a listing, an asset's or a data product's (ListSubscriptions, by listing
+    and status)."""
+    pages = datazone.get_paginator("list_subscriptions").paginate(
+        domainIdentifier=domain_id,
+        subscribedListingId=listing_id,
+        status="APPROVED",
+        PaginationConfig={"PageSize": SEARCH_PAGE_SIZE},
+    )
+    return [dict(item) for page in pages for item in page.get("items", [])]
+
+
+def listing_subscribers(datazone: Any, domain_id: str, listing_id: str) -> list[tuple[str, str]]:
+    """(project id, subscription id) of each APPROVED subscription to a listing. A subscription by a user, a
+    group or an IAM principal names no project: its project id is "" (DataZone's subscriptions are by
+    project; the others are read as they come)."""
+    found = []
+    for item in approved_subscriptions(datazone, domain_id, listing_id):
+        project = (item.get("subscribedPrincipal") or {}).get("project") or {}
+        found.append((str(project.get("id", "")), str(item.get("id", ""))))
+    return found

@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 from kafka_lineage.aws.calls import instrument
+from kafka_lineage.aws.catalog import listing_subscribers
 from kafka_lineage.aws.catalog_search import SEARCH_PAGE_SIZE, SEARCH_TEXT_LIMIT
 from kafka_lineage.aws.pacing import Pacer
 from kafka_lineage.aws.packed_store import PackedStore
@@ -149,18 +150,7 @@ class DataProducts:
 
     def approved_subscribers(self, listing_id: str) -> list[tuple[str, str]]:
         """(project id, subscription id) of each APPROVED subscription to the product's listing."""
-        pages = self.datazone.get_paginator("list_subscriptions").paginate(
-            domainIdentifier=self.domain_id,
-            subscribedListingId=listing_id,
-            status="APPROVED",
-            PaginationConfig={"PageSize": SEARCH_PAGE_SIZE},
-        )
-        found = []
-        for page in pages:
-            for item in page.get("items", []):
-                project = (item.get("subscribedPrincipal") or {}).get("project") or {}
-                found.append((str(project.get("id", "")), str(item.get("id", ""))))
-        return found
+        return listing_subscribers(self.datazone, self.domain_id, listing_id)
 
     def delete(self, product_id: str, listing_id: str) -> Deletion:
         """Delete the product, unless its listing has approved subscriptions (then held: nothing revokes

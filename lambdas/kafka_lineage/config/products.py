@@ -11,6 +11,8 @@ from pydantic.alias_generators import to_camel
 
 from kafka_lineage.model.asset_forms import GlossaryTerms
 
+from .sources import regular_expressions
+
 # botocore datazone DataProductName (1-64), DataProductDescription (1-4,096).
 PRODUCT_NAME_MAX = 64
 PRODUCT_DESCRIPTION_MAX = 4096
@@ -44,12 +46,7 @@ class DataProduct(BaseModel):
     @field_validator("include", "exclude")
     @classmethod
     def _compiles(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        for pattern in value:
-            try:
-                re.compile(pattern)
-            except re.error as error:
-                raise ValueError(f"{pattern!r} is not a valid regular expression: {error}") from error
-        return value
+        return regular_expressions(value)
 
     @field_validator("include")
     @classmethod

@@ -27,6 +27,16 @@ EXTERNAL_ID = re.compile(r"[\w+=,.@:/-]{2,1224}")
 DEFAULT_JOB_NAMESPACE = "kafka-iceberg-sink"
 
 
+def regular_expressions(value: tuple[str, ...]) -> tuple[str, ...]:
+    """`value` when each of its patterns compiles (Python's `re`, as the runs search them); else why not."""
+    for pattern in value:
+        try:
+            re.compile(pattern)
+        except re.error as error:
+            raise ValueError(f"{pattern!r} is not a valid regular expression: {error}") from error
+    return value
+
+
 def fullmatch(pattern: re.Pattern[str], value: str, what: str) -> str:
     if not pattern.fullmatch(value):
         raise ValueError(f"{what} {value!r} does not match {pattern.pattern}")
@@ -321,12 +331,7 @@ class Source(BaseModel):
     @field_validator("include", "exclude")
     @classmethod
     def _patterns(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        for pattern in value:
-            try:
-                re.compile(pattern)
-            except re.error as error:
-                raise ValueError(f"{pattern!r} is not a valid regular expression: {error}") from error
-        return value
+        return regular_expressions(value)
 
     @property
     def region(self) -> str:

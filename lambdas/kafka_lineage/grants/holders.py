@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 
-from kafka_lineage.access.arns import RoleArn
+from kafka_lineage.access.arns import RoleArn, role_accounts
 from kafka_lineage.access.leftovers import LeftBehind, left_behind
 from kafka_lineage.access.model import Grant, Naming
 from kafka_lineage.access.settings import AccessSettings
@@ -39,13 +39,9 @@ class Sweep:
 
 def accounts_of(settings: AccessSettings, principals: Iterable[str]) -> set[str]:
     """The accounts to sweep: those the patterns name, and those of the roles grants name."""
-    found = {pattern.split(":")[4] for pattern in settings.consumer_roles} - {"*"}
-    for principal in principals:
-        try:
-            found.add(RoleArn.parse(principal).account)
-        except ValueError:
-            continue
-    return found
+    return ({pattern.split(":")[4] for pattern in settings.consumer_roles} - {"*"}) | role_accounts(
+        principals
+    )
 
 
 def _account(arn: str) -> str:

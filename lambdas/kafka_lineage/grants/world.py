@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from kafka_lineage.access.arns import ClusterArn, RoleArn
+from kafka_lineage.access.arns import ClusterArn, RoleArn, role_accounts
 from kafka_lineage.access.model import Grant, GrantStatus
 from kafka_lineage.grants.convert import status
 from kafka_lineage.grants.ports import GrantCatalog
@@ -215,16 +215,6 @@ class Scope:
         return min(self.roles) if self.roles else min((g for g, _ in self.unusable), default="")
 
 
-def _accounts(principals: Iterable[str]) -> set[str]:
-    found = set()
-    for principal in principals:
-        try:
-            found.add(RoleArn.parse(principal).account)
-        except ValueError:
-            continue
-    return found
-
-
 def scope_of(roles: Iterable[str], records: Iterable[GrantRecord], resolver: Resolver) -> Scope:
     """Every grant naming `roles`, closed over the roles those grants name and over the grants to other
     accounts that share a cluster policy with them. A record is read (listing, environment) only when its
@@ -238,7 +228,7 @@ def scope_of(roles: Iterable[str], records: Iterable[GrantRecord], resolver: Res
             target = targets[record.grant_id]
             principals = set(target.principals) if target else set()
             named = principals & scope.roles
-            sharing = any(_accounts(principals) - {ClusterArn.parse(c).account} for c in scope.clusters)
+            sharing = any(role_accounts(principals) - {ClusterArn.parse(c).account} for c in scope.clusters)
             if not named and not sharing:
                 continue
             resolved = resolver.resolve(record)
