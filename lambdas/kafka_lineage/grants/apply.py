@@ -32,6 +32,7 @@ from kafka_lineage.grants.ports import GrantPorts, Rendered
 from kafka_lineage.grants.result import GrantsResult
 from kafka_lineage.grants.world import Unusable, remote
 from kafka_lineage.model.failures import (
+    AccessDenied,
     AwsError,
     LeaseBusy,
     SourceRoleUnavailable,
@@ -62,6 +63,18 @@ def transient(error: BaseException) -> bool:
     if isinstance(error, (Throttled, Unavailable, LeaseBusy)) or type(error) is AwsError:
         return True
     return not isinstance(error, (AwsError, SourceRoleUnavailable))
+
+
+def cluster_policy_hint(error: BaseException) -> str:
+    """What a person does when a cluster's policy may not be read or written (AccessDenied): the role that
+    writes it is the cluster's source role, or the function's own for a cluster of its own account."""
+    if not isinstance(error, AccessDenied):
+        return ""
+    return (
+        "; for a cluster in a source account, deploy that account's source stack with grantAccess: true and "
+        "the cluster in its clusters (kafkaLineageSource), and add this function's role (output "
+        "SubscriptionGrantsRoleArn) to its trustedRoleArns"
+    )
 
 
 @dataclass(frozen=True)
@@ -293,6 +306,8 @@ class Applier:
             return
         who, error = blocking[0]
         cause = f"writing the access of {who} failed: {describe_failure(error)}"
+        if who == move.cluster_arn:
+            cause += cluster_policy_hint(error)
         if transient(error) or move.status == GrantStatus.REVOKE_FAILED:
             self._result.fail(move.item(cause=cause), transient=transient(error))  # left for the next run
         elif self._set(move, _FAILED[move.final], cause):

@@ -50,7 +50,16 @@ from kafka_lineage.access.model import Grant, GrantStatus, RoleState
 from kafka_lineage.access.reconcile import reconcile
 from kafka_lineage.engine.deadline import Deadline
 from kafka_lineage.engine.lease import Deferred, wait_within
-from kafka_lineage.grants.apply import Applier, Move, Work, report_findings, report_plan, transient, work_of
+from kafka_lineage.grants.apply import (
+    Applier,
+    Move,
+    Work,
+    cluster_policy_hint,
+    report_findings,
+    report_plan,
+    transient,
+    work_of,
+)
 from kafka_lineage.grants.convert import role_state
 from kafka_lineage.grants.holders import accounts_of, sweep
 from kafka_lineage.grants.ports import GrantPorts
@@ -328,6 +337,7 @@ class GrantRun:
                 if transient(error):
                     raise
                 cause = f"the cluster policy of {cluster} could not be read: {describe_failure(error)}"
+                cause += cluster_policy_hint(error)
             if cause is not None:
                 skipped.add(cluster)
                 refused.update(

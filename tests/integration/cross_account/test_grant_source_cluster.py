@@ -311,6 +311,9 @@ def test_without_grant_access_the_grant_fails_with_the_source_roles_refusal(gran
     # ... the session is the source role's, in its own account, as STS issues it
     assert f"arn:aws:sts::{SOURCE_ACCOUNT}:assumed-role/{ROLE_NAME}/" in cause, cause
     assert "kafka:DescribeClusterV2" in cause, cause
+    # ... and what to turn on
+    assert "grantAccess: true" in cause, cause
+    assert "SubscriptionGrantsRoleArn" in cause, cause
     assert granting.cluster_policy() is None
     assert _policy_names(granting.aws, world.ACCOUNT, role) == []
     assert not granting.reads(role)
