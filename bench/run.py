@@ -411,7 +411,7 @@ class Bench:
         self.aws.lift_quotas()  # seeding and inspection go unthrottled
         repeated = report.repeats(run.calls)
         written = report.written_parameters(run.calls)
-        prefix = BASELINE_PREFIX if implementation == BASELINE else self.state_root()
+        prefix = BASELINE_PREFIX if implementation == BASELINE else self.mapping_path()
         final = len(written & self.parameter_names(prefix)) if written else None
         measurement = Measurement(
             scenario=scenario,
@@ -450,7 +450,7 @@ class Bench:
         return measurement
 
     @staticmethod
-    def state_root() -> str:
+    def mapping_path() -> str:
         from local import world
 
         return world.MAPPING_PATH

@@ -485,7 +485,7 @@ def demo_tables() -> list[tuple[str, str, list[tuple[str, str]]]]:
 def demo(
     aws: Any,
     domain_id: str,
-    state_root: str,
+    mapping_path: str,
     out_dir: Path,
     context: Any,
     emit: Callable[[dict[str, Any], Any], Any],
@@ -518,7 +518,7 @@ def demo(
                 "StorageDescriptor": {"Columns": [{"Name": c, "Type": t} for c, t in columns]},
             },
         )
-    mapping = f"{state_root}/table-mappings/team-analytics/products"
+    mapping = f"{mapping_path}/table-mappings/team-analytics/products"
     ssm.put_parameter(Name=mapping, Value=json.dumps(DEMO_OPERATOR_MAPPING), Type="String")
     print(f"Glue Data Catalog: {len(demo_tables())} Iceberg tables; operator mapping {mapping}")
     kafkaconnect = boto3.client("kafkaconnect")

@@ -42,7 +42,7 @@ class LineageNag(Construct):
     def _suppress_nag_findings(self) -> None:
         """Every cdk-nag finding the stack accepts, each on one resource, for one exact finding, with its
         reason (tests/infrastructure/test_nag_acknowledgments.py: each answers a finding)."""
-        state_root = self.config.settings.mapping_path
+        mapping_path = self.config.settings.mapping_path
         for fn, owned, holder in (
             (self.schema_sync, ("assets",), SCHEMA_SYNC_HOLDER),
             (self.lineage, self.lineage_state_parts(), LINEAGE_HOLDER),
@@ -58,9 +58,9 @@ class LineageNag(Construct):
                 "guide: no resource-level permission)",
             )
             wildcards = [
-                nag.nag_arn(self, "ssm", f"parameter{state_root}/*"),
-                *(nag.nag_arn(self, "ssm", f"parameter{state_root}/{own}/*") for own in owned),
-                nag.nag_arn(self, "ssm", f"parameter{state_root}/{LEASE_PATH}/{holder}/*"),
+                nag.nag_arn(self, "ssm", f"parameter{mapping_path}/*"),
+                *(nag.nag_arn(self, "ssm", f"parameter{mapping_path}/{own}/*") for own in owned),
+                nag.nag_arn(self, "ssm", f"parameter{mapping_path}/{LEASE_PATH}/{holder}/*"),
             ]
             wildcards += [
                 nag.nag_arn(self, "glue", f"schema/{name}/*") for name in self.config.own_registry_names

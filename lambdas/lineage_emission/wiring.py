@@ -57,7 +57,7 @@ def connect(
     them); None: none."""
     known = {} if known_paths is None else known_paths
     ssm = client("ssm")
-    tuning, state_root = settings.tuning, settings.mapping_path
+    tuning, mapping_path = settings.tuning, settings.mapping_path
     # Glue is read in each source's account (a source with a role) under that account's own pacing.
     sessions = SourceSessions(settings, function_name)
     limiters: dict[str, Pacing] = {}
@@ -87,12 +87,12 @@ def connect(
     ssm_write_limiter = Pacing("ssm", tuning.ssm_write_rps, ceiling_of=("parameter-writes",))
     return LineageWorld(
         # Assets held for subscriptions after their schema was deleted are no topics of lineage.
-        asset_records=LiveAssetRecords(AssetRecordStore(ssm, state_root)),
-        table_mappings=TableMappings(ssm, state_root),
+        asset_records=LiveAssetRecords(AssetRecordStore(ssm, mapping_path)),
+        table_mappings=TableMappings(ssm, mapping_path),
         tables=SourceTables(glue_of, limiter_of, account_of),
         versions=SourceSchemaVersions(key_of, glue_of, limiter_of),
         events=LineageApi(datazone, settings.domain_id, datazone_limiter),
-        state=PackedStore(ssm, state_path(state_root, LINEAGE), write_limiter=ssm_write_limiter),
+        state=PackedStore(ssm, state_path(mapping_path, LINEAGE), write_limiter=ssm_write_limiter),
         # A few calls per run (brokers per cluster, the listing, one DescribeConnector per connector),
         # at the adapter's own pace; each source's connectors in its own account.
         connectors=SourceConnectors(
@@ -117,7 +117,7 @@ def connect(
                 sessions.client_for_key(key, "cloudwatch") if key else client("cloudwatch")
             )
         ),
-        drift_store=PackedStore(ssm, state_path(state_root, DRIFT), write_limiter=ssm_write_limiter),
+        drift_store=PackedStore(ssm, state_path(mapping_path, DRIFT), write_limiter=ssm_write_limiter),
         walker=DataZoneDownstreamWalker(
             datazone, settings.domain_id, depth=settings.drift_downstream_depth, limiter=datazone_limiter
         ),
@@ -127,7 +127,7 @@ def connect(
         rates=StageRates({"save": [(lambda: ssm_write_limiter, "PutParameter")]}),
         # The Glue Data Catalog's lineage graph of each account edges go to, and the Glue target's state.
         glue_graphs=GlueLineageGraphs(glue_of) if settings.glue_lineage else None,
-        glue_state=PackedStore(ssm, state_path(state_root, GLUE_LINEAGE), write_limiter=ssm_write_limiter)
+        glue_state=PackedStore(ssm, state_path(mapping_path, GLUE_LINEAGE), write_limiter=ssm_write_limiter)
         if settings.glue_lineage
         else None,
     )

@@ -175,9 +175,9 @@ def test_table_mapping_parameter_names_are_valid_ssm_names_for_any_glue_name(
     topic: str, registry: str | None
 ):
     # Given any topic and registry name the Glue Schema Registry accepts, under the longest allowed path
-    state_root = "/" + "m" * (SSM_MAX_ARN - SSM_ARN_PREFIX_BUDGET - len("/table-mappings/cdk/") - 64 - 1)
+    mapping_path = "/" + "m" * (SSM_MAX_ARN - SSM_ARN_PREFIX_BUDGET - len("/table-mappings/cdk/") - 64 - 1)
     name = table_mapping_parameter_name(
-        state_root, TableMapping(topic=topic, database="db", table="t", registryName=registry)
+        mapping_path, TableMapping(topic=topic, database="db", table="t", registryName=registry)
     )
     levels = name.strip("/").split("/")
     # Then SSM accepts the name

@@ -563,10 +563,10 @@ def test_save_before_load_is_refused():
         PackedStore(FakeSSM(), PREFIX).save({"a": {}})
 
 
-@pytest.mark.parametrize("prefix", ["kafka-lineage/assets", "/"])
-def test_prefix_must_be_a_path(prefix):
-    with pytest.raises(ValueError, match="prefix"):
-        PackedStore(FakeSSM(), prefix)
+@pytest.mark.parametrize("path", ["kafka-lineage/assets", "/"])
+def test_the_store_path_must_be_a_path_below_the_root(path):
+    with pytest.raises(ValueError, match="SSM path"):
+        PackedStore(FakeSSM(), path)
 
 
 def test_keys_must_be_non_empty_strings():

@@ -17,9 +17,9 @@ if TYPE_CHECKING:
 class AssetRecordStore:
     """Load and save `AssetRecord`s; a record whose entry can't be read is skipped and reported."""
 
-    def __init__(self, ssm: SSMClient, state_root: str, write_limiter: Pacer | None = None) -> None:
+    def __init__(self, ssm: SSMClient, mapping_path: str, write_limiter: Pacer | None = None) -> None:
         self.store = PackedStore(
-            ssm, state_path(state_root, ASSETS), write_limiter=write_limiter, nested=(PRODUCTS,)
+            ssm, state_path(mapping_path, ASSETS), write_limiter=write_limiter, nested=(PRODUCTS,)
         )
         self.unreadable: list[str] = []
 

@@ -185,9 +185,9 @@ GROUP_BITS = 1
 class ProductStates:
     """The product state: one `ProductRecord` per product name, packed under `assets/products/`."""
 
-    def __init__(self, ssm: SSMClient, state_root: str, write_limiter: Pacer | None = None) -> None:
+    def __init__(self, ssm: SSMClient, mapping_path: str, write_limiter: Pacer | None = None) -> None:
         # Two hash groups: a few dozen products fit a parameter or two, read in one page.
-        path = f"{state_root.rstrip('/')}/{PRODUCTS_PATH}"
+        path = f"{mapping_path.rstrip('/')}/{PRODUCTS_PATH}"
         self.store = PackedStore(ssm, path, write_limiter=write_limiter, group_bits=GROUP_BITS)
         self.unreadable: list[str] = []
 

@@ -62,11 +62,11 @@ LEASE_MARGIN_SECONDS = 30.0  # added to the holder's remaining time: its lease o
 KEEP_GENERATIONS = 2  # older generations are deleted by the next holder (best effort)
 
 
-def lease_path(state_root: str, holder: str) -> str:
+def lease_path(mapping_path: str, holder: str) -> str:
     """The SSM path of a holder's lease generations (the stack grants each function only its own)."""
     if holder not in HOLDERS and not ROLE_HOLDER.fullmatch(holder):
         raise ValueError(f"unknown lease holder {holder!r}; known: {HOLDERS}")
-    return f"{state_path(state_root, CONFIG)}/lease/{holder}"
+    return f"{state_path(mapping_path, CONFIG)}/lease/{holder}"
 
 
 @dataclass(frozen=True)
@@ -101,7 +101,7 @@ class StateLease:
     def __init__(
         self,
         ssm: SSMClient,
-        state_root: str,
+        mapping_path: str,
         holder: str,
         ttl_seconds: float,
         owner: str,
@@ -112,7 +112,7 @@ class StateLease:
         if ttl_seconds <= 0:
             raise ValueError("ttl_seconds must be positive")
         self._ssm = instrument(ssm, write_limiter, operations=WRITE_OPERATIONS)
-        self.path = lease_path(state_root, holder)
+        self.path = lease_path(mapping_path, holder)
         self.holder = holder
         self.ttl_seconds = ttl_seconds
         self.owner = owner
@@ -125,11 +125,11 @@ class StateLease:
         self.previous_write: float = float("inf")
 
     @classmethod
-    def for_invocation(cls, ssm: SSMClient, state_root: str, holder: str, context: Any) -> StateLease:
+    def for_invocation(cls, ssm: SSMClient, mapping_path: str, holder: str, context: Any) -> StateLease:
         """The lease of one Lambda invocation (`context`: Lambda's): held for at most its remaining time
         plus the margin, owned by its request id (a retry of the same request holds it already)."""
         remaining = float(context.get_remaining_time_in_millis()) / 1000
-        return cls(ssm, state_root, holder, remaining + LEASE_MARGIN_SECONDS, context.aws_request_id)
+        return cls(ssm, mapping_path, holder, remaining + LEASE_MARGIN_SECONDS, context.aws_request_id)
 
     # ------------------------------------------------------------------------------------------ public
     def acquire(self, wait_seconds: float) -> None:

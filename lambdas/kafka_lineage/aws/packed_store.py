@@ -15,8 +15,8 @@ per entry, named after the key, does not work:
 
 So names carry no meaning at all: a key's *group* is the first ``group_bits`` bits of ``sha256(key)``
 written as lower-case hex (256 groups by default), and the group's entries live in chunk parameters
-``{prefix}/{group}-{i}`` (i = 0, 1, ...). Such names use only ``[0-9a-f-]``, are one level below the
-prefix and a few characters long, so they are valid SSM names whenever the prefix is. Each value is a
+``{path}/{group}-{i}`` (i = 0, 1, ...). Such names use only ``[0-9a-f-]``, are one level below the
+path and a few characters long, so they are valid SSM names whenever the path is. Each value is a
 standard-tier String of at most 4,096 bytes (UTF-8 measured, never exceeded) holding compact JSON::
 
     {"v":1,"e":{"<full key>":{...entry...},...}}
@@ -40,7 +40,7 @@ Placement (crash safety and write economy)
   re-creating a deleted name, so a store does not create a chunk it deleted less than 30 seconds ago
   (a separate invocation cannot know; the next chunk index is used only within this process).
 * Values written by a newer format (an unknown ``"v"``) make ``load()`` raise ``PackedFormatError``:
-  overwriting them would silently lose data after a rollback. Parameters under the prefix that are not
+  overwriting them would silently lose data after a rollback. Parameters under the path that are not
   ours (another name shape, or a value that is not JSON) are logged and left alone; a chunk name holding
   foreign content is skipped when placing entries, never overwritten.
 
@@ -49,7 +49,7 @@ Concurrency
 A store is single-threaded: ``load()`` and ``save()`` must not run concurrently, and ``save()`` is called
 from one thread at a time (callers collect changes from their workers and save once). Overlapping calls
 raise ``RuntimeError`` instead of corrupting the in-memory picture. SSM has no conditional writes, so the
-store also assumes one writer per prefix (each Lambda owns its prefix and runs with reserved concurrency);
+store also assumes one writer per path (each Lambda owns its path and runs with reserved concurrency);
 when a PutParameter answers a version other than the one expected, a warning is logged (another writer
 interfered, or botocore retried a put whose response was lost, which is harmless). After a failed
 ``save()``, call ``load()`` again before saving.
@@ -87,7 +87,7 @@ MAX_GROUP_BITS = 16
 # What the write limiter paces: SSM's write quota (shared by the whole account), not its reads.
 WRITE_OPERATIONS = ("PutParameter", "DeleteParameter", "DeleteParameters")
 
-# Our chunk names below the prefix: hex group, dash, decimal index without leading zeros.
+# Our chunk names below the path: hex group, dash, decimal index without leading zeros.
 _CHUNK_NAME = re.compile(r"([0-9a-f]{1,4})-(0|[1-9][0-9]{0,5})")
 _HEAD = f'{{"v":{FORMAT_VERSION},"e":{{'
 _TAIL = "}}"
@@ -169,26 +169,26 @@ class _Plan:
 
 
 class PackedStore:
-    """Per-key JSON entries (dicts) packed into SSM String parameters below ``prefix``. See the module doc."""
+    """Per-key JSON entries (dicts) packed into SSM String parameters below ``path``. See the module doc."""
 
     def __init__(
         self,
         ssm: SSMClient,
-        prefix: str,
+        path: str,
         *,
         write_limiter: Pacer | None = None,
         group_bits: int = 8,
         nested: tuple[str, ...] = (),
     ) -> None:
-        if not prefix.startswith("/"):
-            raise ValueError(f"SSM prefix {prefix!r} must start with '/'")
+        if not path.startswith("/"):
+            raise ValueError(f"SSM path {path!r} must start with '/'")
         if not 1 <= group_bits <= MAX_GROUP_BITS:
             raise ValueError(f"group_bits must be between 1 and {MAX_GROUP_BITS}, not {group_bits}")
-        self.prefix = prefix.rstrip("/")
-        if not self.prefix:
-            raise ValueError("the SSM prefix must name a path below '/'")
+        self.path = path.rstrip("/")  # a sub-path of the mapping path, e.g. state_path(mapping_path, LINEAGE)
+        if not self.path:
+            raise ValueError("the SSM path must name a path below '/'")
         self.group_bits = group_bits
-        # Sub-paths below the prefix that another store owns (the data products' below the asset records'):
+        # Sub-paths below the path that another store owns (the data products' below the asset records'):
         # their parameters are neither ours nor foreign, so they are skipped without a warning.
         self._nested = tuple(f"{part.strip('/')}/" for part in nested)
         self._ssm = instrument(ssm, write_limiter, operations=WRITE_OPERATIONS)
@@ -211,7 +211,7 @@ class PackedStore:
         return hash_group(key, group_bits)
 
     def chunk_name(self, group: str, index: int) -> str:
-        return f"{self.prefix}/{group}-{index}"
+        return f"{self.path}/{group}-{index}"
 
     def parameter_names_for(self, key: str) -> list[str]:
         """Parameters holding ``key`` after load/save: one, or more for an unrepaired duplicate."""
@@ -219,7 +219,7 @@ class PackedStore:
         return [] if holder is None else [holder, *self._stale.get(key, [])]
 
     def parameter_names(self) -> list[str]:
-        """Every parameter of ours below the prefix, as last loaded or saved."""
+        """Every parameter of ours below the path, as last loaded or saved."""
         return sorted(self._chunks)
 
     def parameter_count(self) -> int:
@@ -228,13 +228,13 @@ class PackedStore:
     # -- load -----------------------------------------------------------------------------------------
 
     def load(self) -> dict[str, dict[str, Any]]:
-        """Read every entry below the prefix (GetParametersByPath, fully paginated)."""
+        """Read every entry below the path (GetParametersByPath, fully paginated)."""
         with self._exclusive():
             chunks: dict[str, _Chunk] = {}
             meta: dict[str, _Meta] = {}
             blocked: set[str] = set()
             pages = self._ssm.get_paginator("get_parameters_by_path").paginate(
-                Path=self.prefix, Recursive=True, PaginationConfig={"PageSize": PAGE_SIZE}
+                Path=self.path, Recursive=True, PaginationConfig={"PageSize": PAGE_SIZE}
             )
             for page in pages:
                 for parameter in page.get("Parameters", []):
@@ -273,7 +273,7 @@ class PackedStore:
         blocked: set[str],
     ) -> None:
         name = str(parameter["Name"])
-        relative = name[len(self.prefix) + 1 :] if name.startswith(self.prefix + "/") else ""
+        relative = name[len(self.path) + 1 :] if name.startswith(self.path + "/") else ""
         if self._nested and relative.startswith(self._nested):
             return
         if not _CHUNK_NAME.fullmatch(relative):
@@ -336,7 +336,7 @@ class PackedStore:
             self._chunks = {name: chunk for name, chunk in plan.chunks.items() if chunk.entries}
             self._where, self._stale = plan.where, {}
             if writes:
-                logger.debug("saved packed SSM entries", extra={"prefix": self.prefix, "writes": writes})
+                logger.debug("saved packed SSM entries", extra={"path": self.path, "writes": writes})
             return writes
 
     def _prepare(self, changes: Mapping[str, dict[str, Any] | None]) -> dict[str, str | None]:

@@ -42,14 +42,14 @@ class RoleLeases:
     def __init__(
         self,
         ssm: SSMClient,
-        state_root: str,
+        mapping_path: str,
         owner: str,
         ttl_seconds: Callable[[], float],
         clock: Callable[[], float] = time.time,
     ) -> None:
         self._ssm = ssm
         self._clock = clock
-        self._root = state_root
+        self._mapping_path = mapping_path
         self._owner = owner
         self._ttl = ttl_seconds
         self.taken = 0  # leases acquired by this invocation
@@ -65,7 +65,7 @@ class RoleLeases:
             for role in sorted(set(role_arns)):
                 lease = StateLease(
                     self._ssm,
-                    self._root,
+                    self._mapping_path,
                     role_holder(role),
                     self._ttl(),
                     self._owner,

@@ -18,9 +18,9 @@ if TYPE_CHECKING:
 
 
 class TableMappings:
-    def __init__(self, ssm: SSMClient, state_root: str) -> None:
+    def __init__(self, ssm: SSMClient, mapping_path: str) -> None:
         self.ssm = instrument(ssm)
-        self.path = state_path(state_root, TABLE_MAPPINGS)
+        self.path = state_path(mapping_path, TABLE_MAPPINGS)
 
     def load(self) -> list[MappingParameter]:
         """Every parameter below the path, recursively, every page (SecureStrings are left encrypted)."""

@@ -34,11 +34,11 @@ ROLE_LEASE_PREFIX = "subscription-grants-"
 MAX_VALUE_BYTES = 4096
 
 
-def state_path(state_root: str, part: str) -> str:
+def state_path(mapping_path: str, part: str) -> str:
     """The SSM path of one part of the state under the state root (the `MAPPING_PATH` setting)."""
     if part not in (ASSETS, LINEAGE, TABLE_MAPPINGS, DRIFT, GLUE_LINEAGE, CONFIG):
         raise ValueError(f"unknown state part {part!r}")
-    return f"{state_root.rstrip('/')}/{part}"
+    return f"{mapping_path.rstrip('/')}/{part}"
 
 
 def hash_group(key: str, group_bits: int = 8) -> str:
