@@ -27,9 +27,11 @@ import os
 import time
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from bench.invoke import LambdaContext
 
 os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")
 os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
@@ -48,21 +50,6 @@ PRODUCT_CALLS = frozenset(
 )
 WRITES = ("Create", "Put", "Delete", "Update")
 REGISTRIES = ("cdc", "cdc-more")
-
-
-@dataclass
-class Context:
-    """What the handler reads of Lambda's context; the deadline runs on the real clock."""
-
-    deadline_seconds: float = 900.0
-    function_name: str = "schema-sync"
-    memory_limit_in_mb: int = 512
-    invoked_function_arn: str = "arn:aws:lambda:eu-west-1:123456789012:function:schema-sync"
-    aws_request_id: str = "00000000-0000-4000-8000-0000products"
-    started: float = field(default_factory=time.monotonic)
-
-    def get_remaining_time_in_millis(self) -> int:
-        return max(0, int((self.deadline_seconds - (time.monotonic() - self.started)) * 1000))
 
 
 @dataclass
@@ -142,7 +129,7 @@ class ProductsBench:
         self.aws.calls.clear()
         started = time.perf_counter()
         try:
-            result = handler({}, Context())
+            result = handler({}, LambdaContext(900.0, function_name="schema-sync"))
         except Exception as error:  # a run with failures raises its summary: measured all the same
             text = str(error)
             result = json.loads(text[text.index("{") :]) if "{" in text else {"error": text}

@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 from kafka_lineage.aws.calls import instrument
-from kafka_lineage.aws.catalog import listing_subscribers
+from kafka_lineage.aws.catalog import approved_subscriptions, listing_subscribers
 from kafka_lineage.aws.catalog_search import SEARCH_PAGE_SIZE, SEARCH_TEXT_LIMIT
 from kafka_lineage.aws.pacing import Pacer
 from kafka_lineage.aws.packed_store import PackedStore
@@ -156,7 +156,7 @@ class DataProducts:
         """Delete the product, unless its listing has approved subscriptions (then held: nothing revokes
         or cancels them). A product already gone counts as deleted."""
         if listing_id:
-            count = len(self.approved_subscribers(listing_id))
+            count = len(approved_subscriptions(self.datazone, self.domain_id, listing_id))
             if count:
                 return Deletion(count)
         try:
