@@ -4,8 +4,9 @@ give their own instead of patching modules."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -31,7 +32,11 @@ from kafka_lineage.aws.table_mappings import TableMappings
 from kafka_lineage.aws.tables import SourceSchemaVersions, SourceTables
 from kafka_lineage.config import Settings
 from kafka_lineage.engine.lease import LEASE_WAIT_SECONDS
-from kafka_lineage.lineage.run import LineageWorld
+from kafka_lineage.lineage.plan import EmitScope
+from kafka_lineage.lineage.requests import parse_emit_event
+from kafka_lineage.lineage.result import EmitResult
+from kafka_lineage.lineage.run import LineageEmission
+from kafka_lineage.lineage.world import LineageWorld
 from kafka_lineage.model.delivery import KnownPath
 from kafka_lineage.model.events import DRIFT_DETAIL_TYPE
 from kafka_lineage.model.state_layout import DRIFT, GLUE_LINEAGE, LINEAGE, state_path
@@ -157,13 +162,56 @@ def warm_world() -> Callable[[Settings, str, str], LineageWorld]:
     return partial(connect, known_paths={})
 
 
+def environment() -> Mapping[str, str]:
+    """The deployed function's settings: its environment (the stack sets it)."""
+    return os.environ
+
+
+def function_account(context: LambdaContext) -> str:
+    """The function's own account, from its ARN (arn:aws:lambda:<region>:<account>:function:<name>)."""
+    parts = str(getattr(context, "invoked_function_arn", "") or "").split(":")
+    return parts[4] if len(parts) > 4 else ""
+
+
 @dataclass(frozen=True)
 class Wiring:
-    """What one invocation is made of: the ports (`connect(settings, account, function_name)`), the lease
-    (a run that writes takes one), how long it waits for another holder (the engine's one wait), and how an
-    event is handed to a follow-up."""
+    """What one invocation is made of (engine/function.py's `FunctionWiring`): the settings (from
+    `environ`), the ports (`world(settings, account, function_name)`), the lease (a run that writes takes
+    one), how long it waits for another holder (the engine's one wait), and how an event is handed on."""
 
     world: Callable[[Settings, str, str], LineageWorld] = field(default_factory=warm_world)
     lease: Callable[[Settings, LambdaContext], StateLease] = state_lease
     lease_wait_seconds: float = LEASE_WAIT_SECONDS
     hand_on: Callable[[str, dict[str, Any]], bool] = hand_on
+    environ: Callable[[], Mapping[str, str]] = environment
+    name: str = LEASE_HOLDER
+
+    def settings(self) -> Settings:
+        return Settings.from_environment(self.environ())
+
+    def request(self, event: Any, context: LambdaContext, settings: Settings) -> EmitScope:
+        """The scope; a forced request gets fresh tokens (Lambda's retries reuse the request id, and a
+        follow-up carries the first invocation's nonce, hence the same tokens and what is done already)."""
+        scope = parse_emit_event(event)
+        if scope.force and not scope.force_nonce:
+            scope = replace(scope, force_nonce=str(context.aws_request_id))
+        return scope
+
+    def margin_seconds(self, settings: Settings) -> float:
+        return settings.tuning.deadline_margin_seconds
+
+    def run(
+        self, settings: Settings, scope: EmitScope, context: LambdaContext, lease: StateLease | None
+    ) -> LineageEmission:
+        function_name = str(getattr(context, "function_name", "") or LEASE_HOLDER)
+        world = self.world(settings, function_account(context), function_name)
+        world = replace(world, lease_wait_seconds=self.lease_wait_seconds)
+        if scope.dry_run:  # the plan alone: every writer port refuses (engine/dry.py)
+            world = world.dry_run()
+        return LineageEmission(settings, world, lease)
+
+    def follow_up(self, event: Any, scope: EmitScope, result: EmitResult) -> dict[str, Any] | None:
+        """The same event again (with a forced request's nonce): the state records what is done."""
+        if not isinstance(event, dict):
+            return None
+        return {**event, "forceNonce": scope.force_nonce} if scope.force_nonce else event

@@ -4,8 +4,9 @@ their own instead of patching modules."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
 from typing import Any
 
 from aws_lambda_powertools.utilities.typing import LambdaContext
@@ -28,6 +29,9 @@ from kafka_lineage.engine.lease import LEASE_WAIT_SECONDS
 from kafka_lineage.model.state_layout import DRIFT, state_path
 from kafka_lineage.sync.drift import DriftSummaries
 from kafka_lineage.sync.ports import ProductAdapters, SyncAdapters
+from kafka_lineage.sync.requests import SyncRequest, parse_sync_event, with_resume
+from kafka_lineage.sync.result import SyncResult
+from kafka_lineage.sync.run import SchemaSync
 
 HOLDER = "schema-sync"
 
@@ -100,12 +104,54 @@ def state_lease(settings: Settings, context: LambdaContext) -> StateLease:
     return StateLease.for_invocation(client("ssm"), settings.mapping_path, HOLDER, context)
 
 
+def environment() -> Mapping[str, str]:
+    """The deployed function's settings: its environment (the stack sets it; Lambda adds AWS_REGION)."""
+    return os.environ
+
+
 @dataclass(frozen=True)
 class Wiring:
-    """What one invocation is made of: the ports, the lease (a run that writes takes one), how long it
-    waits for another holder (the engine's one wait), and how an event is handed to a follow-up."""
+    """What one invocation is made of (engine/function.py's `FunctionWiring`): the settings (from
+    `environ`), the ports, the lease (a run that writes takes one), how long it waits for another holder
+    (the engine's one wait), and how an event is handed to a follow-up."""
 
     adapters: Callable[[Settings, StateLease | None, str], SyncAdapters] = build_adapters
     lease: Callable[[Settings, LambdaContext], StateLease] = state_lease
     lease_wait_seconds: float = LEASE_WAIT_SECONDS
     hand_on: Callable[[str, dict[str, Any]], bool] = hand_on
+    environ: Callable[[], Mapping[str, str]] = environment
+    name: str = HOLDER
+
+    def settings(self) -> Settings:
+        return Settings.from_environment(self.environ())
+
+    def request(self, event: Any, context: LambdaContext, settings: Settings) -> SyncRequest:
+        # An event or ARN from a source account names that source (Settings.source_key). The registries are
+        # read in the functions' Region (Lambda sets AWS_REGION): a schemaArns entry of another Region is
+        # reported instead of being read as the same names here.
+        environ = self.environ()
+        region = environ.get("AWS_REGION") or environ.get("AWS_DEFAULT_REGION")
+        return parse_sync_event(event, settings.source_key, region)
+
+    def margin_seconds(self, settings: Settings) -> float:
+        return settings.tuning.deadline_margin_seconds
+
+    def run(
+        self, settings: Settings, request: SyncRequest, context: LambdaContext, lease: StateLease | None
+    ) -> SchemaSync:
+        function_name = str(getattr(context, "function_name", "") or HOLDER)
+        adapters = replace(
+            self.adapters(settings, lease, function_name), lease_wait_seconds=self.lease_wait_seconds
+        )
+        if request.dry_run:  # the plan alone: every writer port refuses (engine/dry.py)
+            adapters = adapters.dry_run()
+        return SchemaSync(settings, adapters)
+
+    def follow_up(self, event: Any, request: SyncRequest, result: SyncResult) -> dict[str, Any] | None:
+        """The same request again, resuming after the last chunk saved: the asset records hold every
+        finished chunk, so the follow-up redoes none (a busy lease hands the event on as it is)."""
+        if not isinstance(event, dict):
+            return None
+        if result.resume_after is None:
+            return event
+        return with_resume(event, result.resume_after.group, result.resume_after.key)

@@ -16,6 +16,7 @@ accounts"):
 from __future__ import annotations
 
 import json
+import os
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -33,6 +34,9 @@ from kafka_lineage.aws.pacing import Pacing
 from kafka_lineage.aws.role_leases import RoleLeases
 from kafka_lineage.aws.subscription_grants import SubscriptionGrants
 from kafka_lineage.grants.ports import GrantPorts
+from kafka_lineage.grants.requests import GrantRequest, parse_request
+from kafka_lineage.grants.result import GrantsResult
+from kafka_lineage.grants.run import GrantRun
 from kafka_lineage.grants.settings import GrantSettings
 
 HOLDER = "subscription-grants"
@@ -127,9 +131,45 @@ def build(settings: GrantSettings, context: LambdaContext, environ: Mapping[str,
     )
 
 
+def environment() -> Mapping[str, str]:
+    """The deployed function's settings: its environment (the stack sets it)."""
+    return os.environ
+
+
 @dataclass(frozen=True)
 class Wiring:
-    """What one invocation is made of: its ports (`build`), and how an event is handed to a follow-up."""
+    """What one invocation is made of (engine/function.py's `FunctionWiring`): the settings (from
+    `environ`), its ports (`build`), and how an event is handed to a follow-up. Its leases are per role
+    (the run takes them), so the invocation holds none."""
 
     ports: Callable[[GrantSettings, LambdaContext, Mapping[str, str]], GrantPorts] = build
     hand_on: Callable[[str, dict[str, Any]], bool] = hand_on
+    environ: Callable[[], Mapping[str, str]] = environment
+    name: str = HOLDER
+
+    def settings(self) -> GrantSettings:
+        return GrantSettings.from_environment(self.environ())
+
+    def request(self, event: Any, context: LambdaContext, settings: GrantSettings) -> GrantRequest:
+        return parse_request(event)  # a malformed event is the run's to report
+
+    def margin_seconds(self, settings: GrantSettings) -> float:
+        return settings.deadline_margin_seconds
+
+    def lease(self, settings: GrantSettings, context: LambdaContext) -> None:
+        return None
+
+    def run(
+        self, settings: GrantSettings, request: GrantRequest, context: LambdaContext, lease: None
+    ) -> GrantRun:
+        ports = self.ports(settings, context, self.environ())
+        return GrantRun(settings, ports.dry_run() if request.dry_run else ports)
+
+    def follow_up(self, event: Any, request: GrantRequest, result: GrantsResult) -> dict[str, Any] | None:
+        """A reconciling run resumes after the last group it settled; an event whose role's lease was busy
+        is handed on as it is, so no request is dropped."""
+        if result.incomplete and result.resume_after is not None:
+            return {"dryRun": request.dry_run, "resumeAfter": result.resume_after}
+        if result.deferred is not None and request.events and isinstance(event, dict):
+            return event
+        return None

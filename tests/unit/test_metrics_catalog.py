@@ -51,10 +51,10 @@ def _units() -> dict[str, str]:
 @pytest.mark.parametrize(
     "publish",
     [
-        lambda: _everything_counted(SyncResult(dry_run=False, trigger="schedule")).emit_metrics(),
+        lambda: _everything_counted(SyncResult(dry_run=False, trigger="schedule")).publish_metrics(),
         lambda: _everything_counted(EmitResult(dry_run=False)).publish_metrics(),
         lambda: _everything_counted(EmitResult(dry_run=True)).publish_metrics(),
-        lambda: SyncResult(dry_run=False, trigger="schedule").emit_metrics(),
+        lambda: SyncResult(dry_run=False, trigger="schedule").publish_metrics(),
         lambda: EmitResult(dry_run=False).publish_metrics(),
     ],
     ids=["sync", "lineage", "lineage-dry-run", "sync-nothing-done", "lineage-nothing-done"],
@@ -73,7 +73,7 @@ def test_every_metric_a_result_emits_is_in_the_catalog_with_its_unit(publish: An
 def test_the_every_run_metrics_are_exactly_what_a_run_that_did_nothing_emits():
     # Given results that did nothing, when they emit, then what they emit is what the catalog says is
     # published on every run, per function (the cost estimate counts these)
-    sync = set(_emitted(SyncResult(dry_run=False, trigger="schedule").emit_metrics))
+    sync = set(_emitted(SyncResult(dry_run=False, trigger="schedule").publish_metrics))
     lineage = set(_emitted(EmitResult(dry_run=False).publish_metrics))
     every_run = {m.name: m.function for m in catalog.METRICS if m.when == catalog.EVERY_RUN}
     assert sync == {name for name, function in every_run.items() if function == catalog.SCHEMA_SYNC}

@@ -194,13 +194,12 @@ def _taken(inbox: queue.Queue[T | None]) -> Iterator[T]:
 class Pipeline:
     """Read chunk k+1 while chunk k is applied and chunk k-1 saved; stop in time (see the module doc)."""
 
-    def __init__(self, run: ChunkedRun, pace: Pace, deadline: Deadline, dry_run: bool) -> None:
+    def __init__(self, run: ChunkedRun, pace: Pace, deadline: Deadline) -> None:
         self.run_steps = run
         self.pace = pace
         self.deadline = deadline
         self.stop = Stop()
         self.workers = pace.workers
-        self.dry_run = dry_run
         self.timeline = Timeline()  # when the applier and the saver are free
         # Where a follow-up resumes: past every chunk saved in order, until one left items undone.
         self._lock = threading.Lock()
@@ -286,8 +285,6 @@ class Pipeline:
     def _estimates(self, chunk: Sequence[Item]) -> tuple[float, float, float]:
         """(read, apply, save) seconds of `chunk`, the lease's taking included."""
         read, apply, save = self.pace.estimate(chunk, self._reads(chunk))
-        if self.dry_run:
-            return read, 0.0, 0.0
         if self.run_steps.needs_lease():
             apply += self.pace.lease_seconds()
         return read, apply, save
@@ -301,7 +298,7 @@ class Pipeline:
 
     def _last_save_by(self) -> float:
         """When the last save must have ended (monotonic)."""
-        return self.deadline.at() - (0.0 if self.dry_run else self.pace.finish_seconds())
+        return self.deadline.at() - self.pace.finish_seconds()
 
     def _fits(self, chunk: Sequence[Item]) -> bool:
         return self._finish_times(chunk)[1] <= self._last_save_by()
@@ -346,17 +343,15 @@ class Pipeline:
             self.timeline.mark(read.number, "apply", "started")
             applied = self._apply(read)
             self.timeline.mark(read.number, "apply", "ended")
-            if applied.refused is None and not self.dry_run:
+            if applied.refused is None:
                 self.pace.observe("apply", read.planned.writes, clock.monotonic() - started)
-            changes = {} if self.dry_run else self.run_steps.changes(applied)
+            changes = self.run_steps.changes(applied)
             self._pending.acquire()  # given back once the saver is done with a chunk
             # The chunk is whole hash groups, so one group of the saver, saved once all of it is applied.
             self.checkpoints.add(f"chunk {read.number}", changes, worked=bool(applied.done), token=applied)
 
     def _apply(self, read: ReadChunk) -> AppliedChunk:
         steps, actions = self.run_steps, read.planned.actions
-        if self.dry_run:
-            return AppliedChunk(read, (), read.complete)
         if actions and steps.needs_lease():
             refused = steps.take_lease(read.planned)
             if refused is not None:

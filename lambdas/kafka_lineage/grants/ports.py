@@ -8,10 +8,11 @@ implement them; tests put in-memory fakes behind them. The values they carry liv
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import AbstractContextManager
-from dataclasses import dataclass
+from contextlib import AbstractContextManager, contextmanager
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
+from kafka_lineage.engine.dry import dry_bundle
 from kafka_lineage.model.iam import IamCall, RoleRecord
 from kafka_lineage.model.subscriptions import Environment, GrantRecord, Listing, Target
 
@@ -116,3 +117,36 @@ class GrantPorts:
     roles: RoleStore
     clusters: ClusterPolicies
     leases: RoleLeases
+
+    def dry_run(self) -> GrantPorts:
+        """These ports for a dry run (engine/dry.py): every writer refuses, and the leases hold nothing
+        (nothing is written under them); the reads are as they are."""
+        dry = dry_bundle(self, GRANT_WRITERS)
+        return replace(dry, leases=_NoLeases(self.leases))
+
+
+# Which methods of each port write (engine/dry.py: a dry run's writers refuse): said once, here.
+GRANT_WRITERS: dict[str, frozenset[str]] = {
+    "catalog": frozenset({"set_status"}),
+    "roles": frozenset({"apply"}),
+    "clusters": frozenset({"update"}),
+}
+
+
+class _NoLeases:
+    """A dry run's role leases: it writes nothing, so it holds none (and none was written since)."""
+
+    def __init__(self, leases: RoleLeases) -> None:
+        self._leases = leases
+
+    def mark(self) -> float:
+        return self._leases.mark()
+
+    @contextmanager
+    def hold(self, role_arns: Sequence[str], wait_seconds: float) -> Iterator[HeldLeases]:
+        yield _NothingWritten()
+
+
+class _NothingWritten:
+    def written_since(self, mark: float) -> bool:
+        return False

@@ -10,11 +10,10 @@ Lambda retries and alarms see them.
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from kafka_lineage.engine.lease import Deferred
+from kafka_lineage.engine.run import RunResult
 from kafka_lineage.model import metrics as catalog
 from kafka_lineage.model.report import Sample
 from kafka_lineage.observability import emit, logger
@@ -23,12 +22,13 @@ SAMPLE = 50
 
 
 @dataclass
-class GrantsResult:
-    dry_run: bool = False
+class GrantsResult(RunResult):
+    """The run contract's result (engine/run.py) and the grants' own lists and counts."""
+
     trigger: str = "events"
+    resume_after: str | None = None  # the last group of roles settled (a follow-up starts after it)
     granted: Sample = field(default_factory=lambda: Sample(SAMPLE))
     revoked: Sample = field(default_factory=lambda: Sample(SAMPLE))
-    failed: Sample = field(default_factory=lambda: Sample(SAMPLE))
     ignored: Sample = field(default_factory=lambda: Sample(SAMPLE))
     withheld: Sample = field(default_factory=lambda: Sample(SAMPLE))
     planned: Sample = field(default_factory=lambda: Sample(SAMPLE))
@@ -38,10 +38,6 @@ class GrantsResult:
     unchanged: int = 0
     stuck: int = 0
     writes: int = 0
-    incomplete: bool = False
-    resume_after: str | None = None
-    deferred: Deferred | None = None  # a role's lease was another invocation's (the engine's lease policy)
-    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def _add(self, sample: Sample, item: dict[str, Any], message: str) -> None:
         with self._lock:
@@ -59,10 +55,6 @@ class GrantsResult:
         if transient:
             with self._lock:
                 self.errors.append(str(item.get("cause", "")))
-
-    def defer(self, deferred: Deferred) -> None:
-        with self._lock:
-            self.deferred = deferred
 
     def ignore(self, item: dict[str, Any]) -> None:
         self._add(self.ignored, item, "event ignored")
@@ -91,8 +83,15 @@ class GrantsResult:
 
     @property
     def raises(self) -> bool:
-        """True when a transient failure should make the invocation fail (after everything else)."""
+        """True when a transient failure should make the invocation fail (after everything else): a grant
+        that ended GRANT_FAILED has its cause in DataZone, and retrying the event would not change it."""
         return bool(self.errors)
+
+    @property
+    def continues(self) -> bool:
+        """A role's lease was busy (the same event again), or the deadline stopped a reconciling run after
+        it settled a group (`resume_after`): one that could settle none would hand on forever."""
+        return self.deferred is not None or (self.incomplete and self.resume_after is not None)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {

@@ -90,20 +90,20 @@ def _utcnow() -> datetime:
 
 
 class GrantRun:
+    """subscription-grants' run (the run contract, engine/run.py): `execute(request, deadline)`. A dry
+    run's ports refuse every write (`GrantPorts.dry_run`): it decides, and reports the plan."""
+
     def __init__(
-        self,
-        settings: GrantSettings,
-        ports: GrantPorts,
-        deadline: Deadline,
-        now: Callable[[], datetime] = _utcnow,
+        self, settings: GrantSettings, ports: GrantPorts, now: Callable[[], datetime] = _utcnow
     ) -> None:
         self._settings = settings
         self._ports = ports
-        self._deadline = deadline  # the engine's, built once by the handler
+        self._deadline = Deadline.never()  # the invocation's, given to `execute`
         self._now = now
         self._longest = 0.0  # the longest group settled so far, in seconds
 
-    def run(self, request: GrantRequest) -> GrantsResult:
+    def execute(self, request: GrantRequest, deadline: Deadline) -> GrantsResult:
+        self._deadline = deadline
         result = GrantsResult(dry_run=request.dry_run, trigger=request.trigger)
         for reason in request.malformed:
             result.reject(reason)
@@ -234,7 +234,7 @@ class GrantRun:
         extra = {item.key: item for item in unusable}
         listing = first
         for _ in range(LEASE_ROUNDS):
-            held = sorted(roles) if leased and not result.dry_run else []
+            held = sorted(roles) if leased else []  # a dry run's leases hold nothing (GrantPorts.dry_run)
             with self._ports.leases.hold(held, self._lease_wait()) if held else nullcontext() as leases:
                 if listing is None or (leases is not None and leases.written_since(listing.mark)):
                     listing = self._list()
@@ -244,7 +244,7 @@ class GrantRun:
                     roles = scope.roles  # a grant came in naming another role: lease it too
                     continue
                 work = self._decide(scope)
-                if result.dry_run:
+                if result.dry_run:  # the plan alone
                     report_plan(work, result)
                     return
                 if work.empty:

@@ -65,8 +65,16 @@ class DriftFinding:
     subject: DriftSubject
     impact: DriftImpact
     summary: DriftSummary
-    detail: dict[str, Any] | None  # announced (or, in a dry run, would be)
+    detail: dict[str, Any] | None  # to announce (in a dry run: would be)
     changed: bool = True  # the summary differs from the saved one
+
+    def logged(self) -> dict[str, Any]:
+        """What the log line of an announcement adds to the topic."""
+        return {
+            "severity": self.summary.severity,
+            "tables": self.summary.impacted_tables,
+            "consumers": self.summary.consumer_groups,
+        }
 
     def report(self) -> dict[str, Any]:
         found: dict[str, Any] = {
@@ -118,20 +126,20 @@ def pending(
 
 
 class DriftCheck:
+    """Check pairs of versions: what drifted, what it impacts, and the event to announce (the run announces
+    it when it applies: a check writes nothing, so a dry run's is the same as a real run's)."""
+
     def __init__(
         self,
         versions: VersionReader,
-        announcer: Announcer | None,
         walker: DownstreamWalker | None,
         summaries: Mapping[str, DriftSummary],
         *,
-        dry_run: bool = False,
         concurrency: int = 4,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
     ) -> None:
-        self.versions, self.announcer, self.walker = versions, announcer, walker
+        self.versions, self.walker = versions, walker
         self.summaries = summaries
-        self.dry_run = dry_run
         self.concurrency = max(1, concurrency)
         self.clock = clock
 
@@ -185,17 +193,6 @@ class DriftCheck:
         detail = None
         if impact.announced and (known is None or known.fingerprint != fingerprint):
             detail = drift_detail(subject, impact, readers=readers)
-            if not self.dry_run and self.announcer is not None:
-                self.announcer.announce(detail)
-                logger.warning(
-                    "schema drift announced",
-                    extra={
-                        **key.as_dict(),
-                        "severity": summary.severity,
-                        "tables": summary.impacted_tables,
-                        "consumers": summary.consumer_groups,
-                    },
-                )
         if known is not None and (known.fingerprint, known.from_version, known.to_version) == (
             fingerprint,
             subject.from_version,
@@ -203,6 +200,29 @@ class DriftCheck:
         ):
             summary = known  # checked before (a re-emitted run): the saved summary stays as it is
         return DriftFinding(key, subject, impact, summary, detail, changed=summary is not known)
+
+
+def announce(drift: DriftRound, announcer: Announcer | None) -> DriftRound:
+    """The apply step's half of drift: each finding's event goes out (once: a finding carries one only
+    when its pair was not announced before). A refused announcement fails its topic, and its summary is
+    not saved, so the next run announces it again; the others go on. Without an announcer, nothing goes
+    out and every summary is saved."""
+    if announcer is None:
+        return drift
+    announced = DriftRound(deferred=drift.deferred, failures=list(drift.failures))
+    for finding in drift.findings:
+        if finding.detail is not None:
+            try:
+                announcer.announce(finding.detail)
+            except Exception as error:  # one topic's failure never stops the others
+                logger.exception("schema drift not announced", extra={"topic": finding.key.key})
+                announced.failures.append(
+                    (finding.key, f"schema drift not announced: {describe_failure(error)}")
+                )
+                continue
+            logger.warning("schema drift announced", extra={**finding.key.as_dict(), **finding.logged()})
+        announced.findings.append(finding)
+    return announced
 
 
 def drift_facet(finding: DriftFinding) -> dict[str, Any]:

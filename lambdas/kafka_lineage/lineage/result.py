@@ -7,13 +7,12 @@ are locked: the applier's threads report outcomes while the run goes on.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from kafka_lineage.engine.checkpoints import SaveReport
-from kafka_lineage.engine.lease import Deferred
+from kafka_lineage.engine.run import RunResult
 from kafka_lineage.lineage.apply import TopicOutcome
 from kafka_lineage.lineage.drift_check import DriftRound
 from kafka_lineage.lineage.glue.target import GlueReport
@@ -34,16 +33,15 @@ def _sample() -> Sample:
 
 
 @dataclass
-class EmitResult:
-    """The invocation's result, JSON-ready through `to_dict`: counts, and samples of lists."""
+class EmitResult(RunResult):
+    """The run contract's result (engine/run.py) and the emission's own counts and samples, JSON-ready
+    through `to_dict`."""
 
-    dry_run: bool
     emitted: int = 0
     unchanged: int = 0
     cleaned: int = 0
     unmapped: Sample = field(default_factory=_sample)
     invalid_mappings: Sample = field(default_factory=_sample)
-    failed: Sample = field(default_factory=_sample)
     retracted: Sample = field(default_factory=_sample)
     retracting: Sample = field(default_factory=_sample)
     emissions: Sample = field(default_factory=_sample)
@@ -59,29 +57,21 @@ class EmitResult:
     drift_breaking: int = 0
     degraded: int = 0
     largest_event_bytes: int = 0
-    remaining: int = 0  # actions not started: the deadline came first
-    progressed: bool = False  # some action finished and its state was saved
-    incomplete: bool = False
     lease_lost: bool = False
-    deferred: Deferred | None = None  # the lease was another invocation's: nothing done, handed on
     state_writes: int = 0
     planned: list[dict[str, object]] | None = None
     # Other targets than DataZone (`lineageTargets`): then every action's failure names its target.
     per_target: bool = False
     targets: dict[str, GlueReport] = field(default_factory=dict)
-    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     def fail(self, item: dict[str, str]) -> None:
         with self._lock:
             self.failed.add(item)
 
-    def defer(self, deferred: Deferred) -> None:
-        """The run wrote nothing: another invocation holds the state (the engine's lease policy)."""
-        self.deferred = deferred
-
-    def stop_early(self, remaining: int) -> None:
-        """The deadline came before these `remaining` items started."""
-        self.incomplete, self.remaining = True, remaining
+    @property
+    def continues(self) -> bool:
+        """A lost lease ends the run's work: another invocation writes the state now."""
+        return self.deferred is not None or (self.incomplete and self.progressed and not self.lease_lost)
 
     def record_plan(
         self,
@@ -155,7 +145,7 @@ class EmitResult:
         for finding in drift.findings:
             if finding.detail is not None or finding.changed:
                 self.drift.add(finding.report())
-            if finding.detail is not None and not self.dry_run:
+            if finding.detail is not None and not self.dry_run:  # announced (drift_check.announce)
                 self.drift_announced += 1
                 self.drift_breaking += finding.summary.severity == "breaking"
         for key, error in drift.failures:

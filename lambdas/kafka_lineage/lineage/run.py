@@ -11,8 +11,9 @@ The story (`emit_lineage`), step by step:
    nothing else and writes nothing at all.
 4. **Replan**: under the lease, the state is read again and the plan made anew (the Glue tables already
    read are kept), so no decision rests on state another writer has changed.
-5. **Drift**: the topics whose schema moved are checked, announced and their summaries saved
-   (drift_check.py); a dry run answers here with what it would do.
+5. **Drift**: the topics whose schema moved are checked (drift_check.py); a dry run answers here with
+   what it would do, and stops: its result is the plan. Otherwise each drift is announced and its
+   summary saved.
 6. **Apply**: the actions run (apply.py) while the checkpoints save the state group by group
    (checkpoints.py); the result (result.py) reports every step and publishes the metrics.
 7. **Other targets**: with `lineageTargets` holding "glue", the Glue Data Catalog's lineage graph gets the
@@ -46,19 +47,19 @@ from dataclasses import dataclass, field, replace
 
 from kafka_lineage.config import Settings
 from kafka_lineage.connectors.derive import derive
-from kafka_lineage.drift import DownstreamWalker, DriftSummary, Readers
+from kafka_lineage.drift import DriftSummary, Readers
 from kafka_lineage.drift.summary import load_summaries
 from kafka_lineage.engine.checkpoints import Changes, Checkpoints, SaveReport
 from kafka_lineage.engine.deadline import Deadline
-from kafka_lineage.engine.lease import LEASE_WAIT_SECONDS, Lease, hold
+from kafka_lineage.engine.lease import Lease, hold
 from kafka_lineage.engine.stream import stream
 from kafka_lineage.lineage.apply import Applier, ParsedFields, TopicOutcome, deferred_outcome
 from kafka_lineage.lineage.consumer_inputs import read_consumers
-from kafka_lineage.lineage.content import TopicField
 from kafka_lineage.lineage.delivery_inputs import read_delivery
 from kafka_lineage.lineage.drift_check import (
     DriftCheck,
     DriftRound,
+    announce,
     drift_keys,
     tables_fed,
     with_drift,
@@ -67,44 +68,18 @@ from kafka_lineage.lineage.glue.plan import GluePlan
 from kafka_lineage.lineage.glue.target import GlueReport, GlueRun, GlueTarget, SharedVersions
 from kafka_lineage.lineage.model import LoadedStates
 from kafka_lineage.lineage.plan import Action, EmitScope, LineagePlan, make_plan, select, tables_needed
-from kafka_lineage.lineage.ports import (
-    Announcer,
-    AssetRecordReader,
-    ConnectorReader,
-    ConsumerReader,
-    DeliveryReader,
-    EventStore,
-    GlueGraphs,
-    StateStore,
-    SubscriberReader,
-    TableMappingReader,
-    TableReader,
-    VersionReader,
-)
 from kafka_lineage.lineage.resolve import Resolution, parse_mappings, resolve
 from kafka_lineage.lineage.result import EmitResult
-from kafka_lineage.lineage.targets import Targets
+from kafka_lineage.lineage.world import LineageWorld, RunContext, parse_topic_fields
 from kafka_lineage.model.asset_records import AssetRecord
 from kafka_lineage.model.connectors import ConnectorConfig, Derivation
 from kafka_lineage.model.failures import LeaseLost
-from kafka_lineage.model.quotas import CallRates
 from kafka_lineage.model.report import failure_item
 from kafka_lineage.model.state_layout import TABLE_MAPPINGS, hash_group, state_path
 from kafka_lineage.model.table_mapping import MappingParameter
 from kafka_lineage.model.tables import GlueTable, TableReads, TableRef
 from kafka_lineage.model.topics import TopicKey
 from kafka_lineage.observability import logger, tracer
-from kafka_lineage.schemas import parse_definition, row_fields
-
-
-def parse_topic_fields(data_format: str, definition: str) -> ParsedFields:
-    """The topic's fields (flattened paths) and its CDC row fields, from the schema definition."""
-    parsed = parse_definition(data_format, definition)
-    return ParsedFields(
-        fields=tuple(TopicField(c.name, c.data_type, c.description or "") for c in parsed.columns),
-        row_fields=row_fields(parsed.columns),
-        warning=parsed.warning,
-    )
 
 
 def connectors_wanted(settings: Settings) -> bool:
@@ -112,130 +87,80 @@ def connectors_wanted(settings: Settings) -> bool:
     return any(source.connectors != "off" for source in settings.sources)
 
 
-@dataclass
-class LineageWorld:
-    """The ports one run uses (`lineage_emission.wiring` builds them in the Lambda; tests on the stand-ins,
-    or fakes)."""
+class LineageEmission:
+    """lineage-emission's run (the run contract, engine/run.py): `execute(scope, deadline)` over `world`.
 
-    asset_records: AssetRecordReader
-    table_mappings: TableMappingReader
-    tables: TableReader
-    versions: VersionReader
-    events: EventStore
-    state: StateStore
-    connectors: ConnectorReader | None = None
-    # MSK Data Delivery channels and Firehose streams (`kafka_lineage.aws.delivery`).
-    delivery: DeliveryReader | None = None
-    # The consumer groups, from MSK's consumer-lag metrics (`kafka_lineage.aws.consumer_groups`).
-    consumers: ConsumerReader | None = None
-    # Schema drift: the summaries of pairs checked, where drift is announced, what lies downstream of a table,
-    # and who subscribes to a topic's asset (named in the drift, with the topic's consumer groups).
-    drift_store: StateStore | None = None
-    subscribers: SubscriberReader | None = None
-    announcer: Announcer | None = None
-    walker: DownstreamWalker | None = None
-    # The pace of the state's SSM writes (None: at TUNING's ceiling), for the checkpoints' estimates.
-    rates: CallRates | None = None
-    # How long a run with work waits for another holder of the state lease (the engine's one wait).
-    lease_wait_seconds: float = LEASE_WAIT_SECONDS
-    # The Glue Data Catalog's lineage graphs and the Glue target's own state (`lineageTargets` "glue").
-    glue_graphs: GlueGraphs | None = None
-    glue_state: StateStore | None = None
+    `lease` is taken only when the plan has work (the engine's lease policy: a lease another invocation
+    keeps makes the run `deferred: busy`), and checked before every save. A dry run's world has only
+    refusing writers (`LineageWorld.dry_run`): its result is the plan."""
 
-    def targets(self, settings: Settings) -> Targets:
-        """The targets this run posts to: DataZone or not, and the others with their ports."""
-        others: tuple[GlueTarget, ...] = ()
-        if settings.glue_lineage and self.glue_graphs is not None and self.glue_state is not None:
-            others = (GlueTarget(self.glue_graphs, self.glue_state),)
-        return Targets(settings.datazone_lineage, others)
+    def __init__(
+        self,
+        settings: Settings,
+        world: LineageWorld,
+        lease: Lease | None = None,
+        parse: Callable[[str, str], ParsedFields] = parse_topic_fields,
+    ) -> None:
+        self.settings, self.world, self.lease, self.parse = settings, world, lease, parse
 
-
-@dataclass(frozen=True)
-class RunContext:
-    """What every step of one run shares: the request, the settings, the world, the deadline (the engine's,
-    built once by the handler) and the lease (None: a run that writes nothing, or a test that needs none)."""
-
-    scope: EmitScope
-    settings: Settings
-    world: LineageWorld
-    lease: Lease | None = None
-    deadline: Deadline = field(default_factory=Deadline.never)
-    force_nonce: str = ""
-    parse: Callable[[str, str], ParsedFields] = parse_topic_fields
-
-    def ending(self) -> bool:
-        """Whether the deadline margin is reached: then nothing more starts (what the readers are told)."""
-        return self.deadline.ending()
-
-    def write_seconds(self) -> tuple[float, float]:
-        """(cautious, fastest) seconds of one SSM write of the state (model.quotas.CallRates)."""
-        if self.world.rates is None:
-            ceiling = 1 / self.settings.tuning.ssm_write_rps
-            return ceiling, ceiling
-        return self.world.rates.seconds_per("save")
-
-    def save(self, store: StateStore, changes: Changes) -> int:
-        """Write `changes` to `store` while this invocation holds the lease (else LeaseLost); the writes."""
-        if self.lease is not None:
-            self.lease.ensure_held()
-        return store.save(changes)
+    @tracer.capture_method
+    def execute(self, scope: EmitScope, deadline: Deadline) -> EmitResult:
+        """Emit (or plan, in a dry run) the lineage `scope` asks for. Never raises for one topic's failure.
+        A forced run's tokens are fresh per request (`scope.force_nonce`)."""
+        world, settings = self.world, self.settings
+        if world.targets(settings).several:  # every target (and drift) reads each schema version once
+            world = replace(world, versions=SharedVersions(world.versions))
+        run = RunContext(scope, settings, world, self.lease, deadline, scope.force_nonce, self.parse)
+        result = EmitResult(dry_run=scope.dry_run, per_target=world.targets(settings).several)
+        if run.ending():  # not even the reads start: they could not finish in time
+            result.stop_early(remaining=0)
+            return result
+        inputs = _read_inputs(run)
+        planned = _plan(run, inputs, TableReads())
+        # A run with work takes the lease (a dry run has none: it writes nothing), then plans again under it.
+        if self.lease is not None and isinstance(planned, _Planned) and planned.has_work(inputs):
+            deferred = hold(self.lease, run.deadline, world.lease_wait_seconds)
+            if deferred is not None:  # another invocation writes the state now: nothing done, handed on
+                result.defer(deferred)
+                return result
+            planned = _plan(run, inputs, planned.reads)  # under the lease: the state as the last writer left
+        if isinstance(planned, _Stopped):
+            result.stop_early(planned.remaining)
+            return result
+        result.record_plan(
+            planned.plan,
+            planned.loaded,
+            inputs.resolution,
+            inputs.connector_errors,
+            world.asset_records.unreadable,
+        )
+        reports = [(target, plan, target.report_plan(plan)) for target, plan in planned.targets]
+        drift = _check_drift(run, inputs, planned)
+        if scope.dry_run:  # the plan alone
+            result.record_drift(drift)
+            result.record_planned(planned.plan, drift)
+            for target, plan, report in reports:
+                result.record_target(target.name, report, planned=plan.describe())
+            return result
+        drift = announce(drift, world.announcer)
+        result.record_drift(drift)
+        _save_drift(run, drift, result)
+        result.record_apply(_apply(run, planned, drift, result))
+        for target, plan, report in reports:
+            result.record_target(target.name, _apply_target(run, target, plan, report))
+        return result
 
 
-@tracer.capture_method
 def emit_lineage(
     scope: EmitScope,
     settings: Settings,
     world: LineageWorld,
     *,
-    force_nonce: str = "",
     deadline: Deadline | None = None,
-    parse: Callable[[str, str], ParsedFields] = parse_topic_fields,
     lease: Lease | None = None,
 ) -> EmitResult:
-    """Emit (or plan, in a dry run) the lineage `scope` asks for. Never raises for one topic's failure.
-
-    `lease` is taken only when the plan has work and the run is not a dry run (the engine's lease policy:
-    a lease another invocation keeps makes the run `deferred: busy`), and checked before every save."""
-    if world.targets(settings).several:  # every target (and drift) reads each schema version once
-        world = replace(world, versions=SharedVersions(world.versions))
-    run = RunContext(scope, settings, world, lease, deadline or Deadline.never(), force_nonce, parse)
-    result = EmitResult(dry_run=scope.dry_run, per_target=world.targets(settings).several)
-    if run.ending():  # not even the reads start: they could not finish in time
-        result.stop_early(remaining=0)
-        return result
-    inputs = _read_inputs(run)
-    planned = _plan(run, inputs, TableReads())
-    if not scope.dry_run and isinstance(planned, _Planned) and planned.has_work(inputs):
-        deferred = hold(lease, run.deadline, world.lease_wait_seconds)
-        if deferred is not None:  # another invocation writes the state now: nothing done, handed on
-            result.defer(deferred)
-            result.publish_metrics()
-            return result
-        planned = _plan(run, inputs, planned.reads)  # under the lease: the state as the last writer left it
-    if isinstance(planned, _Stopped):
-        result.stop_early(planned.remaining)
-        return result
-    result.record_plan(
-        planned.plan,
-        planned.loaded,
-        inputs.resolution,
-        inputs.connector_errors,
-        world.asset_records.unreadable,
-    )
-    reports = [(target, plan, target.report_plan(plan)) for target, plan in planned.targets]
-    drift = _check_drift(run, inputs, planned)
-    result.record_drift(drift)
-    if scope.dry_run:
-        result.record_planned(planned.plan, drift)
-        for target, plan, report in reports:
-            result.record_target(target.name, report, planned=plan.describe())
-    else:
-        _save_drift(run, drift, result)
-        result.record_apply(_apply(run, planned, drift, result))
-        for target, plan, report in reports:
-            result.record_target(target.name, _apply_target(run, target, plan, report))
-    result.publish_metrics()
-    return result
+    """One run with no deadline (tests and tools): `LineageEmission(...).execute`."""
+    return LineageEmission(settings, world, lease).execute(scope, deadline or Deadline.never())
 
 
 # -- read ------------------------------------------------------------------------------------------------
@@ -373,12 +298,7 @@ def _check_drift(run: RunContext, inputs: _Inputs, planned: _Planned) -> DriftRo
     if not keys or world.drift_store is None:
         return DriftRound()
     check = DriftCheck(
-        world.versions,
-        world.announcer,
-        world.walker,
-        planned.summaries,
-        dry_run=run.scope.dry_run,
-        concurrency=run.settings.tuning.max_concurrency,
+        world.versions, world.walker, planned.summaries, concurrency=run.settings.tuning.max_concurrency
     )
 
     def tables_of(key: TopicKey) -> list[GlueTable]:

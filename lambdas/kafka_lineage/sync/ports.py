@@ -9,11 +9,12 @@ again or gone, a listing change still busy, a lease lost), which the logic catch
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from kafka_lineage.config import Source
 from kafka_lineage.drift.summary import DriftSummary
+from kafka_lineage.engine.dry import DryRunWrites, dry_bundle
 from kafka_lineage.engine.lease import LEASE_WAIT_SECONDS, Lease
 from kafka_lineage.model.asset_records import AssetRecord
 from kafka_lineage.model.catalog import AssetContent, AssetType, CatalogAsset, Deletion
@@ -158,6 +159,14 @@ class SyncAdapters:
     # The data products' ports (kafka_lineage.sync.products); None: no `dataProducts` configured.
     products: ProductAdapters | None = None
 
+    def dry_run(self) -> SyncAdapters:
+        """These ports for a dry run (engine/dry.py): every writer refuses, the reads are as they are."""
+        writes = DryRunWrites()
+        dry = dry_bundle(self, SYNC_WRITERS, writes)
+        if self.products is not None:
+            dry = replace(dry, products=dry_bundle(self.products, PRODUCT_WRITERS, writes))
+        return dry
+
 
 # ---------------------------------------------------------------- the data products' step (sync.products)
 class ProductCatalog(Protocol):
@@ -201,3 +210,16 @@ class ProductAdapters:
     records: Callable[[], Mapping[str, AssetRecord]]
     domain_id: str
     project_id: str
+
+
+# Which methods of each port write (engine/dry.py: a dry run's writers refuse): said once, here.
+SYNC_WRITERS: dict[str, frozenset[str]] = {
+    "catalog": frozenset({"create_asset", "revise_asset", "publish", "delete_asset"}),
+    "asset_records": frozenset({"save"}),
+    "events": frozenset({"put"}),
+    "lease": frozenset({"acquire"}),
+}
+PRODUCT_WRITERS: dict[str, frozenset[str]] = {
+    "catalog": frozenset({"create", "revise", "publish", "delete"}),
+    "states": frozenset({"save"}),
+}

@@ -3,14 +3,13 @@ pipeline's threads share it), and the metrics it stands for (docs/invocation.md)
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from kafka_lineage.engine.lease import Deferred
 from kafka_lineage.engine.order import Position
 from kafka_lineage.engine.pipeline import Progress
+from kafka_lineage.engine.run import RunResult
 from kafka_lineage.model import metrics as catalog
 from kafka_lineage.model.report import Sample, failure_item
 from kafka_lineage.observability import emit, logger
@@ -25,9 +24,11 @@ def _sample() -> Sample:
 
 
 @dataclass
-class SyncResult:
-    dry_run: bool
-    trigger: str
+class SyncResult(RunResult):
+    """The run contract's result (engine/run.py) and schema-sync's own counts."""
+
+    failed: Sample = field(default_factory=_sample)
+    resume_after: Position | None = None  # the last item a follow-up need not look at again
     created: int = 0
     updated: int = 0
     unchanged: int = 0
@@ -37,7 +38,6 @@ class SyncResult:
     publishes_refused: int = 0
     # Deletions held while subscribers keep the listing: not failures, the run does not raise for them.
     held: Sample = field(default_factory=_sample)
-    failed: Sample = field(default_factory=_sample)
     skipped: Sample = field(default_factory=_sample)
     planned: Sample = field(default_factory=_sample)
     warnings: Sample = field(default_factory=_sample)
@@ -48,14 +48,8 @@ class SyncResult:
     mapping_writes: int = 0
     events_failed: int = 0
     chunks: int = 0
-    incomplete: bool = False
-    remaining: int = 0
-    progressed: bool = False  # at least one chunk was saved (a follow-up invocation would not loop)
-    deferred: Deferred | None = None  # another invocation held the state lease: nothing was written
-    resume_after: Position | None = None  # the last item a follow-up need not look at again
     # The data products' entries (kafka_lineage.sync.products); None: no `dataProducts` configured.
     data_products: list[dict[str, object]] | None = None
-    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     # ------------------------------------------------------------------------------- what the run reports
     def fail(self, error: BaseException | str, *, doing: str = "", **where: str) -> None:
@@ -167,11 +161,6 @@ class SyncResult:
         with self._lock:
             self.events_failed += rejected
 
-    def defer(self, deferred: Deferred) -> None:
-        """The lease was another invocation's (the engine's lease policy): nothing written, handed on."""
-        with self._lock:
-            self.deferred = deferred
-
     def record_progress(self, progress: Progress) -> None:
         """Where the run stopped: what is left, and where a follow-up resumes."""
         with self._lock:
@@ -180,7 +169,10 @@ class SyncResult:
             self.resume_after = progress.resume_after
 
     # ------------------------------------------------------------------------------- what it stands for
-    def emit_metrics(self) -> None:
+    def publish_metrics(self) -> None:
+        """The run's metrics; a dry run publishes none (planned outcomes must not feed alarms)."""
+        if self.dry_run:
+            return
         for metric, value in (
             (catalog.SCHEMAS_CREATED, self.created),
             (catalog.SCHEMAS_UPDATED, self.updated),

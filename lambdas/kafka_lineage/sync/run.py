@@ -57,7 +57,7 @@ from kafka_lineage.sync.ports import SyncAdapters
 from kafka_lineage.sync.products.run import ProductSync, RunState
 from kafka_lineage.sync.requests import SchemaRef, SyncRequest
 from kafka_lineage.sync.result import SyncResult
-from kafka_lineage.sync.stages import SyncSteps
+from kafka_lineage.sync.stages import PlanOnly, SyncSteps
 from kafka_lineage.sync.topics import (
     TopicListings,
     TopicSeen,
@@ -90,18 +90,15 @@ class _World:
 
 
 class SchemaSync:
-    def __init__(
-        self,
-        settings: Settings,
-        adapters: SyncAdapters,
-        deadline: Deadline | None = None,
-    ) -> None:
+    """schema-sync's run (the run contract, engine/run.py): `execute(request, deadline)`."""
+
+    def __init__(self, settings: Settings, adapters: SyncAdapters) -> None:
         self.settings = settings
         self.adapters = adapters
         # By source key: the registry name, or `<account>:<registry>` for a source in another account.
         self.sources = {source.key: source for source in settings.sources}
         self.namespaces = _Namespaces(adapters.namespace_of)
-        self.deadline = deadline or Deadline.never()  # the engine's, built once by the handler
+        self.deadline = Deadline.never()  # the invocation's, given to `execute`
         self.drift_summaries: dict[str, DriftSummary] = {}
         self.drift_error: str | None = None
         # What a governed domain's rules ask of every asset (assetForms, glossaryTerms).
@@ -111,8 +108,9 @@ class SchemaSync:
 
     # ---------------------------------------------------------------- the run
     @tracer.capture_method
-    def run(self, request: SyncRequest) -> SyncResult:
-        """Read, plan, apply (a dry run stops at the plan), report."""
+    def execute(self, request: SyncRequest, deadline: Deadline) -> SyncResult:
+        """Read, plan, apply (a dry run stops at the plan), report; nothing starts past `deadline`."""
+        self.deadline = deadline
         return self._execute(request)[0]
 
     def whole_plan(self, request: SyncRequest) -> tuple[plan.SyncPlan, SyncResult]:
@@ -135,12 +133,10 @@ class SchemaSync:
         steps = self._steps(world.asset_type, result, ledger, request)
         steps.plans.append(held)
         pace = Pace(self.adapters.rates, self.settings.tuning.max_concurrency, world.latency, world.cold)
-        progress = Pipeline(steps, pace, self.deadline, request.dry_run).run(work)
+        progress = Pipeline(steps, pace, self.deadline).run(work)
         result.record_progress(progress)
         result.record_topic_errors(self.topics.errors())
         self._keep_products(request, steps, result)
-        if not request.dry_run:
-            result.emit_metrics()
         return result, steps.plans
 
     def _keep_products(self, request: SyncRequest, steps: SyncSteps, result: SyncResult) -> None:
@@ -329,14 +325,14 @@ class SchemaSync:
     ) -> SyncSteps:
         settings = self.settings
         applier = Applier(self.adapters.catalog, asset_type, settings.asset_type_name, settings.domain_id)
-        return SyncSteps(
+        steps = PlanOnly if request.dry_run else SyncSteps  # a dry run: the plan alone (stages.py)
+        return steps(
             lambda candidate, warn: self.inspect(candidate, asset_type, request.verify, warn),
             self.adapters,
             applier,
             result,
             ledger,
             self.deadline,
-            request.dry_run,
         )
 
     def inspect(

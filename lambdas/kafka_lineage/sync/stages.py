@@ -21,7 +21,7 @@ records missed. A lost lease stops every further save, and the run.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from kafka_lineage import failsafe
@@ -77,13 +77,12 @@ class SyncSteps:
     result: SyncResult
     ledger: failsafe.Ledger  # the read thread's alone: chunks are planned one after the other
     deadline: Deadline
-    dry_run: bool
     # Each chunk's plan (a dry run's whole plan), whether the lease is held.
     plans: list[plan.SyncPlan] = field(init=False, default_factory=list)
     leased: bool = field(init=False, default=False)
 
     def __post_init__(self) -> None:
-        self.leased = self.adapters.lease is None or self.dry_run
+        self.leased = self.adapters.lease is None  # a dry run has none: it writes nothing
 
     # -- read: inspect the candidates, screen the deletions found, plan the chunk
     def reads(self, item: Any) -> bool:
@@ -195,14 +194,10 @@ class SyncSteps:
         result.hold(chunk_plan)
         result.count_unchanged(chunk_plan.unchanged)
         self.plans.append(chunk_plan)
-        if self.dry_run:
-            result.record_plan(chunk_plan)
-            number = applied.read.number
-            logger.info(
-                "schema-sync dry run: planned", extra={"chunk": number, "planned": chunk_plan.describe()}
-            )
-            result.record_chunk(0, saved=False)
-            return
+        self._report_applied(applied, writes, error)
+
+    def _report_applied(self, applied: AppliedChunk, writes: int | None, error: Exception | None) -> None:
+        result = self.result
         self._report_refused(applied.refused)
         for failed in applied.failed:
             result.fail(
@@ -266,3 +261,21 @@ class SyncSteps:
 def _writes(actions: Sequence[plan.Action]) -> int:
     """The DataZone writes among `actions` (a touch refreshes the asset record alone)."""
     return sum(1 for action in actions if not isinstance(action, plan.Touch))
+
+
+@dataclass
+class PlanOnly(SyncSteps):
+    """A dry run's steps: each chunk is read and planned as in a real run, and its plan is the answer. No
+    action goes to the applier, so nothing is written and no lease is taken; its ports refuse writes anyway
+    (SyncAdapters.dry_run)."""
+
+    def plan_chunk(self, chunk: Sequence[Item], inspected: Sequence[tuple[Any, Any]]) -> Planned:
+        planned = super().plan_chunk(chunk, inspected)
+        return replace(planned, actions=(), writes=0, read_writes=0)
+
+    def _report_applied(self, applied: AppliedChunk, writes: int | None, error: Exception | None) -> None:
+        chunk_plan = applied.read.planned.plan.plan
+        self.result.record_plan(chunk_plan)
+        number = applied.read.number
+        logger.info("schema-sync dry run: planned", extra={"chunk": number, "planned": chunk_plan.describe()})
+        self.result.record_chunk(0, saved=False)

@@ -120,13 +120,13 @@ def test_a_refused_announcement_fails_the_topic_and_is_retried_next_run(lakehous
     caught = lakehouse.catch_drift()
     lakehouse.schema(CUSTOMERS, debezium.table_without("customers", "email"))
     lakehouse.aws.iam.revoke("lineage-emission", "events:PutEvents")
-    # When lineage runs, then it raises after finishing, with the topic's drift check in `failed`
+    # When lineage runs, then it raises after finishing, with the topic's announcement in `failed`
     with pytest.raises(Failed) as raised:
         lakehouse.emit(load_event("lineage_scheduled"))
     summary = raised.value.summary
     (failure,) = summary["failed"]
     assert failure["topic"] == CUSTOMERS
-    assert failure["error"].startswith("schema drift check failed:")
+    assert failure["error"].startswith("schema drift not announced:")
     assert "events:PutEvents" in failure["error"]
     # And the v2 run is still posted, and nothing is recorded as checked
     assert summary["emitted"] == 1

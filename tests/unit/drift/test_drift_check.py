@@ -13,7 +13,14 @@ import jsonschema  # type: ignore[import-untyped]
 import pytest
 
 from kafka_lineage.drift import DriftSummary
-from kafka_lineage.lineage.drift_check import MAX_FACET_CHANGES, DriftCheck, drift_facet, pending
+from kafka_lineage.lineage.drift_check import (
+    MAX_FACET_CHANGES,
+    DriftCheck,
+    DriftRound,
+    announce,
+    drift_facet,
+    pending,
+)
 from kafka_lineage.model.asset_records import AssetRecord
 from kafka_lineage.model.registry import VersionDefinition
 from kafka_lineage.model.tables import GlueTable
@@ -70,11 +77,22 @@ class Announcer:
 CUSTOMERS = table("customers", "id", "email")
 
 
+class Checked:
+    """The run's two halves of drift: the check (reads only), then the announcement (the apply step)."""
+
+    def __init__(self, check: DriftCheck, announcer: Announcer | None) -> None:
+        self.check, self.announcer = check, announcer
+
+    def run(self, *args: Any, **kw: Any) -> DriftRound:
+        found = self.check.run(*args, **kw)
+        return found if self.announcer is None else announce(found, self.announcer)
+
+
 def check(
-    versions: Versions, announcer: Announcer, known: dict[str, DriftSummary] | None = None, **kw: Any
-) -> DriftCheck:
+    versions: Versions, announcer: Announcer | None, known: dict[str, DriftSummary] | None = None, **kw: Any
+) -> Checked:
     clock = lambda: datetime(2026, 11, 30, 12, tzinfo=UTC)  # noqa: E731
-    return DriftCheck(versions, announcer, None, known or {}, clock=clock, **kw)
+    return Checked(DriftCheck(versions, None, known or {}, clock=clock, **kw), announcer)
 
 
 def tables(_: TopicKey) -> list[GlueTable]:
@@ -127,8 +145,11 @@ def test_given_a_refused_announcement_when_checked_then_the_topic_fails_and_noth
 
 
 def test_given_a_dry_run_when_checked_then_the_drift_is_shown_and_not_announced() -> None:
+    # Given a drifted pair, and a dry run: it checks, and never reaches the announcement (the apply step)
     versions, announcer = Versions(envelope(ID, EMAIL), envelope(ID)), Announcer()
-    found = check(versions, announcer, dry_run=True).run([KEY], {KEY: record(1, 2)}, tables)
+    # When only the check runs
+    found = check(versions, None).run([KEY], {KEY: record(1, 2)}, tables)
+    # Then nothing went out, and the finding says what would
     assert announcer.details == []
     assert found.findings[0].report()["announced"] is True  # would be
 

@@ -9,11 +9,13 @@ from typing import Any
 
 import pytest
 
+from kafka_lineage.engine.function import Function
 from kafka_lineage.grants.ports import GrantPorts
 from kafka_lineage.grants.settings import GrantSettings
 from kafka_lineage.model.failures import LeaseBusy, Throttled
 from kafka_lineage.model.iam import IamCall
-from subscription_grants.handler import GrantsFailed, run
+from subscription_grants.handler import GrantsFailed
+from subscription_grants.wiring import Wiring
 from tests.fixtures import load_event
 from tests.unit.grants.fakes import ACCOUNT, DOMAIN, ROLE, FakeWorld
 from tests.unit.grants.test_grants_run import event
@@ -47,7 +49,8 @@ def invoke(
         (handed if handed is not None else []).append(follow_up)
         return True
 
-    return run(payload, Context(ms), build=build, environ=ENVIRON, continue_with=continue_with)  # type: ignore[arg-type]
+    wiring = Wiring(ports=build, hand_on=continue_with, environ=lambda: ENVIRON)
+    return Function(wiring, GrantsFailed)(payload, Context(ms))
 
 
 def test_a_malformed_event_returns_its_error_and_does_not_raise() -> None:

@@ -337,8 +337,9 @@ def test_one_grant_event_to_granted_with_real_adapters_takes_at_most_12_calls(ia
         settings = GrantSettings(domain_id=DOMAIN, mapping_path="/kafka-lineage", access=access)
         before = calls_of(iam).counts()
         # When the event is handled
-        result = GrantRun(settings, ports, Deadline(lambda: 900.0, DEADLINE_MARGIN_SECONDS)).run(
-            parse_request(event("subscription_grant_requested.json"))
+        result = GrantRun(settings, ports).execute(
+            parse_request(event("subscription_grant_requested.json")),
+            Deadline(lambda: 900.0, DEADLINE_MARGIN_SECONDS),
         )
         stub.assert_no_pending_responses()
     # Then it is GRANTED, the role holds the topic, and the calls are counted

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
+from types import SimpleNamespace
 from typing import Any
 
 from kafka_lineage.access.settings import AccessSettings
@@ -28,8 +29,11 @@ def settings(access: AccessSettings = BOTH_ACCOUNTS) -> GrantSettings:
     return GrantSettings(domain_id=DOMAIN, mapping_path="/kafka-lineage", access=access)
 
 
-def grant_run(world: FakeWorld, remaining: Any = lambda: 900.0) -> GrantRun:
-    return GrantRun(settings(), world.ports(), Deadline(remaining, DEADLINE_MARGIN_SECONDS), now=lambda: NOW)
+def grant_run(world: FakeWorld, remaining: Any = lambda: 900.0) -> Any:
+    """One invocation's run: `.run(request)` executes it under its deadline."""
+    deadline = Deadline(remaining, DEADLINE_MARGIN_SECONDS)
+    run = GrantRun(settings(), world.ports(), now=lambda: NOW)
+    return SimpleNamespace(run=lambda request: run.execute(request, deadline))
 
 
 def overlapping(world: FakeWorld) -> dict[str, Any]:

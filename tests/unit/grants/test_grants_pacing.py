@@ -80,8 +80,8 @@ def test_120_pending_grants_to_one_role_go_at_the_subscription_quota(monkeypatch
     world.iam.add_role(ROLE)
     started = clock.monotonic()
     # When the reconciling run finishes them
-    result = GrantRun(settings(), world.ports(), Deadline(lambda: 900.0, DEADLINE_MARGIN_SECONDS)).run(
-        parse_request({})
+    result = GrantRun(settings(), world.ports()).execute(
+        parse_request({}), Deadline(lambda: 900.0, DEADLINE_MARGIN_SECONDS)
     )
     took = clock.monotonic() - started
     # Then 240 status updates at 3 TPS (starting at 75% of it, adapting up) set the pace
@@ -109,8 +109,8 @@ def test_a_reconciling_run_over_many_roles_stops_in_time_and_its_follow_ups_fini
     while True:
         context = CountdownContext(60.0, clock=clock.monotonic)
         remaining = partial(seconds_left, context)
-        result = GrantRun(settings(), world.ports(), Deadline(remaining, DEADLINE_MARGIN_SECONDS)).run(
-            parse_request(payload)
+        result = GrantRun(settings(), world.ports()).execute(
+            parse_request(payload), Deadline(remaining, DEADLINE_MARGIN_SECONDS)
         )
         invocations.append(
             (result.granted.total, round(60.0 - context.get_remaining_time_in_millis() / 1000))

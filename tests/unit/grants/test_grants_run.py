@@ -40,7 +40,7 @@ def settings(**overrides: Any) -> GrantSettings:
 def run(world: FakeWorld, payload: Any, remaining: float = 900.0, **overrides: Any) -> GrantsResult:
     config = settings(**overrides)
     deadline = Deadline(lambda: remaining, config.deadline_margin_seconds)
-    return GrantRun(config, world.ports(), deadline, now=lambda: NOW).run(parse_request(payload))
+    return GrantRun(config, world.ports(), now=lambda: NOW).execute(parse_request(payload), deadline)
 
 
 def test_a_grant_event_gives_the_role_its_topic_and_reports_granted() -> None:
@@ -220,8 +220,9 @@ def test_without_access_settings_every_grant_fails_naming_consumer_roles() -> No
     world.iam.add_role(ROLE)
     environ = {"DOMAIN_ID": DOMAIN, "MAPPING_PATH": "/kafka-lineage"}
     loaded = GrantSettings.from_environment(environ)
-    result = GrantRun(loaded, world.ports(), Deadline(lambda: 900.0, DEADLINE_MARGIN_SECONDS)).run(
-        parse_request(event("subscription_grant_requested.json"))
+    result = GrantRun(loaded, world.ports()).execute(
+        parse_request(event("subscription_grant_requested.json")),
+        Deadline(lambda: 900.0, DEADLINE_MARGIN_SECONDS),
     )
     assert world.datazone.status_of("grant0001") == "GRANT_FAILED"
     assert "access.consumerRoles" in (world.datazone.updates[-1][3] or "")
@@ -239,11 +240,9 @@ def test_a_malformed_access_setting_fails_pending_grants_and_touches_no_role() -
         "MAPPING_PATH": "/kafka-lineage",
         "ACCESS": '{"consumerRoles": 5}',
     }
-    result = GrantRun(
-        GrantSettings.from_environment(environ),
-        world.ports(),
-        Deadline(lambda: 900.0, DEADLINE_MARGIN_SECONDS),
-    ).run(parse_request({}))
+    result = GrantRun(GrantSettings.from_environment(environ), world.ports()).execute(
+        parse_request({}), Deadline(lambda: 900.0, DEADLINE_MARGIN_SECONDS)
+    )
     assert world.iam_writes() == 0
     assert world.datazone.status_of("grant0001") == "GRANTED"
     assert world.datazone.status_of("grant0002") == "GRANT_FAILED"

@@ -104,7 +104,7 @@ def pipeline(
     left = remaining if callable(remaining) or remaining is None else (lambda: remaining)
     deadline = Deadline(left, margin=0.0)
     pace = Pace(FixedRates(), workers, latency=0.001)
-    return Pipeline(run, pace, deadline, dry_run=False)
+    return Pipeline(run, pace, deadline)
 
 
 def test_given_whole_groups_when_run_then_every_chunk_is_saved_in_order_and_resumes_after_the_last() -> None:
