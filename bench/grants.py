@@ -161,7 +161,9 @@ class GrantsBench:
     # ------------------------------------------------------------------------------------------ measuring
     def invoke(self, scenario: str, event: dict[str, Any]) -> Measured:
         """Invoke until the run is complete (a follow-up for each hand-on), with the quotas on."""
-        from subscription_grants import handler as module
+        from kafka_lineage.engine.function import Function
+        from subscription_grants.handler import GrantsFailed
+        from subscription_grants.wiring import Wiring
 
         self.aws.quotas.enable(0.0)
         self.aws.calls.clear()
@@ -174,13 +176,10 @@ class GrantsBench:
         invocations, result = 0, {}
         started = time.perf_counter()
         payload: dict[str, Any] | None = event
+        function = Function(Wiring(hand_on=hand_on), GrantsFailed)  # the handler, without its log set-up
         while payload is not None and invocations < self.args.max_invocations:
             handed.clear()
-            result = module.run(
-                payload,
-                Context(self.args.deadline_seconds),  # type: ignore[arg-type]
-                continue_with=hand_on,
-            )
+            result = function(payload, Context(self.args.deadline_seconds))
             invocations += 1
             payload = handed[0] if handed else None
         wall = time.perf_counter() - started

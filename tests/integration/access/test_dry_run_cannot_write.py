@@ -17,7 +17,7 @@ from tests.integration.failing_writers import failing
 
 def wiring_over_failing_writers(reached: list[str]) -> Wiring:
     def ports(settings: Any, context: Any, environ: Mapping[str, str]) -> GrantPorts:
-        return failing(build(settings, context, environ), GRANT_WRITERS, reached)  # type: ignore[no-any-return]
+        return failing(build(settings, context, environ), GRANT_WRITERS, reached)
 
     return Wiring(ports=ports)
 

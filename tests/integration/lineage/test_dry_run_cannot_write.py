@@ -17,7 +17,7 @@ from tests.integration.lineage.test_lineage_request_options import writes
 
 def wiring_over_failing_writers(reached: list[str]) -> Wiring:
     def world(settings: Any, account: str, function_name: str) -> LineageWorld:
-        return failing(connect(settings, account, function_name), LINEAGE_WRITERS, reached)  # type: ignore[no-any-return]
+        return failing(connect(settings, account, function_name), LINEAGE_WRITERS, reached)
 
     return Wiring(world=world)
 

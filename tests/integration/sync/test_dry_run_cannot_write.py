@@ -18,7 +18,7 @@ from tests.integration.sync.test_schema_sync import WRITE_OPERATIONS
 
 def wiring_over_failing_writers(reached: list[str]) -> Wiring:
     def adapters(settings: Any, lease: Any, function_name: str) -> SyncAdapters:
-        return failing(build_adapters(settings, lease, function_name), SYNC_WRITERS, reached)  # type: ignore[no-any-return]
+        return failing(build_adapters(settings, lease, function_name), SYNC_WRITERS, reached)
 
     return Wiring(adapters=adapters, hand_on=lambda arn, event: False)
 

@@ -21,8 +21,8 @@ from kafka_lineage.lineage.edge_content import content_for
 from kafka_lineage.lineage.events import build
 from kafka_lineage.lineage.plan import Emit
 from kafka_lineage.lineage.resolve import Target
-from kafka_lineage.lineage.run import parse_topic_fields
 from kafka_lineage.lineage.run_identity import derive_run_id
+from kafka_lineage.lineage.world import parse_topic_fields
 from kafka_lineage.model.asset_records import AssetRecord
 from kafka_lineage.model.registry import VersionDefinition
 from kafka_lineage.model.tables import GlueTable, TableColumn, TableRef

@@ -8,7 +8,7 @@ from typing import Any
 
 from bench import seed
 from kafka_lineage.aws.packed_store import PackedStore
-from kafka_lineage.lineage.run import LineageWorld
+from kafka_lineage.lineage.world import LineageWorld
 from kafka_lineage.model.asset_records import AssetRecord
 from kafka_lineage.model.registry import VersionDefinition
 from kafka_lineage.model.tables import GlueTable, TableColumn, TableReads

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 
 from kafka_lineage.lineage.events import build
 from kafka_lineage.lineage.facets import SCHEMA_DRIFT_FACET_URL
-from kafka_lineage.lineage.run import parse_topic_fields
+from kafka_lineage.lineage.world import parse_topic_fields
 from local import debezium
 from tests.unit.lineage.lineage_builders import table
 from tests.unit.lineage.openlineage_rules import assert_valid

@@ -15,8 +15,8 @@ from kafka_lineage.lineage.apply import Applier
 from kafka_lineage.lineage.model import EdgeKey, LineageState, LoadedStates
 from kafka_lineage.lineage.plan import EmitScope, make_plan, select, tables_needed
 from kafka_lineage.lineage.resolve import resolve
-from kafka_lineage.lineage.run import parse_topic_fields
 from kafka_lineage.lineage.run_identity import parse_time
+from kafka_lineage.lineage.world import parse_topic_fields
 from kafka_lineage.model.lineage_events import EventSummary
 from kafka_lineage.model.registry import VersionDefinition
 from kafka_lineage.model.tables import TableReads, TableRef

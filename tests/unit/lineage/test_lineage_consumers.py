@@ -14,8 +14,8 @@ from kafka_lineage.lineage.content import ConsumerContent, TopicField
 from kafka_lineage.lineage.events import MAX_EVENT_BYTES, build
 from kafka_lineage.lineage.model import EdgeKey, unstorable
 from kafka_lineage.lineage.plan import Emit, EmitScope, Retract
-from kafka_lineage.lineage.run import parse_topic_fields
 from kafka_lineage.lineage.run_identity import derive_run_id
+from kafka_lineage.lineage.world import parse_topic_fields
 from kafka_lineage.model.consumers import ConsumerDerivation, ConsumerEdge
 from kafka_lineage.model.topics import TopicKey
 from kafka_lineage.sync.drift import drift_form

@@ -15,7 +15,6 @@ from kafka_lineage.lineage.content import HopContent, RunContent, TopicField
 from kafka_lineage.lineage.events import MAX_EVENT_BYTES, build
 from kafka_lineage.lineage.facets import RunParts, Shape, serialize, typed_event
 from kafka_lineage.lineage.render import Renderer
-from kafka_lineage.lineage.run import parse_topic_fields
 from kafka_lineage.lineage.run_identity import (
     COMPLETE_AFTER,
     derive_event_time,
@@ -24,6 +23,7 @@ from kafka_lineage.lineage.run_identity import (
     parse_time,
 )
 from kafka_lineage.lineage.size_budget import SizeModel
+from kafka_lineage.lineage.world import parse_topic_fields
 from kafka_lineage.model.tables import GlueTable, TableColumn, match_columns
 from kafka_lineage.model.topics import TopicKey
 from local import debezium

@@ -14,8 +14,8 @@ from kafka_lineage.lineage.events import MAX_EVENT_BYTES, build
 from kafka_lineage.lineage.model import EdgeKey
 from kafka_lineage.lineage.plan import Emit, EmitScope, Retract
 from kafka_lineage.lineage.resolve import parse_mappings
-from kafka_lineage.lineage.run import parse_topic_fields
 from kafka_lineage.lineage.run_identity import derive_run_id
+from kafka_lineage.lineage.world import parse_topic_fields
 from kafka_lineage.model.delivery import DeliveryDerivation, DeliveryEdge
 from kafka_lineage.model.table_mapping import MappingParameter
 from kafka_lineage.model.tables import TableRef

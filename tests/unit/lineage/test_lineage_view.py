@@ -9,8 +9,8 @@ from html.parser import HTMLParser
 from kafka_lineage.lineage.edge_content import hop_content
 from kafka_lineage.lineage.events import build
 from kafka_lineage.lineage.resolve import FirstHop
-from kafka_lineage.lineage.run import parse_topic_fields
 from kafka_lineage.lineage.run_identity import derive_run_id
+from kafka_lineage.lineage.world import parse_topic_fields
 from kafka_lineage.model.topics import TopicKey
 from local import debezium
 from local.lineage_view import edges_from_events, render_chains, render_html, render_text
