@@ -4,7 +4,6 @@ give their own instead of patching modules."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -31,6 +30,7 @@ from kafka_lineage.aws.sessions import SourceSessions
 from kafka_lineage.aws.table_mappings import TableMappings
 from kafka_lineage.aws.tables import SourceSchemaVersions, SourceTables
 from kafka_lineage.config import Settings
+from kafka_lineage.engine.function import deployed_environment, function_account, function_name
 from kafka_lineage.engine.lease import LEASE_WAIT_SECONDS
 from kafka_lineage.lineage.plan import EmitScope
 from kafka_lineage.lineage.requests import parse_emit_event
@@ -162,17 +162,6 @@ def warm_world() -> Callable[[Settings, str, str], LineageWorld]:
     return partial(connect, known_paths={})
 
 
-def environment() -> Mapping[str, str]:
-    """The deployed function's settings: its environment (the stack sets it)."""
-    return os.environ
-
-
-def function_account(context: LambdaContext) -> str:
-    """The function's own account, from its ARN (arn:aws:lambda:<region>:<account>:function:<name>)."""
-    parts = str(getattr(context, "invoked_function_arn", "") or "").split(":")
-    return parts[4] if len(parts) > 4 else ""
-
-
 @dataclass(frozen=True)
 class Wiring:
     """What one invocation is made of (engine/function.py's `FunctionWiring`): the settings (from
@@ -183,7 +172,7 @@ class Wiring:
     lease: Callable[[Settings, LambdaContext], StateLease] = state_lease
     lease_wait_seconds: float = LEASE_WAIT_SECONDS
     hand_on: Callable[[str, dict[str, Any]], bool] = hand_on
-    environ: Callable[[], Mapping[str, str]] = environment
+    environ: Callable[[], Mapping[str, str]] = deployed_environment
     name: str = LEASE_HOLDER
 
     def settings(self) -> Settings:
@@ -203,8 +192,8 @@ class Wiring:
     def run(
         self, settings: Settings, scope: EmitScope, context: LambdaContext, lease: StateLease | None
     ) -> LineageEmission:
-        function_name = str(getattr(context, "function_name", "") or LEASE_HOLDER)
-        world = self.world(settings, function_account(context), function_name)
+        name = function_name(context, LEASE_HOLDER)
+        world = self.world(settings, function_account(context), name)
         world = replace(world, lease_wait_seconds=self.lease_wait_seconds)
         if scope.dry_run:  # the plan alone: every writer port refuses (engine/dry.py)
             world = world.dry_run()

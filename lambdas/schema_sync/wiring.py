@@ -4,7 +4,6 @@ their own instead of patching modules."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
@@ -25,6 +24,7 @@ from kafka_lineage.aws.registry import SourceRegistries
 from kafka_lineage.aws.sessions import SourceSessions
 from kafka_lineage.aws.topics import ClusterTopics
 from kafka_lineage.config import Settings, Source
+from kafka_lineage.engine.function import deployed_environment, function_name
 from kafka_lineage.engine.lease import LEASE_WAIT_SECONDS
 from kafka_lineage.model.state_layout import DRIFT, state_path
 from kafka_lineage.sync.drift import DriftSummaries
@@ -104,11 +104,6 @@ def state_lease(settings: Settings, context: LambdaContext) -> StateLease:
     return StateLease.for_invocation(client("ssm"), settings.mapping_path, HOLDER, context)
 
 
-def environment() -> Mapping[str, str]:
-    """The deployed function's settings: its environment (the stack sets it; Lambda adds AWS_REGION)."""
-    return os.environ
-
-
 @dataclass(frozen=True)
 class Wiring:
     """What one invocation is made of (engine/function.py's `FunctionWiring`): the settings (from
@@ -119,7 +114,7 @@ class Wiring:
     lease: Callable[[Settings, LambdaContext], StateLease] = state_lease
     lease_wait_seconds: float = LEASE_WAIT_SECONDS
     hand_on: Callable[[str, dict[str, Any]], bool] = hand_on
-    environ: Callable[[], Mapping[str, str]] = environment
+    environ: Callable[[], Mapping[str, str]] = deployed_environment
     name: str = HOLDER
 
     def settings(self) -> Settings:
@@ -139,10 +134,8 @@ class Wiring:
     def run(
         self, settings: Settings, request: SyncRequest, context: LambdaContext, lease: StateLease | None
     ) -> SchemaSync:
-        function_name = str(getattr(context, "function_name", "") or HOLDER)
-        adapters = replace(
-            self.adapters(settings, lease, function_name), lease_wait_seconds=self.lease_wait_seconds
-        )
+        name = function_name(context, HOLDER)
+        adapters = replace(self.adapters(settings, lease, name), lease_wait_seconds=self.lease_wait_seconds)
         if request.dry_run:  # the plan alone: every writer port refuses (engine/dry.py)
             adapters = adapters.dry_run()
         return SchemaSync(settings, adapters)

@@ -16,7 +16,6 @@ accounts"):
 from __future__ import annotations
 
 import json
-import os
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -33,6 +32,7 @@ from kafka_lineage.aws.lease import LEASE_MARGIN_SECONDS
 from kafka_lineage.aws.pacing import Pacing
 from kafka_lineage.aws.role_leases import RoleLeases
 from kafka_lineage.aws.subscription_grants import SubscriptionGrants
+from kafka_lineage.engine.function import deployed_environment, function_account, function_name
 from kafka_lineage.grants.ports import GrantPorts
 from kafka_lineage.grants.requests import GrantRequest, parse_request
 from kafka_lineage.grants.result import GrantsResult
@@ -45,12 +45,6 @@ _NO_SOURCE_ROLE = (
     "no SOURCES entry with roleArn reaches a cluster there (the source stack's role, with grantAccess), so "
     "its cluster policy cannot be written"
 )
-
-
-def function_account(context: LambdaContext) -> str:
-    """The function's own account, from its ARN (arn:aws:lambda:<region>:<account>:function:<name>)."""
-    parts = str(getattr(context, "invoked_function_arn", "") or "").split(":")
-    return parts[4] if len(parts) > 4 else ""
 
 
 def _source_entries(environ: Mapping[str, str]) -> list[tuple[str, str, tuple[str, str | None]]]:
@@ -91,7 +85,7 @@ def cluster_roles(environ: Mapping[str, str]) -> dict[str, tuple[str, str | None
 def build(settings: GrantSettings, context: LambdaContext, environ: Mapping[str, str]) -> GrantPorts:
     access = settings.access
     own = function_account(context)
-    name = str(getattr(context, "function_name", "") or HOLDER)
+    name = function_name(context, HOLDER)
 
     def consumer_role(account: str) -> tuple[str, str | None] | None:
         role = access.account_role(account)
@@ -131,11 +125,6 @@ def build(settings: GrantSettings, context: LambdaContext, environ: Mapping[str,
     )
 
 
-def environment() -> Mapping[str, str]:
-    """The deployed function's settings: its environment (the stack sets it)."""
-    return os.environ
-
-
 @dataclass(frozen=True)
 class Wiring:
     """What one invocation is made of (engine/function.py's `FunctionWiring`): the settings (from
@@ -144,7 +133,7 @@ class Wiring:
 
     ports: Callable[[GrantSettings, LambdaContext, Mapping[str, str]], GrantPorts] = build
     hand_on: Callable[[str, dict[str, Any]], bool] = hand_on
-    environ: Callable[[], Mapping[str, str]] = environment
+    environ: Callable[[], Mapping[str, str]] = deployed_environment
     name: str = HOLDER
 
     def settings(self) -> GrantSettings:

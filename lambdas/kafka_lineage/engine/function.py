@@ -16,7 +16,8 @@ Every invocation is the same story, told here once:
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Mapping
 from typing import Any, Generic, Protocol, TypeVar
 
 from kafka_lineage.engine.deadline import Deadline
@@ -29,6 +30,23 @@ Handler = Callable[[dict[str, Any], Any], dict[str, Any]]
 SettingsT = TypeVar("SettingsT")
 RequestT = TypeVar("RequestT")
 ResultT = TypeVar("ResultT", bound=RunResult)
+
+
+def deployed_environment() -> Mapping[str, str]:
+    """The deployed function's settings: its environment (the stack sets it; Lambda adds AWS_REGION). Each
+    wiring reads it through its `environ`, which tests and the local runs replace."""
+    return os.environ
+
+
+def function_account(context: Any) -> str:
+    """The function's own account, from its ARN (arn:aws:lambda:<region>:<account>:function:<name>)."""
+    parts = str(getattr(context, "invoked_function_arn", "") or "").split(":")
+    return parts[4] if len(parts) > 4 else ""
+
+
+def function_name(context: Any, default: str) -> str:
+    """The function's name (a source account's CloudTrail and the lease holder show it), else `default`."""
+    return str(getattr(context, "function_name", "") or default)
 
 
 class RunFailed(RuntimeError):

@@ -175,9 +175,10 @@ def test_the_deployed_handler_builds_its_adapters_and_reports_a_malformed_event(
 
 
 def test_the_wiring_reads_the_functions_account_and_the_sources_roles_by_cluster_account() -> None:
-    from subscription_grants.wiring import function_account, source_roles
+    from kafka_lineage.engine.function import function_account
+    from subscription_grants.wiring import source_roles
 
-    assert function_account(Context()) == ACCOUNT  # type: ignore[arg-type]
+    assert function_account(Context()) == ACCOUNT
     sources = [
         {
             "registryName": "cdc",
