@@ -64,12 +64,19 @@ class Warm:
 
     def __init__(self, flavour: str) -> None:
         if flavour == "project":
-            from kafka_lineage.aws.clients import client
-            from lineage_emission.handler import handler as lineage_handler
-            from schema_sync.handler import handler as sync_handler
+            from lineage_emission.handler import make_handler as lineage_handler
+            from lineage_emission.wiring import Wiring as LineageWiring
+            from schema_sync.handler import make_handler as sync_handler
+            from schema_sync.wiring import Wiring as SyncWiring
 
-            self.handlers: dict[str, Any] = {"sync": sync_handler, "lineage": lineage_handler}
-            self.clients = {service: client(service) for service in PROJECT_SERVICES}
+            # Each function's wiring, as its handler module builds it (one per instance), with its clients.
+            sync, lineage = SyncWiring(), LineageWiring()
+            self.handlers: dict[str, Any] = {"sync": sync_handler(sync), "lineage": lineage_handler(lineage)}
+            self.clients: dict[Any, Any] = {
+                (name, service): wiring.clients.client(service)
+                for name, wiring in (("sync", sync), ("lineage", lineage))
+                for service in PROJECT_SERVICES
+            }
         elif flavour == "baseline":
             import boto3
 

@@ -17,7 +17,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from asset_type_resource.governance import GovernanceRequest, check_governance, raise_for
 from asset_type_resource.provision import delete_asset_type, reconcile_asset_type
-from kafka_lineage.aws.clients import client
+from kafka_lineage.aws.clients import Clients
 from kafka_lineage.observability import logger
 
 
@@ -33,18 +33,20 @@ GOVERNANCE_RESOURCE_TYPE = "Custom::DataZoneGovernanceCheck"
 Handler = Callable[[dict[str, Any], Any], dict[str, Any]]
 
 
-def make_handler() -> Handler:
-    """The Lambda handler (the composition root: no wiring, its one client is DataZone's, `client`)."""
-    return cast(Handler, logger.inject_lambda_context(_invoke))
+def make_handler(clients: Clients | None = None) -> Handler:
+    """The Lambda handler (the composition root: no wiring, its one client is DataZone's, of `clients`:
+    the handler's own when None, one per instance as a wiring's)."""
+    own = Clients() if clients is None else clients
+
+    def invoke(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+        if event.get("ResourceType") == GOVERNANCE_RESOURCE_TYPE:
+            return governance_check(event, own.client("datazone"))
+        return asset_type(event, own.client("datazone"))
+
+    return cast(Handler, logger.inject_lambda_context(invoke))
 
 
-def _invoke(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    if event.get("ResourceType") == GOVERNANCE_RESOURCE_TYPE:
-        return governance_check(event)
-    return asset_type(event)
-
-
-def governance_check(event: dict[str, Any]) -> dict[str, Any]:
+def governance_check(event: dict[str, Any], datazone: Any) -> dict[str, Any]:
     """Custom::DataZoneGovernanceCheck: Create and Update fail naming each missing piece."""
     props = event["ResourceProperties"]
     this_id = f"{props['DomainId']}:{props['ProjectId']}:governance"
@@ -53,7 +55,7 @@ def governance_check(event: dict[str, Any]) -> dict[str, Any]:
     if event["RequestType"] not in ("Create", "Update"):
         raise ValueError(f"unexpected RequestType {event['RequestType']!r}")
     request = GovernanceRequest.from_properties(props, region=os.environ.get("AWS_REGION"))
-    report = check_governance(client("datazone"), request)
+    report = check_governance(datazone, request)
     for note in report.notes:
         logger.warning(note)
     logger.info(
@@ -69,14 +71,13 @@ def governance_check(event: dict[str, Any]) -> dict[str, Any]:
     return {"PhysicalResourceId": this_id, "Data": data}
 
 
-def asset_type(event: dict[str, Any]) -> dict[str, Any]:
+def asset_type(event: dict[str, Any], datazone: Any) -> dict[str, Any]:
     request = event["RequestType"]
     props = event["ResourceProperties"]
     domain_id, project_id = props["DomainId"], props["ProjectId"]
     spec = json.loads(props["Spec"])
     name = spec["name"]
     this_id = physical_id(domain_id, name)
-    datazone = client("datazone")
 
     if request in ("Create", "Update"):
         outcome = reconcile_asset_type(

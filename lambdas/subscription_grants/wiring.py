@@ -1,6 +1,7 @@
 """subscription-grants' composition root: the concrete adapters behind the ports of `kafka_lineage.grants`
 (the one place), and `Wiring`, what the handler is made of (`subscription_grants.handler.make_handler`):
-tests give their own instead of patching modules.
+tests give their own instead of patching modules. Each `Wiring` has its own clients (`aws.clients.Clients`):
+`build` takes them, and paces each client once, by the pacers the clients keep for the wiring.
 
 Which role each call runs under (the stacks grant exactly these; docs/access.md, "Consumers in other
 accounts"):
@@ -18,13 +19,14 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from kafka_lineage.aws.accounts import AccountClients
-from kafka_lineage.aws.clients import client
+from kafka_lineage.aws.clients import Clients
 from kafka_lineage.aws.cluster_policies import ClusterPolicies, cluster_account
 from kafka_lineage.aws.continuation import hand_on
 from kafka_lineage.aws.iam_roles import IamRoles
@@ -82,7 +84,15 @@ def cluster_roles(environ: Mapping[str, str]) -> dict[str, tuple[str, str | None
     return found
 
 
-def build(settings: GrantSettings, context: LambdaContext, environ: Mapping[str, str]) -> GrantPorts:
+def build(
+    settings: GrantSettings,
+    context: LambdaContext,
+    environ: Mapping[str, str],
+    *,
+    clients: Clients | None = None,
+) -> GrantPorts:
+    """The ports of one run, over `clients` (the wiring's; None: new ones, a test's one-off)."""
+    clients = Clients() if clients is None else clients
     access = settings.access
     own = function_account(context)
     name = function_name(context, HOLDER)
@@ -92,7 +102,7 @@ def build(settings: GrantSettings, context: LambdaContext, environ: Mapping[str,
         return None if role is None else (role, access.external_id)
 
     by_cluster, by_account = cluster_roles(environ), source_roles(environ)
-    iam = AccountClients(own, consumer_role, name, _NO_CONSUMER_ROLE)
+    iam = AccountClients(own, consumer_role, name, _NO_CONSUMER_ROLE, clients)
     # One set of MSK clients per source role (a role's session is its account's), one for a cluster no
     # source reaches (its calls fail, naming SOURCES).
     kafka: dict[tuple[str, str | None] | None, AccountClients] = {}
@@ -105,19 +115,22 @@ def build(settings: GrantSettings, context: LambdaContext, environ: Mapping[str,
         account = cluster_account(cluster_arn)
         role = by_cluster.get(cluster_arn) or by_account.get(account)
         with lock:
-            clients = kafka.get(role)
-            if clients is None:
-                clients = kafka[role] = AccountClients(own, lambda _account: role, name, _NO_SOURCE_ROLE)
-        return clients.client(account, "kafka")
+            found = kafka.get(role)
+            if found is None:
+                found = kafka[role] = AccountClients(
+                    own, lambda _account: role, name, _NO_SOURCE_ROLE, clients
+                )
+        return found.client(account, "kafka")
 
+    datazone = clients.pacer("datazone", lambda: Pacing("datazone"))
     return GrantPorts(
-        catalog=SubscriptionGrants(client("datazone"), settings.domain_id, Pacing("datazone")),
+        catalog=SubscriptionGrants(clients.client("datazone"), settings.domain_id, datazone),
         roles=IamRoles(
             lambda account: iam.client(account, "iam"), settings.naming.path, settings.naming.prefix
         ),
         clusters=ClusterPolicies(kafka_for),
         leases=RoleLeases(
-            client("ssm"),
+            clients.client("ssm"),
             settings.mapping_path,
             context.aws_request_id,
             remaining,
@@ -129,12 +142,19 @@ def build(settings: GrantSettings, context: LambdaContext, environ: Mapping[str,
 class Wiring:
     """What one invocation is made of (engine/function.py's `FunctionWiring`): the settings (from
     `environ`), its ports (`build`), and how an event is handed to a follow-up. Its leases are per role
-    (the run takes them), so the invocation holds none."""
+    (the run takes them), so the invocation holds none. `clients` are this wiring's own (one per instance),
+    which the default builders build over."""
 
     ports: Callable[[GrantSettings, LambdaContext, Mapping[str, str]], GrantPorts] = build
     hand_on: Callable[[str, dict[str, Any]], bool] = hand_on
     environ: Callable[[], Mapping[str, str]] = deployed_environment
     name: str = HOLDER
+    clients: Clients = field(default_factory=Clients)
+
+    def __post_init__(self) -> None:
+        for built, default in (("ports", build), ("hand_on", hand_on)):
+            if getattr(self, built) is default:
+                object.__setattr__(self, built, partial(default, clients=self.clients))
 
     def settings(self) -> GrantSettings:
         return GrantSettings.from_environment(self.environ())

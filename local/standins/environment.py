@@ -1,7 +1,7 @@
 """Where boto3 in this process points and which credentials it signs with while the stand-ins are active.
 
-Its own module, below the package: iam.py (acting as a role) and the package's LocalAws both reset the
-cached clients, and importing it from the package would make a cycle (package -> server -> iam -> package).
+Its own module, below the package: iam.py (acting as a role) and the package's LocalAws both have the
+clients made anew, and importing it from the package would make a cycle (package -> server -> iam -> package).
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ def aws_environment(endpoint_url: str, region: str) -> dict[str, str]:
 
 
 def reset_cached_clients() -> None:
-    """Cached boto3 clients keep the endpoint they were made with: have the adapters build new ones."""
+    """Clients keep the endpoint and credentials they were made with: have the wirings make new ones."""
     import boto3
 
     # boto3's default session re-reads endpoint and region from the environment for each new client, but
@@ -45,7 +45,7 @@ def reset_cached_clients() -> None:
     if credentials is None or credentials.access_key != FAKE_KEY:
         boto3.DEFAULT_SESSION = None
     try:
-        from kafka_lineage.aws.clients import reset_clients
-    except ImportError:  # lambdas/ not on sys.path: nothing cached to reset
+        from kafka_lineage.aws.clients import environment_changed
+    except ImportError:  # lambdas/ not on sys.path: no wiring's clients to renew
         return
-    reset_clients()
+    environment_changed()  # every wiring's clients (kafka_lineage.aws.clients.Clients) are made anew

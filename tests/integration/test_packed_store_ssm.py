@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from moto import mock_aws
 
-from kafka_lineage.aws.clients import client, reset_clients
+from kafka_lineage.aws.clients import Clients
 from kafka_lineage.aws.packed_store import PackedStore
 from kafka_lineage.model.ssm_names import SSM_ARN_PREFIX_BUDGET, SSM_OWN_SUFFIX_BUDGET, validate_ssm_path
 from kafka_lineage.observability import logger
@@ -46,14 +46,12 @@ def longest_mapping_path() -> str:
 
 @pytest.fixture
 def moto_ssm(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
-    """The project's shared SSM client (adaptive retries) talking to moto."""
+    """A wiring's SSM client (the functions' retry policy) talking to moto."""
     monkeypatch.setenv("AWS_DEFAULT_REGION", "eu-west-1")
     for variable in ("AWS_ENDPOINT_URL", "AWS_PROFILE"):
         monkeypatch.delenv(variable, raising=False)
-    reset_clients()
     with mock_aws():
-        yield client("ssm")
-    reset_clients()
+        yield Clients().client("ssm")
 
 
 def test_moto_round_trip_sticky_updates_and_deletes(moto_ssm: Any) -> None:
@@ -132,7 +130,7 @@ def test_moto_foreign_parameters_are_left_alone(moto_ssm: Any, monkeypatch: pyte
 def test_standins_enforce_ssm_rules_for_the_longest_path_and_any_glue_name(local_aws: LocalAws) -> None:
     # Given the strict stand-ins (SSM naming, depth, ARN length, value size checked server-side)
     # and the longest MAPPING_PATH config accepts
-    ssm = client("ssm")
+    ssm = Clients().client("ssm")
     prefix = longest_mapping_path() + "/lineage"
     entries = schema_entries(60)
     store = PackedStore(ssm, prefix)
@@ -152,7 +150,7 @@ def test_standins_enforce_ssm_rules_for_the_longest_path_and_any_glue_name(local
 
 def test_standins_lost_responses_are_retried_safely(local_aws: LocalAws, fast_retries: None) -> None:
     # Given saved entries, and SSM applying a put and a delete but losing their responses
-    ssm = client("ssm")
+    ssm = Clients().client("ssm")
     store = PackedStore(ssm, PREFIX)
     store.load()
     a, b = ARN.format(registry="reg$1", schema="#weird$name#"), ARN.format(registry="cdc", schema="__hb")

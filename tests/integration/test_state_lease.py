@@ -8,12 +8,14 @@ from typing import Any
 
 import pytest
 
-from kafka_lineage.aws.clients import client
+from kafka_lineage.aws.clients import Clients
 from kafka_lineage.aws.lease import LeaseClock, StateLease, lease_path
 from kafka_lineage.model.failures import LeaseBusy, LeaseLost
 from local.standins import LocalAws
 
 PATH = "/kafka-lineage"
+# This module's clients (made anew for each test's stand-ins, as a wiring's are).
+CLIENTS = Clients()
 
 
 class FakeClock:
@@ -30,11 +32,12 @@ class FakeClock:
 
 
 def lease(owner: str, clock: FakeClock, ttl: float = 900.0, holder: str = "schema-sync") -> StateLease:
-    return StateLease(client("ssm"), PATH, holder, ttl, owner, clock=LeaseClock(clock, clock.sleep))
+    return StateLease(CLIENTS.client("ssm"), PATH, holder, ttl, owner, clock=LeaseClock(clock, clock.sleep))
 
 
 def generations(holder: str = "schema-sync") -> dict[str, dict[str, Any]]:
-    pages = client("ssm").get_paginator("get_parameters_by_path").paginate(Path=lease_path(PATH, holder))
+    listing = CLIENTS.client("ssm").get_paginator("get_parameters_by_path")
+    pages = listing.paginate(Path=lease_path(PATH, holder))
     return {
         p["Name"].rsplit("/", 1)[-1]: json.loads(p["Value"]) for page in pages for p in page["Parameters"]
     }
@@ -106,7 +109,7 @@ def test_own_expiry_is_lost_even_without_a_successor(local_aws: LocalAws) -> Non
 
 def test_unreadable_generation_counts_as_expired(local_aws: LocalAws) -> None:
     # Given a lease parameter whose value is not ours (hand-edited, truncated)
-    client("ssm").put_parameter(
+    CLIENTS.client("ssm").put_parameter(
         Name=f"{lease_path(PATH, 'schema-sync')}/0000000007", Value="{oops", Type="String"
     )
     # When an invocation acquires

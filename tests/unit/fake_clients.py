@@ -21,6 +21,7 @@ from botocore.config import Config
 from botocore.paginate import Paginator
 
 from kafka_lineage.aws.calls import ClientCalls
+from kafka_lineage.aws.clients import Clients
 from kafka_lineage.aws.errors import typed_error
 from kafka_lineage.model.failures import (
     AccessDenied,
@@ -56,6 +57,20 @@ class FakeClient(_Base):
         return Paginator(
             getattr(self, name), paginators.get_paginator(operation), service_model.operation_model(operation)
         )
+
+
+class FakeClients(Clients):
+    """A wiring's clients whose own-account clients are the doubles given, by service (`asked`: the
+    services asked for, in order); the sessions of assumed roles are real ones."""
+
+    def __init__(self, **doubles: Any) -> None:
+        super().__init__()
+        self.doubles = doubles
+        self.asked: list[str] = []
+
+    def client(self, service: str) -> Any:
+        self.asked.append(service)
+        return self.doubles[service]
 
 
 def aws_error(code: str, message: str, operation: str, status: int | None = None) -> AwsError:

@@ -11,11 +11,11 @@ import pytest
 from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError, EndpointConnectionError
 
-from kafka_lineage.aws.calls import Stopped, calls_of, instrument, pages_until
+from kafka_lineage.aws.calls import Repaced, Stopped, calls_of, instrument, pages_until
 from kafka_lineage.aws.errors import KIND_OF_CODE, kind_of, typed_error
 from kafka_lineage.aws.lineage_api import LineageApi
 from kafka_lineage.aws.lineage_graph import DataZoneDownstreamWalker
-from kafka_lineage.aws.pacing import RateLimiter
+from kafka_lineage.aws.pacing import Pacing, RateLimiter
 from kafka_lineage.aws.packed_store import PackedStore
 from kafka_lineage.aws.registry import RegistryReader
 from kafka_lineage.model.failures import (
@@ -155,19 +155,26 @@ def test_a_limiter_for_some_operations_paces_only_those():
 # ------------------------------------------------------------------------------------ instrumenting once
 
 
-def test_instrumenting_a_client_again_registers_nothing_twice_and_only_sets_its_pacing():
-    # Given a client instrumented twice, the second time with another limiter
+def test_a_client_is_paced_once_and_pacing_it_by_another_limiter_is_refused():
+    # Given a client paced by one limiter, and instrumented again by the same one (another adapter's)
     glue = Glue()
     client = wired(glue, "glue")
     first, second = CountingLimiter(), CountingLimiter()
     assert instrument(client, first) is client
     state = calls_of(client)
-    instrument(instrument(client, second))
+    instrument(instrument(client, first))
 
-    # When one call is made
+    # When another limiter would pace it (all its calls, or one operation), then that is refused
+    with pytest.raises(Repaced):
+        instrument(client, second)
+    with pytest.raises(Repaced):
+        instrument(client, Pacing("glue"))
+    instrument(client, second, operations=("GetSchema",))  # one operation: its own limiter, once
+    with pytest.raises(Repaced):
+        instrument(client, first, operations=("GetSchema",))
+
+    # And a call is counted once and paced once, by the limiter its operation was given
     client.get_schema(SchemaId={"SchemaArn": SCHEMA_ARN})
-
-    # Then it is counted once and paced once, by the latest limiter set
     assert calls_of(client) is state
     assert state.count() == 1
     assert (first.acquired, second.acquired) == (0, 1)

@@ -8,13 +8,12 @@ from typing import Any
 
 import pytest
 
-from kafka_lineage.aws import sessions as sessions_module
 from kafka_lineage.aws.sessions import SourceSessions, session_name
 from kafka_lineage.config import ConfigError, Settings, Source
 from kafka_lineage.model.failures import SourceRoleUnavailable
 from kafka_lineage.sync.requests import SchemaRef, parse_sync_event
 from tests.fixtures import REPO
-from tests.unit.fake_clients import aws_error
+from tests.unit.fake_clients import FakeClients, aws_error
 
 OWN = "123456789012"
 SOURCE = "444455556666"
@@ -146,17 +145,15 @@ class FakeSts:
 
 
 @pytest.fixture
-def sts(monkeypatch: pytest.MonkeyPatch) -> FakeSts:
-    fake = FakeSts(timedelta(minutes=5), timedelta(hours=1))
-    monkeypatch.setattr(sessions_module, "client", lambda service: fake)
-    return fake
+def sts() -> FakeSts:
+    return FakeSts(timedelta(minutes=5), timedelta(hours=1))
 
 
 def test_the_role_is_assumed_only_when_first_used_with_the_external_id_and_a_session_naming_the_function(
     sts: FakeSts,
 ):
     configured = settings(entry())
-    runs = SourceSessions(configured, "KafkaLineage-SchemaSyncFunction-AbC123")
+    runs = SourceSessions(configured, "KafkaLineage-SchemaSyncFunction-AbC123", FakeClients(sts=sts))
     credentials = runs.credentials(configured.sources[0])
     assert sts.requests == []  # deferred: nothing until a request is signed
     assert credentials.get_frozen_credentials().access_key == "ASIAEXAMPLE00001"
@@ -173,7 +170,8 @@ def test_the_role_is_assumed_only_when_first_used_with_the_external_id_and_a_ses
 def test_credentials_near_their_expiry_are_refreshed_before_use_and_kept_otherwise(sts: FakeSts):
     # Given a first session that expires in 5 minutes (inside botocore's mandatory refresh window)
     configured = settings(entry())
-    credentials = SourceSessions(configured, "schema-sync").credentials(configured.sources[0])
+    runs = SourceSessions(configured, "schema-sync", FakeClients(sts=sts))
+    credentials = runs.credentials(configured.sources[0])
     assert credentials.get_frozen_credentials().access_key == "ASIAEXAMPLE00001"
     # When the next request signs, then the role is assumed again first; the fresh hour-long keys are kept
     assert credentials.get_frozen_credentials().access_key == "ASIAEXAMPLE00002"
@@ -183,32 +181,27 @@ def test_credentials_near_their_expiry_are_refreshed_before_use_and_kept_otherwi
 
 def test_one_session_per_source_per_run(sts: FakeSts):
     configured = settings(entry())
-    runs = SourceSessions(configured, "schema-sync")
+    runs = SourceSessions(configured, "schema-sync", FakeClients(sts=sts))
     source = configured.sources[0]
     assert runs.client(source, "glue") is runs.client(source, "glue")
     assert runs.credentials(source) is runs.credentials(source)
 
 
-def test_a_source_without_a_role_uses_the_functions_own_clients(monkeypatch: pytest.MonkeyPatch):
-    own_clients: list[str] = []
-
-    def own_client(service: str) -> str:
-        own_clients.append(service)
-        return service
-
-    monkeypatch.setattr(sessions_module, "client", own_client)
+def test_a_source_without_a_role_uses_the_wirings_own_clients():
+    # Given the wiring's clients and a source without a role
+    clients = FakeClients(glue="the wiring's glue")
     configured = settings(own())
-    assert SourceSessions(configured, "schema-sync").client(configured.sources[0], "glue") == "glue"
-    assert own_clients == ["glue"]
+    # When the run asks for the source's Glue client, then it is the wiring's
+    assert SourceSessions(configured, "schema-sync", clients).client(configured.sources[0], "glue") == (
+        "the wiring's glue"
+    )
+    assert clients.asked == ["glue"]
 
 
-def test_a_role_that_cannot_be_assumed_fails_that_source_clearly_and_sts_is_asked_once(
-    monkeypatch: pytest.MonkeyPatch,
-):
+def test_a_role_that_cannot_be_assumed_fails_that_source_clearly_and_sts_is_asked_once():
     fake = FakeSts(error="AccessDenied")
-    monkeypatch.setattr(sessions_module, "client", lambda service: fake)
     configured = settings(entry())
-    runs = SourceSessions(configured, "schema-sync")
+    runs = SourceSessions(configured, "schema-sync", FakeClients(sts=fake))
     source = configured.sources[0]
     for _ in range(3):
         with pytest.raises(SourceRoleUnavailable) as raised:

@@ -1,7 +1,7 @@
 """Clients in other accounts for the subscription-grants function: IAM in a consumer's account, MSK in a
 cluster's account, each under a role of that account (STS AssumeRole with the external id), assumed when a
 client first signs a request and refreshed by botocore before it expires (as `aws.sessions` does for the
-sources). The function's own account uses the functions' own clients.
+sources). The function's own account uses the wiring's own clients (the `aws.clients.Clients` given).
 
 `role_of(account)` names the role to assume in an account, or None: then every call for that account fails
 with `SourceRoleUnavailable`, whose message says which setting would name one; the grants that need it fail
@@ -21,8 +21,7 @@ from typing import Any
 import boto3
 from botocore.credentials import DeferredRefreshableCredentials
 
-from kafka_lineage.aws.calls import instrument
-from kafka_lineage.aws.clients import RETRY_CONFIG, client, new_session
+from kafka_lineage.aws.clients import Clients
 from kafka_lineage.aws.sessions import DURATION_SECONDS, session_name
 from kafka_lineage.model.failures import AwsError, SourceRoleUnavailable, Throttled, Unavailable
 
@@ -31,8 +30,11 @@ RoleOf = Callable[[str], tuple[str, str | None] | None]
 
 
 class AccountClients:
-    def __init__(self, own_account: str, role_of: RoleOf, function_name: str, missing: str) -> None:
+    def __init__(
+        self, own_account: str, role_of: RoleOf, function_name: str, missing: str, clients: Clients
+    ) -> None:
         self.own_account = own_account
+        self.clients = clients  # the wiring's: its own account's clients, and STS's
         self._role_of = role_of
         self._session_name = session_name(function_name)
         self._missing = missing  # what to say when no role is named for an account
@@ -41,17 +43,17 @@ class AccountClients:
 
     def client(self, account: str, service: str) -> Any:
         if account == self.own_account or not self.own_account:
-            return client(service)
+            return self.clients.client(service)
         with self._lock:
             made = self._clients.get((account, service))
             if made is None:
-                made = self._clients[(account, service)] = instrument(
-                    self._session(account).client(service, config=RETRY_CONFIG)
+                made = self._clients[(account, service)] = self.clients.client_of(
+                    self._session(account), service
                 )
             return made
 
     def _session(self, account: str) -> boto3.session.Session:
-        return new_session(
+        return self.clients.session(
             DeferredRefreshableCredentials(
                 refresh_using=lambda: self._assume(account), method="sts-assume-role"
             )
@@ -72,7 +74,7 @@ class AccountClients:
         if external_id:
             request["ExternalId"] = external_id
         try:
-            answer = client("sts").assume_role(**request)
+            answer = self.clients.client("sts").assume_role(**request)
         except (Throttled, Unavailable):
             raise
         except AwsError as error:

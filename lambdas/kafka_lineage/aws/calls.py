@@ -16,6 +16,13 @@ Hooks, registered once per client (botocore gives each client its own copy of th
 - `after-call-error` raises a connection failure or timeout as `Unavailable`, and any other SDK error
   of the HTTP exchange as the base `AwsError` named after it.
 
+A client's hooks and what they keep (`ClientCalls`) live on the client itself, forgotten with it: no
+registry outlives a client. The wiring decides each client's pacing (aws.clients.Clients makes its
+clients and keeps its pacers) and the adapters it hands them to pace them by the same limiters; a client
+is paced once (another limiter for an operation already paced is `Repaced`), so no later pacing silently
+replaces an earlier one. A client made outside a wiring (a test's, the demo's) is instrumented by the
+first adapter that takes it.
+
 The typed errors raised are botocore `ClientError`s too (a connection failure a `BotoCoreError`), so code
 that still speaks botocore (tests, the demo's seeding) keeps working on an instrumented client.
 Not seen by the hooks: botocore's client-side parameter validation (`ParamValidationError`, raised before
@@ -30,7 +37,6 @@ ListConnectors; cloudwatch ListMetrics), so no continuation token is handled by 
 from __future__ import annotations
 
 import threading
-import weakref
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -49,6 +55,10 @@ if TYPE_CHECKING:
 
 C = TypeVar("C")
 P = TypeVar("P")
+
+
+class Repaced(ValueError):
+    """A client paced again, by another limiter than its own: its wiring gives it its pacing, once."""
 
 
 def _operation(event_name: str) -> str:
@@ -76,22 +86,33 @@ class ClientCalls:
 
     def pace(self, limiter: Pacer, operations: Iterable[str] | None = None) -> None:
         """Pace the named operations (every one when None) with `limiter`, or each operation by its own
-        limiter of `pacing` (aws.pacing.Pacing); the latest pacing set wins."""
+        limiter of `pacing` (aws.pacing.Pacing). A client is paced once: by the same limiter again, nothing
+        changes; by another, for an operation it paces already, `Repaced` (the wiring gives each client its
+        pacing, so that two wirings, or two adapters, never pace one client each their own way)."""
         from kafka_lineage.aws.pacing import Pacing
 
         with self._lock:
-            if isinstance(limiter, Pacing) and operations is None:
-                self._pacing, self._limiter = limiter, None
-            elif isinstance(limiter, Pacing):
-                for operation in operations or ():
-                    found = limiter.limiter(operation)
-                    if found is not None:
-                        self._limiters[operation] = found
-            elif operations is None:
-                self._limiter, self._pacing = limiter, None
-            else:
-                for operation in operations:
-                    self._limiters[operation] = limiter
+            if operations is None:
+                paced = self._pacing if isinstance(limiter, Pacing) else self._limiter
+                if paced is limiter:
+                    return
+                if self._pacing is not None or self._limiter is not None:
+                    raise Repaced(f"this client is paced already by {self._pacing or self._limiter!r}")
+                if isinstance(limiter, Pacing):
+                    self._pacing = limiter
+                else:
+                    self._limiter = limiter
+                return
+            wanted: dict[str, RateLimiter] = {}
+            for operation in operations:
+                found = limiter.limiter(operation) if isinstance(limiter, Pacing) else limiter
+                if found is None:
+                    continue  # an operation of no known quota: not paced
+                paced_by = self._limiters.get(operation)
+                if paced_by is not None and paced_by is not found:
+                    raise Repaced(f"{operation} of this client is paced already by {paced_by!r}")
+                wanted[operation] = found
+            self._limiters.update(wanted)
 
     def limiter(self, operation: str) -> RateLimiter | None:
         with self._lock:
@@ -193,17 +214,17 @@ class ClientCalls:
 
 _HOOKS = "kafka-lineage-calls"
 _V2_MODES = ("standard", "adaptive")
-# By the client's identity (a test double need not be hashable), forgotten with the client.
-_instrumented: dict[int, ClientCalls] = {}
+# Where a client keeps its hooks (kept with the client, so forgotten with it).
+_CALLS = "_kafka_lineage_calls"
 _registering = threading.Lock()
 
 
 def calls_of(client: Any) -> ClientCalls:
     """The client's hooks and counts, instrumenting it first if it is not yet."""
-    key = id(client)
     with _registering:
-        found = _instrumented.get(key)
-        if found is not None:
+        attributes = getattr(client, "__dict__", None)  # not getattr(client, _CALLS): a mock would make one
+        found = attributes.get(_CALLS) if isinstance(attributes, dict) else None
+        if isinstance(found, ClientCalls):
             return found
         meta = getattr(client, "meta", None)
         config = getattr(meta, "config", None)
@@ -220,16 +241,17 @@ def calls_of(client: Any) -> ClientCalls:
             events.register("before-send", found.before_send, unique_id=f"{_HOOKS}-pace")
             events.register("after-call", found.after_call, unique_id=f"{_HOOKS}-errors")
             events.register("after-call-error", found.after_call_error, unique_id=f"{_HOOKS}-unreachable")
-        # A test double without botocore's events is used as it is (it raises typed_error itself).
-        _instrumented[key] = found
-        weakref.finalize(client, _instrumented.pop, key, None)
+        # A test double without botocore's events is used as it is (it raises typed_error itself); one that
+        # keeps no attributes (None, say) has nothing to pace or count: its hooks are not kept.
+        if isinstance(attributes, dict):
+            setattr(client, _CALLS, found)
         return found
 
 
 def instrument(client: C, limiter: Pacer | None = None, operations: Iterable[str] | None = None) -> C:
     """`client`, its calls counted, its errors typed, and its `operations` (every one when None) paced by
     `limiter` when one is given (a `Pacing`: each operation by its own adaptive limiter). Idempotent:
-    instrumenting a client again only sets its pacing."""
+    instrumenting a client again changes nothing, and pacing it by another limiter is `Repaced`."""
     found = calls_of(client)
     if limiter is not None:
         found.pace(limiter, operations)

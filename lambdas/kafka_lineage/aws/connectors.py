@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 PAGE_SIZE = 100  # ListConnectors maxResults maximum (botocore kafkaconnect MaxResults)
 # MSK Connect's API request quotas are not published per operation: stay well under any plausible one.
 DEFAULT_RPS = 5.0
+KAFKA_OPERATIONS = ("GetBootstrapBrokers",)  # what is read of the kafka client here
 CONFIGURATION_MEMBER = "connectorConfiguration"
 
 
@@ -87,9 +88,10 @@ class MskConnect:
         self, kafkaconnect: KafkaConnectClient, kafka: KafkaClient, limiter: Pacer | None = None
     ) -> None:
         self.limiter = limiter or RateLimiter(DEFAULT_RPS)
-        # One pace for both: the brokers of each cluster, the listing's pages, each DescribeConnector.
+        # One pace for both: the brokers of each cluster, the listing's pages, each DescribeConnector. Of
+        # the kafka client, only the call made here: its other calls are other adapters' to pace.
         self.kafkaconnect = instrument(kafkaconnect, self.limiter)
-        self.kafka = instrument(kafka, self.limiter)
+        self.kafka = instrument(kafka, self.limiter, KAFKA_OPERATIONS)
 
     def read(self, sources: Sequence[Source], stop: Callable[[], bool] | None = None) -> ConnectorReads:
         """The configurations of the connectors that `sources` read. `stop()` true: no further call starts

@@ -6,7 +6,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from kafka_lineage.aws.calls import instrument
-from kafka_lineage.aws.clients import client
+from kafka_lineage.aws.clients import Clients
 from kafka_lineage.observability import logger
 
 if TYPE_CHECKING:
@@ -26,11 +26,13 @@ def continue_asynchronously(lambda_client: LambdaClient, function_arn: str, even
     )
 
 
-def hand_on(function_arn: str, event: dict[str, Any]) -> bool:
-    """Both handlers' hand-over: invoke `function_arn` again with `event`; False (logged) when that failed,
-    and the next scheduled run continues instead (the state holds everything finished so far)."""
+def hand_on(function_arn: str, event: dict[str, Any], *, clients: Clients | None = None) -> bool:
+    """The handlers' hand-over: invoke `function_arn` again with `event`, through the Lambda client of
+    `clients` (the wiring's; None: new ones); False (logged) when that failed, and the next scheduled run
+    continues instead (the state holds everything finished so far)."""
     try:
-        continue_asynchronously(client("lambda"), function_arn, event)
+        lambda_client = (Clients() if clients is None else clients).client("lambda")
+        continue_asynchronously(lambda_client, function_arn, event)
     except Exception as error:
         logger.error("follow-up invocation failed", extra={"error": str(error)})
         return False

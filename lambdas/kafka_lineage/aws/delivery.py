@@ -53,6 +53,7 @@ if TYPE_CHECKING:
 
 CHANNEL_PAGE = 100  # ListChannels MaxResults maximum (botocore kafka MaxResults 1-100)
 STREAM_PAGE = 10_000  # ListDeliveryStreams Limit maximum (botocore firehose 1-10000)
+KAFKA_OPERATIONS = ("ListChannels", "DescribeChannel")  # what is read of the kafka client here
 DEFAULT_RPS = 5.0  # neither service publishes per-operation request quotas for these reads
 REFRESH_SECONDS = 86_400.0
 # botocore firehose GlueDataCatalogARN: arn:.*:glue:.*:\d{12}:catalog(?:(/[a-z0-9_-]+){1,2})?
@@ -229,7 +230,8 @@ class DeliveryPaths:
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.limiter = limiter or RateLimiter(DEFAULT_RPS)
-        self.kafka = instrument(kafka, self.limiter)
+        # Of the kafka client, only the calls made here: its other calls are other adapters' to pace.
+        self.kafka = instrument(kafka, self.limiter, KAFKA_OPERATIONS)
         self.firehose = instrument(firehose, self.limiter)
         # Shared with the caller when given: a warm Lambda instance keeps its descriptions across invocations.
         self.known: dict[str, KnownPath] = known if known is not None else {}

@@ -28,15 +28,20 @@ class GlueLineageGraphs:
     """PostLineageEvent per account: `glue_of(graph)` is the Glue client of that account (a source key, ""
     the functions' own); each account's posts have their own pacing."""
 
-    def __init__(self, glue_of: Callable[[str], Any]) -> None:
+    def __init__(
+        self, glue_of: Callable[[str], Any], pacing_of: Callable[[str], Pacing] | None = None
+    ) -> None:
+        """`pacing_of(graph)`: the wiring's pacing of each account's posts (the same one for every run, as
+        the account's client is paced once); by default, one made here per graph."""
         self._glue_of = glue_of
+        self._pacing_of = pacing_of
         self._pacing: dict[str, Pacing] = {}
         self._lock = threading.Lock()  # the posts come from the run's workers
 
     def pacing(self, graph: str) -> Pacing:
         with self._lock:
             if graph not in self._pacing:
-                self._pacing[graph] = Pacing("glue")
+                self._pacing[graph] = self._pacing_of(graph) if self._pacing_of else Pacing("glue")
             return self._pacing[graph]
 
     def post(self, graph: str, body: bytes) -> None:

@@ -6,10 +6,10 @@ the function, DURATION_SECONDS), through botocore's DeferredRefreshableCredentia
 a client of that source first signs a request, and botocore assumes again before the credentials expire
 (its advisory and mandatory refresh windows), so a long run never signs with expired keys.
 
-A source without a role uses the functions' own clients (`clients.client`). A role that cannot be assumed
-fails only that source's calls: the first failure is kept and raised again (as `SourceRoleUnavailable`,
-naming the source, the role and STS's answer) for every later call of the run, without asking STS again;
-it is logged once and counted in the `SourceRoleFailures` metric.
+A source without a role uses the wiring's own clients (the `aws.clients.Clients` it is given). A role that
+cannot be assumed fails only that source's calls: the first failure is kept and raised again (as
+`SourceRoleUnavailable`, naming the source, the role and STS's answer) for every later call of the run,
+without asking STS again; it is logged once and counted in the `SourceRoleFailures` metric.
 """
 
 from __future__ import annotations
@@ -24,8 +24,7 @@ from typing import Any, Generic, TypeVar
 import boto3
 from botocore.credentials import DeferredRefreshableCredentials
 
-from kafka_lineage.aws.calls import instrument
-from kafka_lineage.aws.clients import RETRY_CONFIG, client, new_session
+from kafka_lineage.aws.clients import Clients
 from kafka_lineage.config import Settings, Source
 from kafka_lineage.model.failures import AwsError, SourceRoleUnavailable
 from kafka_lineage.model.metrics import SOURCE_ROLE_FAILURES
@@ -84,9 +83,14 @@ class SourceSessions:
     """The clients of each source for one run (thread-safe: the runs read sources from worker threads)."""
 
     def __init__(
-        self, settings: Settings, function_name: str, duration_seconds: int = DURATION_SECONDS
+        self,
+        settings: Settings,
+        function_name: str,
+        clients: Clients,
+        duration_seconds: int = DURATION_SECONDS,
     ) -> None:
         self.settings = settings
+        self.clients = clients  # the wiring's: its own account's clients, and STS's
         self.session_name = session_name(function_name)
         self.duration_seconds = duration_seconds
         self._sessions: dict[str, boto3.session.Session] = {}
@@ -96,14 +100,14 @@ class SourceSessions:
         self._lock = threading.RLock()
 
     def client(self, source: Source | None, service: str) -> Any:
-        """The `service` client for calls about `source` (the functions' own for None or a source without a
+        """The `service` client for calls about `source` (the wiring's own for None or a source without a
         role). Each is made once per run; boto3 clients are thread-safe."""
         if source is None or not source.role_arn:
-            return client(service)
+            return self.clients.client(service)
         with self._lock:
             made = self._clients.get((source.key, service))
             if made is None:
-                made = instrument(self._session(source).client(service, config=RETRY_CONFIG))
+                made = self.clients.client_of(self._session(source), service)
                 self._clients[(source.key, service)] = made
             return made
 
@@ -118,7 +122,7 @@ class SourceSessions:
     def _session(self, source: Source) -> boto3.session.Session:
         session = self._sessions.get(source.key)
         if session is None:
-            session = new_session(
+            session = self.clients.session(
                 DeferredRefreshableCredentials(
                     refresh_using=lambda: self._assume(source), method="sts-assume-role"
                 )
@@ -140,7 +144,7 @@ class SourceSessions:
         if source.external_id:
             request["ExternalId"] = source.external_id
         try:
-            answer = client("sts").assume_role(**request)
+            answer = self.clients.client("sts").assume_role(**request)
         except AwsError as error:
             raise self._failed(source, error) from error
         credentials = answer["Credentials"]

@@ -42,9 +42,17 @@ def listed_topic(row: dict[str, Any]) -> ListedTopic:
 class ClusterTopics:
     """The topics of the sources' clusters, each read in its source's account."""
 
-    def __init__(self, kafka_of: Callable[[Source], Any], rps: float = TOPIC_RPS) -> None:
+    def __init__(
+        self,
+        kafka_of: Callable[[Source], Any],
+        rps: float = TOPIC_RPS,
+        limiter_of: Callable[[str], RateLimiter] | None = None,
+    ) -> None:
+        """`limiter_of(account)`: the wiring's limiter of each account's topic reads (the same one for every
+        run, as the account's client is paced once); by default, one of `rps` per account, made here."""
         self._kafka_of = kafka_of
         self._rps = rps
+        self._limiter_of = limiter_of
         self._limiters: dict[str, RateLimiter] = {}
         self._lock = threading.Lock()
 
@@ -53,7 +61,8 @@ class ClusterTopics:
         with self._lock:
             limiter = self._limiters.get(account)
             if limiter is None:
-                limiter = self._limiters[account] = RateLimiter(self._rps)
+                made = self._limiter_of(account) if self._limiter_of else RateLimiter(self._rps)
+                limiter = self._limiters[account] = made
         kafka: KafkaClient = instrument(self._kafka_of(source), limiter, OPERATIONS)
         return kafka
 

@@ -23,7 +23,7 @@ Interface:
 `ConnectorReads` is what the adapter (`MskConnect.read`) returns; given one, `derive` carries its
 `read_ok`, `unread` and notes into the Derivation. Wiring, in a handler:
 
-    reads = MskConnect(client("kafkaconnect"), client("kafka")).read(settings.sources, stop)
+    reads = MskConnect(clients.client("kafkaconnect"), clients.client("kafka")).read(settings.sources, stop)
     derivation = derive(reads, topic_keys, settings.sources)
 
 Fields added after the first version (all defaulted): `ConnectorConfig.cluster_arn`,

@@ -89,10 +89,10 @@ def test_an_invocation_that_cannot_get_the_lease_hands_its_event_on_and_the_foll
         "kafka_lineage.aws.continuation.continue_asynchronously",
         lambda _client, _arn, event: handed.append(event),
     )
-    from kafka_lineage.aws.clients import client
+    from kafka_lineage.aws.clients import Clients
     from kafka_lineage.aws.lease import StateLease
 
-    holder = StateLease(client("ssm"), world.MAPPING_PATH, "schema-sync", 900, "someone-else")
+    holder = StateLease(Clients().client("ssm"), world.MAPPING_PATH, "schema-sync", 900, "someone-else")
     holder.acquire(wait_seconds=0)
 
     # When the second invocation runs, then it defers: nothing written, the event handed on unchanged
@@ -127,7 +127,7 @@ def test_a_run_that_loses_its_lease_stops_writing_and_the_next_run_adopts_what_i
 ) -> None:
     import json
 
-    from kafka_lineage.aws.clients import client
+    from kafka_lineage.aws.clients import Clients
     from kafka_lineage.aws.lease import StateLease
     from kafka_lineage.model.failures import LeaseLost
     from schema_sync.wiring import HOLDER, Wiring
@@ -148,7 +148,8 @@ def test_a_run_that_loses_its_lease_stops_writing_and_the_next_run_adopts_what_i
         cdc.register(f"t{i}")
 
     def taken_over(settings: Any, invocation: Any) -> StateLease:
-        return TakenOver(client("ssm"), settings.mapping_path, HOLDER, 900, invocation.aws_request_id)
+        ssm = Clients().client("ssm")
+        return TakenOver(ssm, settings.mapping_path, HOLDER, 900, invocation.aws_request_id)
 
     # When it runs, then it saves nothing more, stops, and reports the unsaved items as failed
     with pytest.raises(Exception, match="mapping not saved") as raised:

@@ -195,12 +195,11 @@ def test_a_role_in_another_account_is_read_and_written_with_that_accounts_client
 
 def test_iam_in_a_consumer_account_is_reached_through_its_role_and_external_id() -> None:
     from kafka_lineage.aws.accounts import AccountClients
-    from kafka_lineage.aws.clients import reset_clients
+    from kafka_lineage.aws.clients import Clients
     from kafka_lineage.model.failures import SourceRoleUnavailable
 
     consumer = "444455556666"
     with mock_aws():
-        reset_clients()
         # Given the consumer account's role for the function (moto keeps each account's IAM apart)
         template = AccessSettings.parse(
             {
@@ -220,6 +219,7 @@ def test_iam_in_a_consumer_account_is_reached_through_its_role_and_external_id()
             role_of,
             "kafka-lineage-subscription-grants",
             "access.consumerAccountRole is not set",
+            Clients(),
         )
         there = clients.client(consumer, "iam")
         there.create_role(RoleName="payments-reader", AssumeRolePolicyDocument=TRUST)
@@ -234,7 +234,6 @@ def test_iam_in_a_consumer_account_is_reached_through_its_role_and_external_id()
         # And an account no role is named for fails with the setting named
         with pytest.raises(SourceRoleUnavailable, match=r"access\.consumerAccountRole"):
             clients.client("999999999999", "iam").get_role(RoleName="x")
-    reset_clients()
 
 
 # --- One grant, event to GRANTED, through the real adapters ------------------------------------------

@@ -12,13 +12,13 @@ import boto3
 import pytest
 from moto import mock_aws
 
-from kafka_lineage.aws import accounts
 from kafka_lineage.aws.accounts import AccountClients
 from kafka_lineage.aws.calls import instrument
 from kafka_lineage.aws.cluster_policies import ClusterPolicies
 from kafka_lineage.aws.iam_roles import IamRoles
 from kafka_lineage.grants.apply import transient
 from kafka_lineage.model.failures import SourceRoleUnavailable, Throttled, Unavailable
+from tests.unit.fake_clients import FakeClients
 from tests.unit.grants.fakes import ROLE, FakeWorld
 from tests.unit.grants.test_grants_cluster_policies_and_leases import cluster, statement
 from tests.unit.grants.test_grants_run import TOPIC, event, run
@@ -53,9 +53,7 @@ def test_no_role_is_written_for_a_grant_whose_move_to_in_progress_failed() -> No
         (Unavailable("AssumeRole", "ServiceUnavailable", "try later"), Unavailable),
     ],
 )
-def test_sts_throttling_or_5xx_is_transient_and_a_refusal_is_not(
-    monkeypatch: pytest.MonkeyPatch, error: Exception, kind: type
-) -> None:
+def test_sts_throttling_or_5xx_is_transient_and_a_refusal_is_not(error: Exception, kind: type) -> None:
     # Given STS answering with throttling (or a 5xx) after the call layer's retries
     class Sts:
         def __init__(self, fails: Exception) -> None:
@@ -64,8 +62,9 @@ def test_sts_throttling_or_5xx_is_transient_and_a_refusal_is_not(
         def assume_role(self, **_: Any) -> dict[str, Any]:
             raise self.fails
 
-    monkeypatch.setattr(accounts, "client", lambda service: Sts(error))
-    clients = AccountClients("111122223333", lambda _: ("arn:aws:iam::444455556666:role/C", "x"), "f", "")
+    own = FakeClients(sts=Sts(error))
+    role = ("arn:aws:iam::444455556666:role/C", "x")
+    clients = AccountClients("111122223333", lambda _: role, "f", "", own)
 
     # When the consumer account's role is assumed, then the error stays what it is: transient
     with pytest.raises(kind) as raised:
@@ -75,9 +74,7 @@ def test_sts_throttling_or_5xx_is_transient_and_a_refusal_is_not(
     # And a refusal (AccessDenied) is a role that cannot be assumed: permanent, with the role named
     from kafka_lineage.model.failures import AccessDenied
 
-    monkeypatch.setattr(
-        accounts, "client", lambda service: Sts(AccessDenied("AssumeRole", "AccessDenied", "no"))
-    )
+    own.doubles["sts"] = Sts(AccessDenied("AssumeRole", "AccessDenied", "no"))
     with pytest.raises(SourceRoleUnavailable, match="cannot assume role arn:aws:iam::444455556666:role/C"):
         clients._assume("444455556666")
 
