@@ -32,7 +32,6 @@ from kafka_lineage.access.evaluate import allowing, denying, statements
 from kafka_lineage.access.model import Grant, GrantStatus
 from kafka_lineage.access.settings import role_pattern_matches
 from kafka_lineage.aws.iam_roles import IamRoles
-from kafka_lineage.aws.pacing import Pacing
 from kafka_lineage.aws.subscription_grants import SubscriptionGrants
 from kafka_lineage.grants.settings import GrantSettings
 from kafka_lineage.grants.world import Resolver
@@ -181,7 +180,8 @@ def read_view(
     """The view, from read-only clients (`clients(service)`) in the caller's `account`. `roles`: ARN
     patterns (`*` any run) to show only those roles."""
     wanted = tuple(roles)
-    catalog = SubscriptionGrants(clients("datazone"), settings.domain_id, Pacing("datazone"))
+    # Paced where the client is made (doctor.read_only_clients: DataZone at its quotas).
+    catalog = SubscriptionGrants(clients("datazone"), settings.domain_id)
     resolver = Resolver(catalog, settings.asset_type_name)
     iam = IamRoles(lambda _account: clients("iam"), settings.naming.path, settings.naming.prefix)
     view = AccessView()

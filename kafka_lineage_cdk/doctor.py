@@ -41,6 +41,7 @@ from asset_type_resource.governance import (
     region_problems,
 )
 from kafka_lineage.aws.calls import instrument
+from kafka_lineage.aws.pacing import Pacing
 from kafka_lineage.model.events import GLUE_EVENT_NAMES, GLUE_EVENT_SOURCE
 from kafka_lineage.model.failures import AccessDenied, AwsError, NotFound
 
@@ -68,13 +69,20 @@ _DESCRIBES = {"DESCRIBE", "ALL"}
 Clients = Callable[[str], Any]
 
 
+# The services whose calls are paced at their quotas (aws.pacing.Pacing): DataZone, whose subscription
+# listings the checks page through. A client is paced once, where it is made (kafka_lineage.aws.calls).
+PACED = ("datazone",)
+
+
 def read_only_clients(make: Clients) -> Clients:
-    """`make`'s clients (boto3 or stubbed), each read-only and with typed errors (kafka_lineage.aws.calls)."""
+    """`make`'s clients (boto3 or stubbed), each read-only, with typed errors and, for `PACED` services,
+    paced (kafka_lineage.aws.calls), made once per service."""
     made: dict[str, Any] = {}
 
     def client(service: str) -> Any:
         if service not in made:
-            made[service] = instrument(read_only(make(service)))
+            pacing = Pacing(service) if service in PACED else None
+            made[service] = instrument(read_only(make(service)), pacing)
         return made[service]
 
     return client

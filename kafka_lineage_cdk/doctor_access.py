@@ -23,7 +23,6 @@ from kafka_lineage.access.guards import boundary_refusal
 from kafka_lineage.access.model import Grant, GrantStatus, Naming
 from kafka_lineage.access.settings import AccessSettings, role_pattern_matches
 from kafka_lineage.aws.iam_roles import IamRoles
-from kafka_lineage.aws.pacing import Pacing
 from kafka_lineage.aws.subscription_grants import SubscriptionGrants
 from kafka_lineage.grants.convert import role_state
 from kafka_lineage.model.failures import AwsError, NotFound
@@ -193,7 +192,7 @@ def _unadmitted_message(role: unadmitted.Unadmitted) -> str:
 def _target_principals(datazone: Any, domain_id: str) -> set[str]:
     """Every principal of the subscription targets the domain's grants name (ListSubscriptionGrants, then
     GetSubscriptionTarget once per target; at DataZone's rates)."""
-    catalog = SubscriptionGrants(datazone, domain_id, Pacing("datazone"))
+    catalog = SubscriptionGrants(datazone, domain_id)  # paced where the client is made (read_only_clients)
     targets = {(r.environment_id, r.target_id) for r in catalog.grants() if r.environment_id is not None}
     principals: set[str] = set()
     for environment_id, target_id in sorted(targets):
