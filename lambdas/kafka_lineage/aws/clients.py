@@ -6,7 +6,9 @@ instance). It makes one client per service when first asked (thread-safe) and ke
 (`pacer`): the wiring decides each client's pacing and hands the paced clients to the adapters, and a
 client is paced once (calls.py: pacing an operation again with another limiter is an error). So two
 wirings in one process (the local runs, the tests) pace their own clients and count their own calls, and
-a warm instance's limiters keep what they learned of the account's quotas across its invocations.
+a warm instance's limiters keep what they learned of the account's quotas across its invocations. The
+wiring's builders name the TUNING its pacers follow (`pace_by`): a deployed function's never changes; under
+another (a test's, the bench's) the `Clients` starts afresh, new clients for new pacers.
 
 Clients of another account (an assumed role's) are made by `aws.sessions` (a source's role, per run) and
 `aws.accounts` (subscription-grants' roles) on sessions from `Clients.session`, with the same retry policy
