@@ -64,19 +64,20 @@ class Warm:
 
     def __init__(self, flavour: str) -> None:
         if flavour == "project":
+            from kafka_lineage.aws.clients import Clients
             from lineage_emission.handler import make_handler as lineage_handler
             from lineage_emission.wiring import Wiring as LineageWiring
             from schema_sync.handler import make_handler as sync_handler
             from schema_sync.wiring import Wiring as SyncWiring
 
-            # Each function's wiring, as its handler module builds it (one per instance), with its clients.
-            sync, lineage = SyncWiring(), LineageWiring()
+            # Each function's wiring, as its handler module builds it. This one process stands for a warm
+            # instance of each function, and each invocation runs in a process forked from it: both wirings
+            # are given one set of clients, so that an invocation inherits what one function's warm instance
+            # holds (one client per service), not two functions' sets (a larger heap to copy and collect).
+            clients = Clients()
+            sync, lineage = SyncWiring(clients=clients), LineageWiring(clients=clients)
             self.handlers: dict[str, Any] = {"sync": sync_handler(sync), "lineage": lineage_handler(lineage)}
-            self.clients: dict[Any, Any] = {
-                (name, service): wiring.clients.client(service)
-                for name, wiring in (("sync", sync), ("lineage", lineage))
-                for service in PROJECT_SERVICES
-            }
+            self.clients: dict[str, Any] = {service: clients.client(service) for service in PROJECT_SERVICES}
         elif flavour == "baseline":
             import boto3
 
