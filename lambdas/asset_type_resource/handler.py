@@ -9,8 +9,7 @@ RemovalPolicy ("retain" or "destroy"). Returns the revision as the `Revision` at
 from __future__ import annotations
 
 import json
-import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, cast
 
 from aws_lambda_powertools.utilities.typing import LambdaContext
@@ -18,6 +17,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from asset_type_resource.governance import GovernanceRequest, check_governance, raise_for
 from asset_type_resource.provision import delete_asset_type, reconcile_asset_type
 from kafka_lineage.aws.clients import Clients
+from kafka_lineage.engine.function import deployed_environment
 from kafka_lineage.observability import logger
 
 
@@ -33,20 +33,24 @@ GOVERNANCE_RESOURCE_TYPE = "Custom::DataZoneGovernanceCheck"
 Handler = Callable[[dict[str, Any], Any], dict[str, Any]]
 
 
-def make_handler(clients: Clients | None = None) -> Handler:
+def make_handler(
+    clients: Clients | None = None, environ: Callable[[], Mapping[str, str]] = deployed_environment
+) -> Handler:
     """The Lambda handler (the composition root: no wiring, its one client is DataZone's, of `clients`:
-    the handler's own when None, one per instance as a wiring's)."""
+    the handler's own when None, one per instance as a wiring's; the Region from `environ`). CloudFormation's
+    provider contract has no deadline, lease or follow-up, so the one run handler (engine/function.py) would
+    add nothing here."""
     own = Clients() if clients is None else clients
 
     def invoke(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
         if event.get("ResourceType") == GOVERNANCE_RESOURCE_TYPE:
-            return governance_check(event, own.client("datazone"))
+            return governance_check(event, own.client("datazone"), environ().get("AWS_REGION"))
         return asset_type(event, own.client("datazone"))
 
     return cast(Handler, logger.inject_lambda_context(invoke))
 
 
-def governance_check(event: dict[str, Any], datazone: Any) -> dict[str, Any]:
+def governance_check(event: dict[str, Any], datazone: Any, region: str | None = None) -> dict[str, Any]:
     """Custom::DataZoneGovernanceCheck: Create and Update fail naming each missing piece."""
     props = event["ResourceProperties"]
     this_id = f"{props['DomainId']}:{props['ProjectId']}:governance"
@@ -54,7 +58,7 @@ def governance_check(event: dict[str, Any], datazone: Any) -> dict[str, Any]:
         return {"PhysicalResourceId": event.get("PhysicalResourceId", this_id)}
     if event["RequestType"] not in ("Create", "Update"):
         raise ValueError(f"unexpected RequestType {event['RequestType']!r}")
-    request = GovernanceRequest.from_properties(props, region=os.environ.get("AWS_REGION"))
+    request = GovernanceRequest.from_properties(props, region=region)
     report = check_governance(datazone, request)
     for note in report.notes:
         logger.warning(note)

@@ -212,3 +212,22 @@ def test_every_shipped_module_stays_within_500_lines():
         if (lines := len(path.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES
     }
     assert over == {}, f"shipped modules over {MAX_MODULE_LINES} lines (split them by concern): {over}"
+
+
+HANDLER_MODULES = sorted((ROOT / "lambdas").glob("*/handler.py"))
+
+
+@pytest.mark.parametrize("path", HANDLER_MODULES, ids=[p.parent.name for p in HANDLER_MODULES])
+def test_no_handler_module_reads_the_process_environment(path: Path) -> None:
+    # Given a function's handler module
+    tree = ast.parse(path.read_text())
+    # Then it reads no setting from os.environ: settings reach the run through the wiring (its `environ`)
+    reads = [
+        node.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute)
+        and node.attr in ("environ", "getenv")
+        and getattr(node.value, "id", "") == "os"
+    ]
+    assert reads == [], f"{path.relative_to(ROOT)} reads os.environ at lines {reads}"
+    assert len(HANDLER_MODULES) == 4
