@@ -60,6 +60,7 @@ class EmitResult:
     degraded: int = 0
     largest_event_bytes: int = 0
     remaining: int = 0  # actions not started: the deadline came first
+    done_through: str | None = None  # the last hash group the chain finished: the follow-up resumes after it
     progressed: bool = False  # some action finished and its state was saved
     incomplete: bool = False
     lease_lost: bool = False
