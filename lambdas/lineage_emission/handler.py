@@ -11,9 +11,9 @@ from typing import Any
 
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
+from kafka_lineage.aws.continuation import Continuation
 from kafka_lineage.config import Settings
 from kafka_lineage.engine.deadline import Deadline
-from kafka_lineage.engine.handover import handover_of, with_handover
 from kafka_lineage.lineage.requests import parse_emit_event
 from kafka_lineage.lineage.run import emit_lineage
 from kafka_lineage.observability import logger, observed
@@ -53,8 +53,7 @@ def _invoke(wiring: Wiring, event: dict[str, Any], context: LambdaContext) -> di
     follow_up = {**event, "forceNonce": nonce} if nonce else event
     deadline = Deadline(remaining_seconds, settings.tuning.deadline_margin_seconds)
     lease = None if scope.dry_run else wiring.lease(settings, context)  # a dry run writes nothing
-    if lease is not None:
-        lease.handed = handover_of(event).lease  # the generation the invocation that handed on held
+    continuation = Continuation(event, lease)  # what the invocation that handed this one on knew
     try:
         function_name = str(getattr(context, "function_name", "") or LEASE_HOLDER)
         world = replace(
@@ -67,9 +66,9 @@ def _invoke(wiring: Wiring, event: dict[str, Any], context: LambdaContext) -> di
     finally:
         if lease is not None:
             lease.release()
+        continuation.close()
     result = outcome.to_dict()
-    held = lease.last_generation if lease is not None else None
-    follow_up = with_handover(follow_up, held, outcome.done_through or scope.through)
+    follow_up = continuation.follow_up(follow_up, outcome.done_through or scope.through)
     if outcome.deferred is not None:
         # Another invocation writes the state now: never drop this request, hand it on.
         logger.warning(

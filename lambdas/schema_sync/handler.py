@@ -17,9 +17,9 @@ from typing import Any
 
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
+from kafka_lineage.aws.continuation import Continuation
 from kafka_lineage.config import Settings
 from kafka_lineage.engine.deadline import Deadline
-from kafka_lineage.engine.handover import handover_of, with_handover
 from kafka_lineage.observability import logger, observed
 from kafka_lineage.sync.requests import parse_sync_event, with_resume
 from kafka_lineage.sync.run import SchemaSync
@@ -53,8 +53,7 @@ def _invoke(wiring: Wiring, event: dict[str, Any], context: LambdaContext) -> di
 
     deadline = Deadline(remaining_seconds, settings.tuning.deadline_margin_seconds)
     lease = None if request.dry_run else wiring.lease(settings, context)
-    if lease is not None:
-        lease.handed = handover_of(event).lease  # the generation the invocation that handed on held
+    continuation = Continuation(event, lease)  # what the invocation that handed this one on knew
     try:
         adapters = wiring.adapters(settings, lease, str(getattr(context, "function_name", "") or HOLDER))
         adapters = replace(adapters, lease_wait_seconds=wiring.lease_wait_seconds)
@@ -62,6 +61,7 @@ def _invoke(wiring: Wiring, event: dict[str, Any], context: LambdaContext) -> di
     finally:
         if lease is not None:
             lease.release()
+        continuation.close()
     result = outcome.to_dict()
     if outcome.deferred is not None or (outcome.incomplete and outcome.progressed):
         # Checkpointed: the asset records hold every finished chunk, and the follow-up resumes after the last
@@ -70,7 +70,7 @@ def _invoke(wiring: Wiring, event: dict[str, Any], context: LambdaContext) -> di
         follow_up = event
         if outcome.resume_after is not None:
             follow_up = with_resume(event, outcome.resume_after.group, outcome.resume_after.key)
-        follow_up = with_handover(follow_up, lease.last_generation if lease is not None else None)
+        follow_up = continuation.follow_up(follow_up)
         result["continued"] = wiring.hand_on(context.invoked_function_arn, follow_up)
     logger.info("schema-sync finished", extra={"result": {k: v for k, v in result.items() if k != "planned"}})
     if result["failed"]:

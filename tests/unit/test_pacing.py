@@ -363,3 +363,33 @@ def test_a_quota_on_an_amount_is_not_throttling_never_retried_and_names_the_quot
     assert pacing.throttles() == 0
     assert operation_quota in raised.value.quota
     assert f"quota: {raised.value.quota}" in describe_failure(raised.value)
+
+
+def test_a_follow_up_starts_where_the_invocation_that_handed_on_had_got_to_and_hands_on_its_own_pace():
+    from kafka_lineage.aws.pacing import carry_over, reached
+
+    # Given an invocation whose CreateAsset pace had climbed to 19 requests a second, and whose Glue reads
+    # were throttled down to 4
+    carry_over({"datazone:CreateAsset": 19.0, "glue:GetSchema": 4.0, "datazone:Search": 500.0})
+    try:
+        # When its follow-up makes its limiters
+        datazone, glue = Pacing("datazone", 20.0), Pacing("glue", 20.0)
+        # Then each starts at that pace (never above its ceiling), the others below their ceilings as ever
+        assert datazone.rate("CreateAsset") == pytest.approx(19.0)
+        assert glue.rate("GetSchema") == pytest.approx(4.0)
+        assert datazone.rate("Search") == pytest.approx(20.0)
+        assert datazone.rate("DeleteAsset") == pytest.approx(20.0 * START_SHARE)
+        # And the pace it hands on is the one its limiters go at
+        assert reached() == {
+            "datazone:CreateAsset": pytest.approx(19.0),
+            "datazone:Search": pytest.approx(20.0),
+            "datazone:DeleteAsset": pytest.approx(15.0),
+            "glue:GetSchema": pytest.approx(4.0),
+        }
+    finally:
+        carry_over({})
+    # And once the invocation has ended, a new pacing starts below its ceiling again
+    later = Pacing("datazone", 20.0)
+    assert later.rate("CreateAsset") == pytest.approx(20.0 * START_SHARE)
+    assert reached() == {"datazone:CreateAsset": pytest.approx(15.0)}
+    carry_over({})

@@ -20,6 +20,7 @@ that attempt was sent at the rate now known too fast (one decrease per overrun: 
 from __future__ import annotations
 
 import threading
+import weakref
 from collections.abc import Callable, Collection, Mapping, Sequence
 
 from kafka_lineage.model import clock
@@ -150,11 +151,48 @@ class AdaptiveLimiter(RateLimiter):
             self._resize()
 
 
+class _Carried:
+    """The pace a follow-up invocation's limiters start at: where its predecessor's had got to (its
+    handover's `rates`, engine/handover.py), and the pacings made since, whose pace it hands on in turn.
+    One per process: a Lambda environment runs one invocation at a time, and each handler sets it when it
+    starts (`carry_over`) and clears it when it ends."""
+
+    def __init__(self) -> None:
+        self.rates: dict[str, float] = {}  # "<service>:<quota bucket>" -> requests a second
+        self.pacings: weakref.WeakSet[Pacing] = weakref.WeakSet()
+        self.lock = threading.Lock()
+
+
+_CARRIED = _Carried()
+
+
+def carry_over(rates: Mapping[str, float]) -> None:
+    """Start every limiter made from now on at the pace `rates` names ("<service>:<quota bucket>"; within
+    its floor and ceiling), and forget the pacings made before."""
+    with _CARRIED.lock:
+        _CARRIED.rates = dict(rates)
+        _CARRIED.pacings = weakref.WeakSet()
+
+
+def reached() -> dict[str, float]:
+    """The pace each quota's limiter made since `carry_over` goes at now (the lowest, for a quota paced in
+    several accounts): what the follow-up starts at."""
+    with _CARRIED.lock:
+        pacings = list(_CARRIED.pacings)
+    found: dict[str, float] = {}
+    for pacing in pacings:
+        for bucket, rate in pacing.rates().items():
+            key = f"{pacing.service}:{bucket}"
+            found[key] = min(rate, found.get(key, rate))
+    return found
+
+
 class Pacing:
     """The adaptive limiters of one service's calls in one account, one per quota (model/quotas.py), made
     when an operation is first called. Each starts below its ceiling and may climb to it: the operation's
     quota, scaled by `ceiling` (the service's TUNING rate, the ceiling of its typical quota) for the quotas
-    `ceiling_of` names (all when None). At the defaults every ceiling is the quota itself."""
+    `ceiling_of` names (all when None). At the defaults every ceiling is the quota itself. A follow-up
+    invocation's start where its predecessor's limiters had got to (`carry_over`)."""
 
     def __init__(
         self, service: str, ceiling: float | None = None, ceiling_of: Collection[str] | None = None
@@ -165,6 +203,9 @@ class Pacing:
         self._limiters: dict[str, AdaptiveLimiter] = {}
         self._quotas: dict[str, Quota | None] = {}
         self._lock = threading.Lock()
+        with _CARRIED.lock:
+            self._carried = dict(_CARRIED.rates)
+            _CARRIED.pacings.add(self)
 
     def limiter(self, operation: str) -> AdaptiveLimiter | None:
         """The operation's limiter (None: an operation of no known quota, not paced)."""
@@ -179,6 +220,9 @@ class Pacing:
                 ceiling = self._ceiling(quota)
                 floor = FLOOR_SHARE * min(ceiling, quota.per_second)  # of the quota, however high the ceiling
                 start = None if quota.start_share is None else ceiling * quota.start_share
+                carried = self._carried.get(f"{self.service}:{quota.bucket}")
+                if carried is not None:  # where the invocation that handed on had got to
+                    start = max(floor, carried)
                 found = self._limiters[quota.bucket] = AdaptiveLimiter(ceiling, start, floor=floor)
             return found
 

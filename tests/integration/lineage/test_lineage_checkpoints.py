@@ -156,10 +156,12 @@ def test_a_run_cut_by_its_deadline_saves_what_it_did_and_the_follow_up_repeats_n
         7,
         True,
     )
-    # And the event handed on is the same request, with the lease it held and the last state group through
-    # which it finished everything (its handover)
+    # And the event handed on is the same request, with the lease it held, the last state group through
+    # which it finished everything and the pace its calls had reached (its handover)
     (handed_on,) = follow_ups.events
-    assert set(handed_on) == {"handover"} and handed_on["handover"]["lease"] == 1
+    assert set(handed_on) == {"handover"}
+    assert set(handed_on["handover"]) == {"lease", "through", "rates"}
+    assert handed_on["handover"]["lease"] == 1
     # When the follow-up runs with that event
     lakehouse.reset_calls()
     second = lakehouse.emit(handed_on)

@@ -26,6 +26,10 @@ def test_a_follow_up_event_carries_the_lease_held_and_the_resume_point_and_the_n
     again = with_handover(handed, None, "3f")
     # Then no generation is passed on: the next cannot know who wrote since
     assert again[HANDOVER_KEY] == {"through": "3f"}
+    # And the pace reached goes with it, by quota
+    paced = with_handover(event, 7, None, {"datazone:CreateAsset": 19.87654, "ssm:parameter-reads": 40.0})
+    assert handover_of(paced).rates == {"datazone:CreateAsset": 19.877, "ssm:parameter-reads": 40.0}
+    assert parse_emit_event(with_handover({}, 7, None, {"datazone:CreateAsset": 19.9})).mode == "all"
     # And a request handed nothing carries no handover
     assert with_handover(event, None) == event
     assert handover_of(event).lease is None
@@ -45,6 +49,8 @@ def test_both_functions_accept_a_handover_and_refuse_one_that_is_not_theirs() ->
         parse_sync_event({HANDOVER_KEY: {"through": "not hex"}})
     with pytest.raises(InvalidRequest, match=HANDOVER_KEY):
         parse_sync_event({HANDOVER_KEY: {"lease": 1, "owner": "x"}})
+    with pytest.raises(InvalidRequest, match=HANDOVER_KEY):
+        parse_sync_event({HANDOVER_KEY: {"rates": {"datazone:CreateAsset": -1}}})
 
 
 class Taken:
