@@ -107,6 +107,7 @@ class Recorded:
 
     calls: list[list[str]] = field(default_factory=list)
     spans: list[tuple[str, float, float]] = field(default_factory=list)
+    handed_on: Any = None  # the event of the follow-up the invocation asked for (Lambda's Invoke), if any
 
 
 @contextlib.contextmanager
@@ -133,6 +134,8 @@ def recorded_calls() -> Iterator[Recorded]:
             calls.append(call_signature(model.service_name, operation_name, api_params, tokens))
         except Exception as failure:  # recording must never change what the invocation does
             calls.append([f"unrecorded:{operation_name}", "", repr(failure)[:60]])
+        if operation_name == "Invoke":  # the follow-up runs the event it is handed, as Lambda's would
+            recorded.handed_on = json.loads(api_params.get("Payload") or b"null")
         try:
             return original(client, operation_name, api_params)
         finally:
@@ -197,6 +200,7 @@ def _in_child(warm: Warm, job: dict[str, Any], answer_fd: int) -> None:
         except BaseException as failure:
             answer = {"wall_seconds": 0.0, "result": {}, "error": repr(failure), "peak_rss_mb": 0.0}
     answer["calls"], answer["spans"] = recorded.calls, recorded.spans
+    answer["handed_on"] = recorded.handed_on
     with os.fdopen(answer_fd, "w") as out:
         out.write(json.dumps(answer, default=str))
 

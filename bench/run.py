@@ -223,6 +223,19 @@ class Run:
     calls: list[list[str]] = field(default_factory=list)  # [key, target, digest] of every call, in order
     # (key, start, end) of every call, in seconds from the run's start (invocations back to back)
     spans: list[timeline.Span] = field(default_factory=list)
+    # (start, wall) of each invocation, in seconds from the run's start: where each handover's time went
+    walls: list[tuple[float, float]] = field(default_factory=list)
+
+    def per_invocation(self, bucket: str) -> list[timeline.BucketTimeline | None]:
+        """`bucket`'s timeline in each invocation alone (None: it made no call of it)."""
+        return [
+            timeline.timeline(
+                [(key, s - start, e - start) for key, s, e in self.spans if start <= s < start + wall],
+                bucket,
+                wall,
+            )
+            for start, wall in self.walls
+        ]
 
 
 def until_done(
@@ -243,6 +256,7 @@ def until_done(
         run.invocations += 1
         offset = run.wall_seconds
         run.spans.extend((key, offset + start, offset + end) for key, start, end in answer.get("spans") or [])
+        run.walls.append((offset, float(answer["wall_seconds"])))
         run.wall_seconds += float(answer["wall_seconds"])
         run.cpu_seconds += float(answer.get("cpu_seconds", 0.0))
         run.peak_rss_mb = max(run.peak_rss_mb, float(answer["peak_rss_mb"]))
@@ -397,10 +411,18 @@ class Bench:
             self.aws.enforce_quotas(neighbour)
         self.aws.latency_ms = self.args.latency_ms
         server_cpu = self.server.cpu_seconds()
+        handed = {"event": job["event"]}
+
+        def invocation() -> dict[str, Any]:
+            # Each follow-up runs the event its predecessor handed on (schema-sync's `resumeAfter`, both
+            # functions' `handover`), as Lambda runs the one a function's Invoke passes.
+            answer = self.invoke({**job, "event": handed["event"]}, env)
+            if isinstance(answer.get("handed_on"), dict):
+                handed["event"] = answer["handed_on"]
+            return answer
+
         try:
-            run = until_done(
-                lambda: self.invoke(job, env), max_invocations or self.args.max_invocations, self.log
-            )
+            run = until_done(invocation, max_invocations or self.args.max_invocations, self.log)
         finally:
             self.aws.latency_ms = 0
         server_cpu = self.server.cpu_seconds() - server_cpu
@@ -447,6 +469,17 @@ class Bench:
         )
         if spent and scenario in report.PACED_SCENARIOS:
             self.log(f"    slowest quota {spent.describe()}")
+        if run.invocations > 1:
+            # Every call of a chain, for a closer look at its handovers (git-ignored, beside the log).
+            with self.invoke_log.with_name(self.invoke_log.stem + "-chains.jsonl").open("a") as spans:
+                spans.write(json.dumps({"scenario": scenario, "walls": run.walls, "spans": run.spans}) + "\n")
+        if slowest and run.invocations > 1:
+            for number, ((_, wall), alone) in enumerate(
+                zip(run.walls, run.per_invocation(slowest), strict=True), 1
+            ):
+                described = alone.describe() if alone else f"{slowest}: no call"
+                calls = f"{alone.calls} calls, " if alone else ""
+                self.log(f"    invocation {number}: {wall:.2f} s, {calls}{described}")
         return measurement
 
     @staticmethod

@@ -34,6 +34,7 @@ from kafka_lineage.aws.table_mappings import TableMappings
 from kafka_lineage.aws.tables import SourceSchemaVersions, SourceTables
 from kafka_lineage.config import Settings
 from kafka_lineage.engine.function import deployed_environment, function_account, function_name
+from kafka_lineage.engine.handover import Continuation, with_handover
 from kafka_lineage.engine.lease import LEASE_WAIT_SECONDS
 from kafka_lineage.lineage.plan import EmitScope
 from kafka_lineage.lineage.requests import parse_emit_event
@@ -228,8 +229,13 @@ class Wiring:
             world = world.dry_run()
         return LineageEmission(settings, world, lease)
 
+    def continuation(self, event: Any, lease: StateLease | None) -> Continuation:
+        return Continuation(event, lease, self.clients)
+
     def follow_up(self, event: Any, scope: EmitScope, result: EmitResult) -> dict[str, Any] | None:
-        """The same event again (with a forced request's nonce): the state records what is done."""
+        """The same event again (with a forced request's nonce): the state records what is done, and the
+        handover says through which hash group the chain did everything (lineage/window.py)."""
         if not isinstance(event, dict):
             return None
-        return {**event, "forceNonce": scope.force_nonce} if scope.force_nonce else event
+        again = {**event, "forceNonce": scope.force_nonce} if scope.force_nonce else event
+        return with_handover(again, None, result.done_through or scope.through)

@@ -27,6 +27,7 @@ from kafka_lineage.aws.sessions import SourceSessions
 from kafka_lineage.aws.topics import TOPIC_RPS, ClusterTopics
 from kafka_lineage.config import Settings, Source
 from kafka_lineage.engine.function import deployed_environment, function_name
+from kafka_lineage.engine.handover import Continuation
 from kafka_lineage.engine.lease import LEASE_WAIT_SECONDS
 from kafka_lineage.model.state_layout import DRIFT, state_path
 from kafka_lineage.sync.drift import DriftSummaries
@@ -164,6 +165,9 @@ class Wiring:
         if request.dry_run:  # the plan alone: every writer port refuses (engine/dry.py)
             adapters = adapters.dry_run()
         return SchemaSync(settings, adapters)
+
+    def continuation(self, event: Any, lease: StateLease | None) -> Continuation:
+        return Continuation(event, lease, self.clients)
 
     def follow_up(self, event: Any, request: SyncRequest, result: SyncResult) -> dict[str, Any] | None:
         """The same request again, resuming after the last chunk saved: the asset records hold every

@@ -35,6 +35,7 @@ from kafka_lineage.aws.pacing import Pacing
 from kafka_lineage.aws.role_leases import RoleLeases
 from kafka_lineage.aws.subscription_grants import SubscriptionGrants
 from kafka_lineage.engine.function import deployed_environment, function_account, function_name
+from kafka_lineage.engine.handover import NoHandover
 from kafka_lineage.grants.ports import GrantPorts
 from kafka_lineage.grants.requests import GrantRequest, parse_request
 from kafka_lineage.grants.result import GrantsResult
@@ -173,6 +174,9 @@ class Wiring:
     ) -> GrantRun:
         ports = self.ports(settings, context, self.environ())
         return GrantRun(settings, ports.dry_run() if request.dry_run else ports)
+
+    def continuation(self, event: Any, lease: None) -> NoHandover:
+        return NoHandover()  # its leases are per role, and it keeps no state of its own
 
     def follow_up(self, event: Any, request: GrantRequest, result: GrantsResult) -> dict[str, Any] | None:
         """A reconciling run resumes after the last group it settled; an event whose role's lease was busy

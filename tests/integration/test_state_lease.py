@@ -161,3 +161,41 @@ def test_racing_acquirers_one_wins(local_aws: LocalAws) -> None:
         # Then exactly one holds it, and SSM names it as the live generation
         assert len(winners) == 1
         assert generations()["0000000001"]["owner"] == winners[0].owner
+
+
+def test_a_follow_up_knows_whether_anyone_wrote_since_the_invocation_that_handed_it_on(
+    local_aws: LocalAws,
+) -> None:
+    # Given an invocation that held generation 1, released it and handed its work on
+    clock = FakeClock()
+    first = lease("invocation-a", clock)
+    first.acquire(wait_seconds=0)
+    first.release()
+    assert first.last_generation == 1
+    # When its follow-up, told so, takes the lease
+    follow_up = lease("invocation-b", clock)
+    follow_up.handed = first.last_generation
+    follow_up.acquire(wait_seconds=0)
+    # Then its generation is the very next one: nobody wrote between the two
+    assert (follow_up.generation, follow_up.follows_handover) == (2, True)
+    follow_up.release()
+    # When another writer held the lease in between (a scheduled run took generation 3)
+    other = lease("scheduled-run", clock)
+    other.acquire(wait_seconds=0)
+    other.release()
+    late = lease("invocation-c", clock)
+    late.handed = 2
+    late.acquire(wait_seconds=0)
+    # Then the follow-up of generation 2 knows the state may have changed since it read it
+    assert (late.generation, late.follows_handover) == (4, False)
+    late.release()
+    # And a retry of a follow-up that already holds its lease (it may have written) does not follow either
+    retried = lease("invocation-d", clock)
+    retried.handed = 4
+    retried.acquire(wait_seconds=0)
+    again = lease("invocation-d", clock)
+    again.handed = 4
+    again.acquire(wait_seconds=0)
+    assert (again.generation, again.follows_handover) == (5, False)
+    # And an invocation handed nothing never follows
+    assert not lease("invocation-e", clock).follows_handover

@@ -363,3 +363,33 @@ def test_a_quota_on_an_amount_is_not_throttling_never_retried_and_names_the_quot
     assert pacing.throttles() == 0
     assert operation_quota in raised.value.quota
     assert f"quota: {raised.value.quota}" in describe_failure(raised.value)
+
+
+def test_a_follow_up_starts_where_the_invocation_that_handed_on_had_got_to_and_hands_on_its_own_pace():
+    from kafka_lineage.aws.clients import Clients
+
+    # Given a wiring's clients, told that the invocation that handed on had its CreateAsset pace at 19
+    # requests a second and its Glue reads throttled down to 4
+    clients = Clients()
+    clients.carry_over({"datazone:CreateAsset": 19.0, "glue:GetSchema": 4.0, "datazone:Search": 500.0})
+    # When the follow-up makes its pacers
+    datazone = clients.pacer("datazone", lambda: Pacing("datazone", 20.0))
+    glue = clients.pacer("glue", lambda: Pacing("glue", 20.0))
+    # Then each limiter starts at that pace (never above its ceiling), the others below their ceilings
+    assert datazone.rate("CreateAsset") == pytest.approx(19.0)
+    assert glue.rate("GetSchema") == pytest.approx(4.0)
+    assert datazone.rate("Search") == pytest.approx(20.0)
+    assert datazone.rate("DeleteAsset") == pytest.approx(20.0 * START_SHARE)
+    # And the pace it hands on is the one its limiters go at
+    assert clients.reached() == {
+        "datazone:CreateAsset": pytest.approx(19.0),
+        "datazone:Search": pytest.approx(20.0),
+        "datazone:DeleteAsset": pytest.approx(15.0),
+        "glue:GetSchema": pytest.approx(4.0),
+    }
+    # And another wiring's pacers are its own: nothing carried over reaches them
+    other = Clients().pacer("datazone", lambda: Pacing("datazone", 20.0))
+    assert other.rate("CreateAsset") == pytest.approx(20.0 * START_SHARE)
+    # And once the invocation has ended (nothing carried), a limiter made later starts below its ceiling
+    clients.carry_over({})
+    assert datazone.rate("GetAsset") == pytest.approx(20.0 * START_SHARE)

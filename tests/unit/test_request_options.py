@@ -186,7 +186,7 @@ def test_given_a_refusal_then_it_says_why_and_what_the_shape_takes() -> None:
     assert str(refused.value) == (
         "allowMassDelete: not accepted with a Topic Asset Changed event (the retraction fail-safe holds back "
         "only a run over every topic, {} or a Scheduled Event; a topic list or an event is never held back); "
-        "the options it takes: dryRun, force, forceNonce"
+        "the options it takes: dryRun, force, forceNonce, handover"
     )
 
 

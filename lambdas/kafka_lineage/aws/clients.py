@@ -25,7 +25,7 @@ instance; the local stand-ins do (pointing boto3 at them, acting as a function's
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Mapping
 from typing import Any, TypeVar
 
 import boto3
@@ -87,6 +87,11 @@ def environment_changed() -> None:
     _ENVIRONMENT.changed()
 
 
+def _carry(pacer: Any, rates: Mapping[str, float]) -> None:
+    if hasattr(pacer, "carry"):  # a Pacing (aws/pacing.py); a single limiter starts as it is
+        pacer.carry(rates)
+
+
 class Clients:
     """A wiring's clients of its own account, one per service, and the pacers it gives them."""
 
@@ -95,6 +100,7 @@ class Clients:
         self._lock = threading.Lock()
         self._clients: dict[str, Any] = {}
         self._pacers: dict[Hashable, Any] = {}
+        self._carried: dict[str, float] = {}  # a follow-up's start (engine/handover.py `rates`)
         self._tuning: Hashable = _UNSET
         self._environment = _ENVIRONMENT.changes
 
@@ -119,7 +125,28 @@ class Clients:
             found = self._pacers.get(key)
             if found is None:
                 found = self._pacers[key] = make()
+                _carry(found, self._carried)
             return found
+
+    def carry_over(self, rates: Mapping[str, float]) -> None:
+        """A follow-up's start: its pacers' limiters not made yet start at the pace its predecessor's
+        reached (`rates`, "<service>:<quota bucket>"; {}: none handed over)."""
+        with self._lock:
+            self._carried = dict(rates)
+            pacers = list(self._pacers.values())
+        for pacer in pacers:
+            _carry(pacer, self._carried)
+
+    def reached(self) -> dict[str, float]:
+        """The pace each quota's limiters of this wiring go at now (the lowest, for a quota paced in
+        several accounts): what a follow-up starts at."""
+        with self._lock:
+            pacers = list(self._pacers.values())
+        found: dict[str, float] = {}
+        for pacer in pacers:
+            for key, rate in (pacer.reached() if hasattr(pacer, "reached") else {}).items():
+                found[key] = min(rate, found.get(key, rate))
+        return found
 
     def pace_by(self, tuning: Hashable) -> None:
         """The rates (TUNING) the wiring's pacers follow. A deployed function's never change; when another

@@ -123,6 +123,11 @@ class StateLease:
         # When the holder before us can last have written (epoch seconds; 0: nobody ever held it, inf:
         # unknown). A reader that listed the world after this moment need not list it again under the lease.
         self.previous_write: float = float("inf")
+        # The generation the invocation that handed this run on held (its handover says, engine/handover.py),
+        # and whether ours is the one right after it: then nobody wrote between the two invocations.
+        self.handed: int | None = None
+        self.follows_handover = False
+        self.last_generation: int | None = None  # the generation this invocation held last (kept on release)
 
     @classmethod
     def for_invocation(cls, ssm: SSMClient, mapping_path: str, holder: str, context: Any) -> StateLease:
@@ -143,12 +148,18 @@ class StateLease:
                 # Ours already: a create whose answer was lost (botocore's retry then met the name), or a
                 # retry of this same invocation (Lambda keeps the request id). Either way we hold it.
                 self.generation, self.previous_write = live.number, float("inf")
+                self.last_generation, self.follows_handover = live.number, False  # it may have written
                 return
             if live is None or live.expires <= now:
                 number = (live.number if live else 0) + 1
                 if self._create(number, now):
-                    self.generation = number
+                    self.generation = self.last_generation = number
                     self.previous_write = live.last_write if live else 0.0
+                    # Created right over the generation the invocation that handed on held: every write
+                    # of that one was made before it handed on, and no other holder came between.
+                    self.follows_handover = (
+                        live is not None and live.number == self.handed and live.last_write < float("inf")
+                    )
                     logger.info(
                         "state lease acquired",
                         extra={"lease": self.path, "generation": number, "owner": self.owner},

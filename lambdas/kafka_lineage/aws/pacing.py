@@ -154,7 +154,9 @@ class Pacing:
     """The adaptive limiters of one service's calls in one account, one per quota (model/quotas.py), made
     when an operation is first called. Each starts below its ceiling and may climb to it: the operation's
     quota, scaled by `ceiling` (the service's TUNING rate, the ceiling of its typical quota) for the quotas
-    `ceiling_of` names (all when None). At the defaults every ceiling is the quota itself."""
+    `ceiling_of` names (all when None). At the defaults every ceiling is the quota itself. A follow-up
+    invocation's limiters start where its predecessor's had got to (`carry`: its handover's rates,
+    engine/handover.py; the wiring's `Clients.carry_over` hands them to its pacers)."""
 
     def __init__(
         self, service: str, ceiling: float | None = None, ceiling_of: Collection[str] | None = None
@@ -165,6 +167,18 @@ class Pacing:
         self._limiters: dict[str, AdaptiveLimiter] = {}
         self._quotas: dict[str, Quota | None] = {}
         self._lock = threading.Lock()
+        self._carried: dict[str, float] = {}  # "<service>:<quota bucket>" -> requests a second
+
+    def carry(self, rates: Mapping[str, float]) -> None:
+        """Start the limiters not made yet at the pace `rates` names ("<service>:<quota bucket>"; within
+        their floor and ceiling). Those made already keep what they measured: it is newer."""
+        with self._lock:
+            self._carried = dict(rates)
+
+    def reached(self) -> dict[str, float]:
+        """The pace each quota's limiter goes at now, by "<service>:<quota bucket>": what a follow-up starts
+        at."""
+        return {f"{self.service}:{bucket}": rate for bucket, rate in self.rates().items()}
 
     def limiter(self, operation: str) -> AdaptiveLimiter | None:
         """The operation's limiter (None: an operation of no known quota, not paced)."""
@@ -179,6 +193,9 @@ class Pacing:
                 ceiling = self._ceiling(quota)
                 floor = FLOOR_SHARE * min(ceiling, quota.per_second)  # of the quota, however high the ceiling
                 start = None if quota.start_share is None else ceiling * quota.start_share
+                carried = self._carried.get(f"{self.service}:{quota.bucket}")
+                if carried is not None:  # where the invocation that handed on had got to
+                    start = max(floor, carried)
                 found = self._limiters[quota.bucket] = AdaptiveLimiter(ceiling, start, floor=floor)
             return found
 

@@ -46,6 +46,10 @@ class SaveReport:
     progressed: bool = False  # a group in which some item did work was saved
     lease_lost: bool = False
     error: str | None = None  # why the saves stopped, when a save failed twice (`describe_failure`)
+    # The last group (in the run's order) through which every item was done and every group saved: a
+    # follow-up need not look at them again (engine/stream.py; None: not even the first).
+    done_through: str | None = None
+    finished: bool = False  # every item was done (none deferred) and every group saved
 
 
 @dataclass(frozen=True)
@@ -103,6 +107,7 @@ class Checkpoints:
         self._ready: list[str] = []
         self._closed = False
         self._saving = 0  # groups in the save under way
+        self._saved: set[str] = set()  # groups saved (or with nothing to save)
         self.halted = False
         self._thread = threading.Thread(target=self._run, name="state-saver", daemon=True)
 
@@ -131,6 +136,14 @@ class Checkpoints:
             measured = self._measured
         cautious, fastest = self._write_seconds()
         return groups * (cautious if measured is None else max(fastest, measured))
+
+    def group_of(self, key: str) -> str:
+        return self._group_of[key]
+
+    def saved(self, group: str) -> bool:
+        """Whether `group` was saved (after `close`: for good)."""
+        with self._lock:
+            return group in self._saved
 
     def done(self, key: str, changes: Mapping[str, Any], worked: bool, token: Any = None) -> None:
         """Item `key` is done: its `changes` go with its group's save, which starts once the group is done
@@ -179,6 +192,9 @@ class Checkpoints:
                 writes, error = self._save(changes) if changes else (0, None)
                 if progressed and writes is not None and not self.halted:
                     self.report.progressed = True
+                if writes is not None:
+                    with self._lock:
+                        self._saved.update(groups)
                 if self._listener is not None:
                     self._listener.saved(tokens, writes, error)
             finally:

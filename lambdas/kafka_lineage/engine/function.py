@@ -6,7 +6,8 @@ Every invocation is the same story, told here once:
 2. the deadline: Lambda's remaining time less the run's margin;
 3. the lease, held once for the whole invocation (a dry run takes none, and a function whose leases are
    per item, subscription-grants', has none here) and always released;
-4. the run the wiring composes (in a dry run, over writer ports that only record: engine/dry.py),
+4. the run the wiring composes (its continuation takes what the invocation that handed this one on
+   knew: engine/handover.py) (in a dry run, over writer ports that only record: engine/dry.py),
    `execute(request, deadline)`;
 5. the metrics and the result; a run that `continues` hands its follow-up event on (`lambda:Invoke`);
 6. a result that `raises` makes the invocation fail after everything was done and reported, so Lambda's
@@ -60,6 +61,14 @@ class Held(Protocol):
     def release(self) -> None: ...
 
 
+class Handing(Protocol):
+    """An invocation's side of the handover (engine/handover.py `Continuation`, or `NoHandover`)."""
+
+    def close(self) -> None: ...
+
+    def follow_up(self, event: Mapping[str, Any]) -> dict[str, Any]: ...
+
+
 class Request(Protocol):
     @property
     def dry_run(self) -> bool: ...
@@ -98,6 +107,11 @@ class FunctionWiring(Protocol[SettingsT, RequestT, ResultT]):
         """The event a follow-up invocation gets when the result `continues` (None: none)."""
         ...
 
+    def continuation(self, event: Any, lease: Any) -> Handing:
+        """What this invocation takes from the one that handed it on, and hands its own follow-up
+        (engine/handover.py)."""
+        ...
+
     def hand_on(self, function_arn: str, event: dict[str, Any]) -> bool: ...
 
 
@@ -124,16 +138,19 @@ class Function(Generic[SettingsT, RequestT, ResultT]):
 
         deadline = Deadline(remaining_seconds, wiring.margin_seconds(settings))
         lease = None if dry_run else wiring.lease(settings, context)  # a dry run writes nothing
+        continuation = wiring.continuation(event, lease)  # what the invocation that handed this one on knew
         try:
             result = wiring.run(settings, request, context, lease).execute(request, deadline)
         finally:
             if lease is not None:
                 lease.release()
+            continuation.close()
         result.publish_metrics()
         out = result.to_dict()
         if result.continues:
             follow_up = wiring.follow_up(event, request, result)
             if follow_up is not None:
+                follow_up = continuation.follow_up(follow_up)
                 if result.deferred is not None:
                     logger.warning(
                         "state busy: handing the event to a follow-up",

@@ -9,8 +9,9 @@ It runs a `ChunkedRun` (schema-sync's steps, sync/stages.py) and knows nothing o
   grouped saver's (engine/checkpoints.py): the applier hands it each chunk as one group (its `changes`),
   and the saver's thread saves it under the lease, then tells the pipeline, which `report`s the chunk on
   that thread. Workers hand their values back; the run's `plan_chunk` (read thread) and `report` (the
-  saver's thread) see them, and `report` alone writes the run's result. Read-ahead is one chunk, and the
-  applier waits while two chunks are still to save; every chunk read is applied and saved.
+  saver's thread) see them, and `report` alone writes the run's result. Read-ahead is two chunks (one
+  waits for the applier while the next is read), and the applier waits while two chunks are still to save;
+  every chunk read is applied and saved.
 - A chunk is started only when the pacing estimates (engine/pace.py) say its read, its writes and its save
   all end before the deadline (engine/deadline.py), with time left to release the lease and hand on. The
   first chunk is one round of the workers (slow start: what the account leaves is measured before a chunk is
@@ -266,8 +267,9 @@ class Pipeline:
             to_apply.put(read)
             if not read.complete:
                 break
-            # Read-ahead is one chunk: the next read starts once the applier has taken this one.
-            to_apply.join()
+            # Read-ahead is two chunks: the next read starts at once, and its chunk waits in `to_apply`
+            # (one place) until the applier has taken this one. The reads and the writes go at about the
+            # same rate; a chunk read ahead keeps a read that ran slow from holding the writes back.
         return position
 
     def _guard(self, loop: Callable[..., None], inbox: queue.Queue[Any]) -> None:

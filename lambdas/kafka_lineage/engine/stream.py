@@ -5,7 +5,8 @@ writes each group once all of its actions are done.
 The run gives a `StreamedRun`: `apply` (on a worker) answers one action's outcome, `deferred` the outcome
 of an action that did not start (the deadline, less the saver's backlog, was near, or the saver stopped),
 `changes` what an outcome writes to the saved state (the worker hands it to the saver at once), and `report`
-records it, in the thread that called `stream`: the one writer of the run's result.
+records it, in the thread that called `stream`: the one writer of the run's result. The saver's report says
+through which group every action was done and saved (`done_through`): the follow-up's resume point.
 """
 
 from __future__ import annotations
@@ -46,11 +47,17 @@ def stream(
     """Apply `actions` (already in their groups' order) `workers` at a time, saving each finished group;
     none starts once the saver stopped or the deadline, less the unsaved groups' write time, is near."""
 
+    deferred: set[str] = set()  # the groups of the actions that did not start
+
     def may_start() -> bool:
         return not checkpoints.halted and not deadline.ending(checkpoints.backlog_seconds())
 
     def one(action: Any) -> Any:
-        outcome = run.apply(action) if may_start() else run.deferred(action)
+        if may_start():
+            outcome = run.apply(action)
+        else:
+            outcome = run.deferred(action)
+            deferred.add(checkpoints.group_of(run.key(action)))
         # The saver hears of it at once, from the worker (it keeps its own state under its lock): a group is
         # saved as soon as its last action ends, not when the owner gets to it.
         key, changes, worked = run.changes(outcome)
@@ -59,4 +66,12 @@ def stream(
 
     with checkpoints, Workers(min(workers, len(actions) or 1), "run-apply") as pool:
         pool.each(actions, one, lambda _, outcome: run.report(outcome))
-    return checkpoints.report
+    report = checkpoints.report
+    # Where a follow-up may resume: through the last group before the first one not wholly done and saved.
+    report.finished = True
+    for group in dict.fromkeys(checkpoints.group_of(run.key(action)) for action in actions):
+        if group in deferred or not checkpoints.saved(group):
+            report.finished = False
+            break
+        report.done_through = group
+    return report

@@ -67,6 +67,7 @@ class EmitScope:
     dry_run: bool = False
     allow_mass_delete: bool = False
     trigger: str = "manual"
+    through: str | None = None  # a follow-up's: the last hash group its chain finished (lineage/window.py)
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError
 
+from kafka_lineage.engine.handover import HANDOVER_KEY, Handover
 from kafka_lineage.lineage.plan import EmitScope, TopicSelector
 from kafka_lineage.model.errors import describe
 from kafka_lineage.model.events import TopicAssetChanged
@@ -60,9 +61,11 @@ class EmitOptions(BaseModel):
     force_nonce: str | None = Field(
         default=None, alias="forceNonce", min_length=1, max_length=128, pattern=r"^[\x21-\x7e]+$"
     )
+    # Set by the function on every follow-up it hands work to: the lease it held, the pace it reached.
+    handover: Handover | None = Field(default=None, alias="handover")
 
 
-_EVERY = frozenset({"dryRun", "force", "allowMassDelete", FORCE_NONCE})
+_EVERY = frozenset({"dryRun", "force", "allowMassDelete", FORCE_NONCE, HANDOVER_KEY})
 _CHOSEN = _EVERY - {"allowMassDelete"}
 SCHEDULE = Shape("a Scheduled Event", _EVERY, detail_type=SCHEDULED_EVENT)
 TOPIC_ASSET_CHANGED = Shape(
@@ -120,4 +123,5 @@ def parse_emit_event(event: Any) -> EmitScope:
         force_nonce=options.force_nonce or "",
         dry_run=options.dry_run,
         allow_mass_delete=options.allow_mass_delete,
+        through=options.handover.through if options.handover is not None else None,
     )

@@ -57,6 +57,7 @@ class EmitResult(RunResult):
     drift_breaking: int = 0
     degraded: int = 0
     largest_event_bytes: int = 0
+    done_through: str | None = None  # the last hash group the chain finished: the follow-up resumes after it
     lease_lost: bool = False
     state_writes: int = 0
     planned: list[dict[str, object]] | None = None

@@ -51,6 +51,7 @@ from kafka_lineage.drift import DriftSummary, Readers
 from kafka_lineage.drift.summary import load_summaries
 from kafka_lineage.engine.checkpoints import Changes, Checkpoints, SaveReport
 from kafka_lineage.engine.deadline import Deadline
+from kafka_lineage.engine.handover import unchanged_since_handover
 from kafka_lineage.engine.lease import Lease, hold
 from kafka_lineage.engine.stream import stream
 from kafka_lineage.lineage.apply import Applier, ParsedFields, TopicOutcome, deferred_outcome
@@ -67,9 +68,10 @@ from kafka_lineage.lineage.drift_check import (
 from kafka_lineage.lineage.glue.plan import GluePlan
 from kafka_lineage.lineage.glue.target import GlueReport, GlueRun, GlueTarget, SharedVersions
 from kafka_lineage.lineage.model import LoadedStates
-from kafka_lineage.lineage.plan import Action, EmitScope, LineagePlan, make_plan, select, tables_needed
+from kafka_lineage.lineage.plan import Action, EmitScope, LineagePlan, make_plan, tables_needed
 from kafka_lineage.lineage.resolve import Resolution, parse_mappings, resolve
 from kafka_lineage.lineage.result import EmitResult
+from kafka_lineage.lineage.window import Window, record_window, share_of
 from kafka_lineage.lineage.world import LineageWorld, RunContext, parse_topic_fields
 from kafka_lineage.model.asset_records import AssetRecord
 from kafka_lineage.model.connectors import ConnectorConfig, Derivation
@@ -123,7 +125,8 @@ class LineageEmission:
             if deferred is not None:  # another invocation writes the state now: nothing done, handed on
                 result.defer(deferred)
                 return result
-            planned = _plan(run, inputs, planned.reads)  # under the lease: the state as the last writer left
+            if not unchanged_since_handover(self.lease):  # under the lease: the state as the last writer left
+                planned = _plan(run, inputs, planned.reads)
         if isinstance(planned, _Stopped):
             result.stop_early(planned.remaining)
             return result
@@ -145,7 +148,9 @@ class LineageEmission:
         drift = announce(drift, world.announcer)
         result.record_drift(drift)
         _save_drift(run, drift, result)
-        result.record_apply(_apply(run, planned, drift, result))
+        saved = _apply(run, planned, drift, result)
+        result.record_apply(saved)
+        record_window(result, scope.through, planned.window, saved)
         for target, plan, report in reports:
             result.record_target(target.name, _apply_target(run, target, plan, report))
         return result
@@ -228,6 +233,7 @@ class _Planned:
     plan: LineagePlan  # DataZone's share (targets.py)
     targets: tuple[tuple[GlueTarget, GluePlan], ...] = ()
     drift: LineagePlan = field(default_factory=LineagePlan)  # what drift reads of the plan (targets.py)
+    window: Window | None = None  # a follow-up's share of the chain (lineage/window.py)
 
     def has_work(self, inputs: _Inputs) -> bool:
         """Actions to take (for any target), or drift to check: what needs the lease."""
@@ -251,8 +257,8 @@ def _plan(run: RunContext, inputs: _Inputs, earlier: TableReads) -> _Planned | _
     targets = run.world.targets(run.settings)
     loaded, states = targets.load(run.world.state)
     summaries = _summaries(run.world, inputs.records)
-    registries = [source.key for source in run.settings.sources]  # by source key (`<account>:` for a role)
-    selection = select(run.scope, inputs.records, loaded.states, registries)
+    share = share_of(run, inputs.records, inputs.resolution, loaded.states)
+    selection = share.selection
     reads = _read_tables(run, tables_needed(selection, inputs.resolution), earlier)
     if reads.stopped:
         # Nothing was done, so nothing is handed on; the next run starts over (reads too slow for the
@@ -266,7 +272,8 @@ def _plan(run: RunContext, inputs: _Inputs, earlier: TableReads) -> _Planned | _
         (target, target.plan(run.scope, selection, inputs.resolution, reads, plan, state))
         for target, state in zip(targets.others, states, strict=True)
     )
-    return _Planned(loaded, summaries, reads, targets.datazone_plan(plan), others, targets.drift_plan(plan))
+    plans = (targets.datazone_plan(plan), others, targets.drift_plan(plan))
+    return _Planned(loaded, summaries, reads, *plans, window=share)
 
 
 def _summaries(world: LineageWorld, records: Mapping[str, AssetRecord]) -> Mapping[str, DriftSummary]:

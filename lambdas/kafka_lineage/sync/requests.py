@@ -20,6 +20,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError
 
+from kafka_lineage.engine.handover import HANDOVER_KEY, Handover
 from kafka_lineage.model.errors import describe
 from kafka_lineage.model.events import (
     CLOUDTRAIL_DETAIL_TYPE,
@@ -238,9 +239,11 @@ class SyncOptions(BaseModel):
     allow_mass_delete: StrictBool = Field(default=False, alias="allowMassDelete")
     # Added by the run itself to the event of its follow-up invocation (any shape may carry it).
     resume_after: _Resume | None = Field(default=None, alias="resumeAfter")
+    # Added by the handler to its follow-up's event too: the lease it held, the pace it reached.
+    handover: Handover | None = Field(default=None, alias="handover")
 
 
-_EVERY = frozenset({"dryRun", "verify", "allowMassDelete", RESUME_KEY})
+_EVERY = frozenset({"dryRun", "verify", "allowMassDelete", RESUME_KEY, HANDOVER_KEY})
 # A targeted run inspects what it names anyway; verify's search for unknown assets needs every listing.
 # allowMassDelete is honoured everywhere: a targeted run may infer a deletion too (a schema gone or now
 # excluded by the source's filters, without a deletion event), which the fail-safe screens.

@@ -53,6 +53,7 @@ from kafka_lineage.sync.desired import (
     source_fingerprint,
 )
 from kafka_lineage.sync.drift import marker, read_summaries, summary_of
+from kafka_lineage.sync.listings import Listings
 from kafka_lineage.sync.ports import SyncAdapters
 from kafka_lineage.sync.products.run import ProductSync, RunState
 from kafka_lineage.sync.requests import SchemaRef, SyncRequest
@@ -157,36 +158,38 @@ class SchemaSync:
 
     # ---------------------------------------------------------------- 1. read
     def _read(self, request: SyncRequest, result: SyncResult) -> _World:
-        started = clock.monotonic()
-        asset_type = self.adapters.catalog.asset_type(self.settings.asset_type_name)
-        typed = clock.monotonic()
-        records = self.adapters.asset_records.load()
-        loaded = clock.monotonic()
-        for arn in self.adapters.asset_records.unreadable:
-            result.warn("mapping entry unreadable; re-created", schemaArn=arn)
-        listing_from = loaded
-        if request.scope != "schemas":
-            # Each cluster's topics first (a page per 100 topics, at MSK's own pace): the registry
-            # listings' timing below is then the Glue calls' alone.
-            names = self.sources if request.scope == "full" else request.registries
-            for source in (self.sources[name] for name in names if name in self.sources):
+        names = [] if request.scope == "schemas" else self._listed(request)
+        listed = Listings(self.adapters.registry, names)  # on a thread of its own, from now on
+        try:
+            started = clock.monotonic()
+            asset_type = self.adapters.catalog.asset_type(self.settings.asset_type_name)
+            typed = clock.monotonic()
+            records = self.adapters.asset_records.load()
+            loaded = clock.monotonic()
+            for arn in self.adapters.asset_records.unreadable:
+                result.warn("mapping entry unreadable; re-created", schemaArn=arn)
+            for source in (self.sources[name] for name in names):  # each cluster's topics, a page per 100
                 self.topics.of(source)
-            listing_from = clock.monotonic()
-        listed_calls = self.adapters.registry.calls
-        triage, listings = self._triage(request, records, result)
-        listing_calls = self.adapters.registry.calls - listed_calls
+            triage, listings = self._triage(request, records, result, listed)
+        finally:
+            listed.wait()  # nothing of this run goes on calling after it
         # Each phase's time per call it made: a listing is a call a page (100 pages at 10,000 schemas), an
         # asset records load one a GetParametersByPath page of 10.
         phases = [
             typed - started,
             (loaded - typed) / (1 + self.adapters.asset_records.parameter_count() // 10),
         ]
-        if listing_calls:
-            phases.append((clock.monotonic() - listing_from) / listing_calls)
+        if listed.calls:
+            phases.append(listed.seconds / listed.calls)
         return _World(asset_type, records, triage, listings, latency=min(phases), cold=max(phases))
 
+    def _listed(self, request: SyncRequest) -> list[str]:
+        """The configured registries the request lists."""
+        names = self.sources if request.scope == "full" else request.registries
+        return [name for name in dict.fromkeys(names) if name in self.sources]
+
     def _triage(
-        self, request: SyncRequest, records: dict[str, AssetRecord], result: SyncResult
+        self, request: SyncRequest, records: dict[str, AssetRecord], result: SyncResult, listing: Listings
     ) -> tuple[plan.Triage, dict[str, list[ListedSchema]]]:
         by_registry: dict[str, dict[str, AssetRecord]] = {}
         for arn, record in records.items():
@@ -207,7 +210,7 @@ class SchemaSync:
                 total += plan.Triage(skipped=({"registryName": name, "reason": "registry not configured"},))
                 continue
             try:
-                listed = self.adapters.registry.list_schemas(name)
+                listed = listing.of(name)
             except RegistryNotFound:
                 if name in request.confirmed_deleted_registries:
                     gone = by_registry.get(name, {}).values()

@@ -26,6 +26,7 @@ from typing import Any
 
 from kafka_lineage import failsafe
 from kafka_lineage.engine.deadline import Deadline
+from kafka_lineage.engine.handover import unchanged_since_handover
 from kafka_lineage.engine.lease import Deferred, hold
 from kafka_lineage.engine.pipeline import AppliedChunk, Failed, Item, Planned
 from kafka_lineage.model.failures import LeaseLost, SchemaNotFound
@@ -156,7 +157,10 @@ class SyncSteps:
         if deferred is not None:
             return deferred
         self.leased = True
-        self.adapters.asset_records.load()  # the saver has saved nothing yet: no earlier chunk had a change
+        # The saver has saved nothing yet (no earlier chunk had a change): read them again, unless nobody
+        # wrote them since this run read them (the lease follows the handing invocation's).
+        if not unchanged_since_handover(self.adapters.lease):
+            self.adapters.asset_records.load()
         return None
 
     def apply(self, action: plan.Action) -> Applied:

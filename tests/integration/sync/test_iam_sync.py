@@ -64,15 +64,18 @@ def test_the_checkpoint_follow_up_is_invoked_under_the_role_and_the_sync_converg
     # When the first invocation stops at its checkpoint
     first = cdc.sync(event, context=CountdownContext(12, clock=clock.monotonic))
 
-    # Then it asked Lambda to invoke itself, allowed by its role, with the same event and where to resume
+    # Then it asked Lambda to invoke itself, allowed by its role, with the same event, where to resume,
+    # the lease generation it held and the pace its calls had reached (its handover)
     assert first["incomplete"] is True
     assert first["created"] > 0
     assert first["continued"] is True
     (queued,) = cdc.aws.iam.pending
     assert queued.role.name == "schema-sync"
     assert queued.caller == "schema-sync"
-    assert {k: v for k, v in queued.event.items() if k != "resumeAfter"} == event
+    assert {k: v for k, v in queued.event.items() if k not in ("resumeAfter", "handover")} == event
     assert "resumeAfter" in queued.event
+    assert queued.event["handover"]["lease"] == 1
+    assert queued.event["handover"]["rates"]["glue:GetSchema"] <= 6
     # And the follow-up, run as Lambda would (same function, same role), finishes the rest
     follow_ups = cdc.aws.iam.run_pending()
     assert all(isinstance(outcome, dict) for outcome in follow_ups), follow_ups

@@ -11,6 +11,7 @@ import pytest
 
 from kafka_lineage.engine.deadline import Deadline
 from kafka_lineage.engine.function import Function, RunFailed
+from kafka_lineage.engine.handover import NoHandover
 from kafka_lineage.engine.run import RunResult
 
 
@@ -70,6 +71,9 @@ class FakeWiring:
 
     def follow_up(self, event: Any, request: Request, result: Result) -> dict[str, Any]:
         return {**event, "resumeAfter": result.resume_after}
+
+    def continuation(self, event: Any, lease: Any) -> NoHandover:
+        return NoHandover()
 
     def hand_on(self, function_arn: str, event: dict[str, Any]) -> bool:
         self.handed.append(event)
