@@ -1,5 +1,5 @@
 """Lambda: hand unfinished work to a follow-up invocation of the same function, and what the invocation knows
-with it (engine/handover.py: the lease generation it held, where lineage resumes, the pace it reached)."""
+with it (model/handover.py: the lease generation it held, where lineage resumes, the pace it reached)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from kafka_lineage.aws.calls import instrument
 from kafka_lineage.aws.clients import client
 from kafka_lineage.aws.lease import StateLease
 from kafka_lineage.aws.pacing import carry_over, reached
-from kafka_lineage.engine.handover import handover_of, with_handover
+from kafka_lineage.model.handover import handover_of, with_handover
 from kafka_lineage.observability import logger
 
 if TYPE_CHECKING:

@@ -153,7 +153,7 @@ class AdaptiveLimiter(RateLimiter):
 
 class _Carried:
     """The pace a follow-up invocation's limiters start at: where its predecessor's had got to (its
-    handover's `rates`, engine/handover.py), and the pacings made since, whose pace it hands on in turn.
+    handover's `rates`, model/handover.py), and the pacings made since, whose pace it hands on in turn.
     One per process: a Lambda environment runs one invocation at a time, and each handler sets it when it
     starts (`carry_over`) and clears it when it ends."""
 

@@ -85,7 +85,7 @@ from kafka_lineage.lineage.ports import (
 from kafka_lineage.lineage.resolve import Resolution, parse_mappings, resolve
 from kafka_lineage.lineage.result import EmitResult
 from kafka_lineage.lineage.targets import Targets
-from kafka_lineage.lineage.window import Window, record_window, share_of
+from kafka_lineage.lineage.window import Window, record_apply, share_of
 from kafka_lineage.model.asset_records import AssetRecord
 from kafka_lineage.model.connectors import ConnectorConfig, Derivation
 from kafka_lineage.model.failures import LeaseLost
@@ -234,9 +234,7 @@ def emit_lineage(
             result.record_target(target.name, report, planned=plan.describe())
     else:
         _save_drift(run, drift, result)
-        saved = _apply(run, planned, drift, result)
-        result.record_apply(saved)
-        record_window(result, scope.through, planned.window, saved)
+        record_apply(result, scope.through, planned.window, _apply(run, planned, drift, result))
         for target, plan, report in reports:
             result.record_target(target.name, _apply_target(run, target, plan, report))
     result.publish_metrics()
