@@ -478,8 +478,8 @@ class Bench:
                 zip(run.walls, run.per_invocation(slowest), strict=True), 1
             ):
                 described = alone.describe() if alone else f"{slowest}: no call"
-                calls = f"{alone.calls} calls, " if alone else ""
-                self.log(f"    invocation {number}: {wall:.2f} s, {calls}{described}")
+                count = f"{alone.calls} calls, " if alone else ""
+                self.log(f"    invocation {number}: {wall:.2f} s, {count}{described}")
         return measurement
 
     @staticmethod

@@ -34,7 +34,7 @@ from kafka_lineage.aws.table_mappings import TableMappings
 from kafka_lineage.aws.tables import SourceSchemaVersions, SourceTables
 from kafka_lineage.config import Settings
 from kafka_lineage.engine.function import deployed_environment, function_account, function_name
-from kafka_lineage.engine.handover import Continuation, with_handover
+from kafka_lineage.engine.handover import Continuation
 from kafka_lineage.engine.lease import LEASE_WAIT_SECONDS
 from kafka_lineage.lineage.plan import EmitScope
 from kafka_lineage.lineage.requests import parse_emit_event
@@ -43,6 +43,7 @@ from kafka_lineage.lineage.run import LineageEmission
 from kafka_lineage.lineage.world import LineageWorld
 from kafka_lineage.model.delivery import KnownPath
 from kafka_lineage.model.events import DRIFT_DETAIL_TYPE
+from kafka_lineage.model.handover import with_handover
 from kafka_lineage.model.state_layout import DRIFT, GLUE_LINEAGE, LINEAGE, state_path
 
 if TYPE_CHECKING:

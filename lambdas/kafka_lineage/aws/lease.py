@@ -123,7 +123,7 @@ class StateLease:
         # When the holder before us can last have written (epoch seconds; 0: nobody ever held it, inf:
         # unknown). A reader that listed the world after this moment need not list it again under the lease.
         self.previous_write: float = float("inf")
-        # The generation the invocation that handed this run on held (its handover says, engine/handover.py),
+        # The generation the invocation that handed this run on held (its handover says, model/handover.py),
         # and whether ours is the one right after it: then nobody wrote between the two invocations.
         self.handed: int | None = None
         self.follows_handover = False

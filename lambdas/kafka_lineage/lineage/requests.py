@@ -17,10 +17,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError
 
-from kafka_lineage.engine.handover import HANDOVER_KEY, Handover
 from kafka_lineage.lineage.plan import EmitScope, TopicSelector
 from kafka_lineage.model.errors import describe
 from kafka_lineage.model.events import TopicAssetChanged
+from kafka_lineage.model.handover import HANDOVER_KEY, Handover
 from kafka_lineage.model.names import GlueName, SourceKey
 from kafka_lineage.model.requests import SCHEDULED_EVENT, InvalidRequest, Shape, read_request
 

@@ -71,7 +71,7 @@ from kafka_lineage.lineage.model import LoadedStates
 from kafka_lineage.lineage.plan import Action, EmitScope, LineagePlan, make_plan, tables_needed
 from kafka_lineage.lineage.resolve import Resolution, parse_mappings, resolve
 from kafka_lineage.lineage.result import EmitResult
-from kafka_lineage.lineage.window import Window, record_window, share_of
+from kafka_lineage.lineage.window import Window, record_apply, share_of
 from kafka_lineage.lineage.world import LineageWorld, RunContext, parse_topic_fields
 from kafka_lineage.model.asset_records import AssetRecord
 from kafka_lineage.model.connectors import ConnectorConfig, Derivation
@@ -148,9 +148,7 @@ class LineageEmission:
         drift = announce(drift, world.announcer)
         result.record_drift(drift)
         _save_drift(run, drift, result)
-        saved = _apply(run, planned, drift, result)
-        result.record_apply(saved)
-        record_window(result, scope.through, planned.window, saved)
+        record_apply(result, scope.through, planned.window, _apply(run, planned, drift, result))
         for target, plan, report in reports:
             result.record_target(target.name, _apply_target(run, target, plan, report))
         return result

@@ -17,19 +17,20 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import Protocol
 
+from kafka_lineage.config import Settings
 from kafka_lineage.engine.checkpoints import SaveReport
+from kafka_lineage.engine.deadline import Deadline
 from kafka_lineage.lineage.model import EdgeKey, LineageState
-from kafka_lineage.lineage.plan import Selection, select
+from kafka_lineage.lineage.plan import EmitScope, Selection, select
+from kafka_lineage.lineage.ports import StateStore
 from kafka_lineage.lineage.resolve import Resolution
 from kafka_lineage.lineage.result import EmitResult
+from kafka_lineage.lineage.targets import Targets
 from kafka_lineage.model.asset_records import AssetRecord
 from kafka_lineage.model.state_layout import hash_group
 from kafka_lineage.model.topics import TopicKey
-
-if TYPE_CHECKING:
-    from kafka_lineage.lineage.world import RunContext
 
 POSTS_PER_EDGE = 2  # an emitted edge: its START and its COMPLETE event
 # The window holds this much more than the posts' ceiling allows in the time left: some of its edges are
@@ -47,8 +48,31 @@ class Window:
     end: str | None = None
 
 
+class _World(Protocol):
+    @property
+    def state(self) -> StateStore: ...
+
+    def targets(self, settings: Settings) -> Targets: ...
+
+
+class Chain(Protocol):
+    """What a run's share is made from (lineage/run.py's RunContext)."""
+
+    @property
+    def scope(self) -> EmitScope: ...
+
+    @property
+    def settings(self) -> Settings: ...
+
+    @property
+    def world(self) -> _World: ...
+
+    @property
+    def deadline(self) -> Deadline: ...
+
+
 def share_of(
-    run: RunContext,
+    run: Chain,
     records: Mapping[str, AssetRecord],
     resolution: Resolution,
     states: Mapping[str, LineageState],
@@ -109,8 +133,10 @@ def _in_order(keys: Sequence[TopicKey], chosen: set[TopicKey]) -> tuple[TopicKey
     return tuple(key for key in keys if key in chosen)
 
 
-def record_window(result: EmitResult, through: str | None, share: Window | None, saved: SaveReport) -> None:
-    """Where the chain's follow-up resumes, and the topics this invocation left beyond its window."""
+def record_apply(result: EmitResult, through: str | None, share: Window | None, saved: SaveReport) -> None:
+    """What the apply left (`EmitResult.record_apply`), where the chain's follow-up resumes, and the topics
+    this invocation left beyond its window."""
+    result.record_apply(saved)
     end = share.end if share is not None else None
     result.done_through = resume_point(through, end, saved.done_through, saved.finished)
     if share is not None and share.beyond:

@@ -20,7 +20,6 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError
 
-from kafka_lineage.engine.handover import HANDOVER_KEY, Handover
 from kafka_lineage.model.errors import describe
 from kafka_lineage.model.events import (
     CLOUDTRAIL_DETAIL_TYPE,
@@ -29,6 +28,7 @@ from kafka_lineage.model.events import (
     GLUE_EVENT_NAMES,
     GLUE_SOURCE,
 )
+from kafka_lineage.model.handover import HANDOVER_KEY, Handover
 from kafka_lineage.model.names import GLUE_REGISTRY_NAME, GlueName, SourceKey
 from kafka_lineage.model.requests import SCHEDULED_EVENT, InvalidRequest, Shape, read_request
 

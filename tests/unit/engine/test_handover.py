@@ -1,16 +1,13 @@
-"""What an invocation hands its follow-up (engine/handover.py), as both functions' requests read it."""
+"""What an invocation hands its follow-up (model/handover.py), as both functions' requests read it, and
+whether a lease vouches for what a follow-up read before taking it (engine/handover.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from kafka_lineage.engine.handover import (
-    HANDOVER_KEY,
-    handover_of,
-    unchanged_since_handover,
-    with_handover,
-)
+from kafka_lineage.engine.handover import unchanged_since_handover
 from kafka_lineage.lineage.requests import parse_emit_event
+from kafka_lineage.model.handover import HANDOVER_KEY, handover_of, with_handover
 from kafka_lineage.model.requests import InvalidRequest
 from kafka_lineage.sync.requests import parse_sync_event
 
