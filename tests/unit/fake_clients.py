@@ -23,6 +23,7 @@ from botocore.paginate import Paginator
 from kafka_lineage.aws.calls import ClientCalls
 from kafka_lineage.aws.clients import Clients
 from kafka_lineage.aws.errors import typed_error
+from kafka_lineage.aws.pacing import RateLimiter
 from kafka_lineage.model.failures import (
     AccessDenied,
     AwsError,
@@ -139,3 +140,15 @@ def wired(fake: Any, service: str, config: Config | None = None) -> Any:
     client.meta.events.register("before-parameter-build", remember)
     client.meta.events.register("before-send", answer)
     return client
+
+
+class CountingLimiter(RateLimiter):
+    """A limiter that never waits and counts the tokens taken: which calls a client paced."""
+
+    def __init__(self) -> None:
+        super().__init__(1000.0)
+        self.acquired = 0
+
+    def acquire(self) -> int:
+        self.acquired += 1
+        return 0

@@ -15,7 +15,7 @@ from kafka_lineage.aws.calls import Repaced, Stopped, calls_of, instrument, page
 from kafka_lineage.aws.errors import KIND_OF_CODE, kind_of, typed_error
 from kafka_lineage.aws.lineage_api import LineageApi
 from kafka_lineage.aws.lineage_graph import DataZoneDownstreamWalker
-from kafka_lineage.aws.pacing import Pacing, RateLimiter
+from kafka_lineage.aws.pacing import Pacing
 from kafka_lineage.aws.packed_store import PackedStore
 from kafka_lineage.aws.registry import RegistryReader
 from kafka_lineage.model.failures import (
@@ -29,20 +29,10 @@ from kafka_lineage.model.failures import (
     Unavailable,
     describe_failure,
 )
-from tests.unit.fake_clients import FakeClient, aws_error, wired
+from tests.unit.fake_clients import CountingLimiter, FakeClient, aws_error, wired
 
 SCHEMA_ARN = "arn:aws:glue:eu-west-1:123456789012:schema/cdc/orders"
 RETRYING = Config(retries={"mode": "standard", "total_max_attempts": 3})
-
-
-class CountingLimiter(RateLimiter):
-    def __init__(self) -> None:
-        super().__init__(1000.0)
-        self.acquired = 0
-
-    def acquire(self) -> int:
-        self.acquired += 1
-        return 0
 
 
 class Glue(FakeClient):

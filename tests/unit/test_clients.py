@@ -22,7 +22,7 @@ from kafka_lineage.aws.pacing import AdaptiveLimiter, RateLimiter
 from kafka_lineage.aws.sessions import SourceSessions
 from kafka_lineage.config import Settings
 from schema_sync.wiring import Wiring
-from tests.unit.fake_clients import FakeClient, wired
+from tests.unit.fake_clients import CountingLimiter, FakeClient, wired
 
 CLUSTER_ARN = "arn:aws:kafka:eu-west-1:123456789012:cluster/cdc/0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0-2"
 
@@ -177,21 +177,11 @@ class Kafka(FakeClient):
         return {"Channels": []}
 
 
-class Counting(RateLimiter):
-    def __init__(self) -> None:
-        super().__init__(1000.0)
-        self.acquired = 0
-
-    def acquire(self) -> int:
-        self.acquired += 1
-        return 0
-
-
 def test_two_adapters_given_one_client_each_pace_their_own_calls():
     # Given one kafka client handed to the connectors' reader and to the delivery paths' reader, each with
     # its own limiter (the wiring's)
     kafka = wired(Kafka(), "kafka")
-    connectors, delivery = Counting(), Counting()
+    connectors, delivery = CountingLimiter(), CountingLimiter()
     MskConnect(wired(FakeClient(), "kafkaconnect"), kafka, connectors)
     DeliveryPaths(kafka, wired(FakeClient(), "firehose"), delivery)
 

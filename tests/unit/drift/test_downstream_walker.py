@@ -8,13 +8,12 @@ from typing import Any
 import pytest
 
 from kafka_lineage.aws.lineage_graph import MAX_REFERENCES, DataZoneDownstreamWalker
-from kafka_lineage.aws.pacing import RateLimiter
 from kafka_lineage.drift import assess_impact, diff_fields
 from kafka_lineage.model.downstream import DownstreamNode
 from kafka_lineage.model.failures import AwsError
 from local import debezium
 from tests.unit.drift.drift_builders import table
-from tests.unit.fake_clients import FakeClient, aws_error, wired
+from tests.unit.fake_clients import CountingLimiter, FakeClient, aws_error, wired
 
 DOMAIN = "dzd_unit"
 DATASET = "amazon.datazone.DatasetLineageNodeType"
@@ -269,15 +268,6 @@ class TestErrors:
 
 def test_every_call_is_paced_by_the_limiter():
     # Given
-    class CountingLimiter(RateLimiter):
-        def __init__(self) -> None:
-            super().__init__(1000.0)
-            self.acquired = 0
-
-        def acquire(self) -> int:
-            self.acquired += 1
-            return 0
-
     fake = FakeDataZone()
     chain(fake, 3)
     limiter = CountingLimiter()
