@@ -29,7 +29,7 @@ from kafka_lineage.observability import logger, observed
 Handler = Callable[[dict[str, Any], Any], dict[str, Any]]
 
 SettingsT = TypeVar("SettingsT")
-RequestT = TypeVar("RequestT")
+RequestT = TypeVar("RequestT", bound="Request")
 ResultT = TypeVar("ResultT", bound=RunResult)
 
 
@@ -128,10 +128,8 @@ class Function(Generic[SettingsT, RequestT, ResultT]):
         wiring = self.wiring
         settings = wiring.settings()
         request = wiring.request(event, context, settings)
-        dry_run = bool(getattr(request, "dry_run", False))
-        logger.info(
-            f"{wiring.name} starting", extra={"trigger": getattr(request, "trigger", ""), "dryRun": dry_run}
-        )
+        dry_run = request.dry_run
+        logger.info(f"{wiring.name} starting", extra={"trigger": request.trigger, "dryRun": dry_run})
 
         def remaining_seconds() -> float:
             return float(context.get_remaining_time_in_millis()) / 1000
